@@ -1,0 +1,74 @@
+package dev.corobridge.bridge;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import org.junit.jupiter.api.Test;
+
+class HopTraceTest {
+
+    @Test
+    void recordsContextAndThread() throws Exception {
+        HopTrace trace = new HopTrace();
+        trace.record("main", "start");
+        Thread t = new Thread(() -> trace.record("worker", "step"), "worker-1");
+        t.start();
+        t.join();
+        List<Hop> hops = trace.hops();
+        assertEquals(2, hops.size());
+        assertEquals(Thread.currentThread().getName(), hops.get(0).thread());
+        assertEquals("worker-1", hops.get(1).thread());
+        assertEquals("worker", hops.get(1).context());
+        assertTrue(trace.toString().contains("2. worker @ worker-1"), trace.toString());
+    }
+
+    @Test
+    void keepsFirstAndLatestWhenFull() {
+        HopTrace trace = new HopTrace(3);
+        for (int i = 0; i < 10; i++) {
+            trace.record("c", "step " + i);
+        }
+        List<Hop> hops = trace.hops();
+        assertEquals(List.of("step 0", "step 8", "step 9"), hops.stream().map(Hop::note).toList());
+        assertEquals(7, trace.dropped());
+        assertTrue(trace.toString().contains("7 hops left out"));
+    }
+
+    @Test
+    void rejectsBadInput() {
+        assertThrows(IllegalArgumentException.class, () -> new HopTrace(1));
+        assertThrows(NullPointerException.class, () -> new HopTrace().add(null));
+        assertThrows(NullPointerException.class, () -> new Hop(null, "t", 1, false, java.time.Instant.now(), ""));
+    }
+
+    @Test
+    void concurrentRecordersLoseNothingWithinCapacity() throws Exception {
+        HopTrace trace = new HopTrace(10_000);
+        int threads = 8;
+        int each = 1_000;
+        CountDownLatch go = new CountDownLatch(1);
+        Thread[] ts = new Thread[threads];
+        for (int i = 0; i < threads; i++) {
+            ts[i] = new Thread(() -> {
+                try {
+                    go.await();
+                } catch (InterruptedException e) {
+                    throw new AssertionError(e);
+                }
+                for (int j = 0; j < each; j++) {
+                    trace.record("c", "");
+                }
+            });
+            ts[i].start();
+        }
+        go.countDown();
+        for (Thread t : ts) {
+            t.join();
+        }
+        assertEquals(threads * each, trace.hops().size());
+        assertEquals(0, trace.dropped());
+    }
+}

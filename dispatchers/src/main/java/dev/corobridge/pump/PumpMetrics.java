@@ -1,0 +1,34 @@
+package dev.corobridge.pump;
+
+/**
+ * A point-in-time snapshot of a pump's counters. Counters are cumulative since the pump was
+ * created; read two snapshots and subtract for rates.
+ *
+ * @param pumpName              the pump
+ * @param state                 {@code NEW}, {@code RUNNING}, {@code SHUTTING_DOWN} or {@code TERMINATED}
+ * @param queueDepth            posted tasks and completions waiting (approximate under concurrency)
+ * @param dispatches            tasks run: posts, coroutine dispatches and delivered completions
+ * @param completionsDelivered  of which external completions
+ * @param timersFired           timers that fired (not counted in {@code dispatches})
+ * @param wakeups               real wake-ups: unparks of the sleeping pump thread by a producer
+ * @param parks                 times the pump thread went to sleep
+ * @param spinHits              idle periods ended by work found while spinning (no sleep, no wake-up)
+ * @param queueLatencyMaxNanos  longest sampled enqueue-to-run latency
+ * @param queueLatencyP99Nanos  99th percentile of sampled enqueue-to-run latency
+ * @param latencySamples        how many posts were sampled for latency
+ * @param stalls                tasks reported by the stall watchdog
+ * @param taskFailures          posted tasks that threw
+ * @param pendingTimers         timers scheduled and not yet fired or cancelled
+ * @param liveChildren          live coroutines in the pump's scope
+ */
+public record PumpMetrics(String pumpName, String state, long queueDepth, long dispatches,
+                          long completionsDelivered, long timersFired, long wakeups, long parks,
+                          long spinHits, long queueLatencyMaxNanos, long queueLatencyP99Nanos,
+                          long latencySamples, long stalls, long taskFailures, int pendingTimers,
+                          int liveChildren) {
+
+    /** Wake-ups per dispatch: below 1 means posts shared wake-ups; 0 when nothing ran. */
+    public double wakeupsPerDispatch() {
+        return dispatches == 0 ? 0.0 : (double) wakeups / dispatches;
+    }
+}

@@ -1,0 +1,104 @@
+package dev.corobridge.pump
+
+import kotlinx.coroutines.CancellableContinuation
+import kotlinx.coroutines.CoroutineDispatcher
+import kotlinx.coroutines.Delay
+import kotlinx.coroutines.DisposableHandle
+import kotlinx.coroutines.ExperimentalCoroutinesApi
+import kotlinx.coroutines.InternalCoroutinesApi
+import kotlinx.coroutines.MainCoroutineDispatcher
+import kotlinx.coroutines.cancel
+import java.util.concurrent.TimeUnit
+import kotlin.coroutines.CoroutineContext
+
+/**
+ * A [MessagePump] as a coroutine dispatcher: `withContext(pump.dispatcher) { ... }` runs the block
+ * on the pump thread. Obtain it from [MessagePump.getDispatcher]; one instance per pump, so
+ * [equals]/[hashCode] are stable and `withContext` to the same pump is recognised as no switch.
+ *
+ * **Dispatch.** [isDispatchNeeded] is always `true`: a resumption on the pump is enqueued and runs
+ * from the loop, never on the caller's stack, even when the caller is the pump thread itself.
+ * [immediate] is the documented opt-in exception: it runs inline when already on the pump thread.
+ * Its stack is bounded by kotlinx's own event loop for undispatched resumptions (nested inline
+ * resumptions queue up instead of recursing), as for `Dispatchers.Main.immediate`.
+ *
+ * **Delay.** `delay`, `withTimeout` and `invokeOnTimeout` use the pump's own timers; a resumption
+ * after a delay runs from the loop without a second trip through the queue.
+ *
+ * **After shutdown.** A dispatch the terminated pump cannot take is never dropped: the coroutine's
+ * job is cancelled with [PumpShutdownException] and the continuation runs on the pump's fallback
+ * executor (default `Dispatchers.IO`) so that it can finish, as kotlinx's executor dispatchers do.
+ * Timers that were not due yet are handled the same way (timeouts keep their deadline on the
+ * fallback).
+ *
+ * Thread-safety: safe from any thread.
+ */
+@OptIn(InternalCoroutinesApi::class, ExperimentalCoroutinesApi::class)
+class PumpDispatcher internal constructor(
+    /** The pump this dispatcher runs on. */
+    @get:JvmName("pump") val pump: MessagePump,
+    private val isImmediateView: Boolean,
+) : MainCoroutineDispatcher(), Delay {
+
+    private val immediateView: PumpDispatcher by lazy(LazyThreadSafetyMode.PUBLICATION) {
+        if (isImmediateView) this else PumpDispatcher(pump, true)
+    }
+
+    /** Runs inline when already on the pump thread; otherwise dispatches. Opt-in; see the class doc. */
+    override val immediate: PumpDispatcher get() = immediateView
+
+    override fun isDispatchNeeded(context: CoroutineContext): Boolean =
+        !isImmediateView || !pump.isCurrentThread
+
+    override fun dispatch(context: CoroutineContext, block: Runnable) {
+        if (!pump.enqueueDispatch(block)) {
+            rejected(context, block)
+        }
+    }
+
+    private fun rejected(context: CoroutineContext, block: Runnable) {
+        context.cancel(shutdownException())
+        pump.fallbackExecutor().execute(block)
+    }
+
+    private fun shutdownException() = PumpShutdownException(
+        pump.name(), "terminated; the coroutine was cancelled and resumes on the fallback executor"
+    )
+
+    override fun scheduleResumeAfterDelay(timeMillis: Long, continuation: CancellableContinuation<Unit>) {
+        val timer = pump.scheduleTimer(
+            TimeUnit.MILLISECONDS.toNanos(timeMillis),
+            { with(continuation) { resumeUndispatched(Unit) } },
+            { continuation.cancel(shutdownException()) },
+        )
+        if (timer == null) {
+            continuation.context.cancel(shutdownException())
+            continuation.cancel(shutdownException())
+            return
+        }
+        continuation.invokeOnCancellation { timer.cancel() }
+    }
+
+    override fun invokeOnTimeout(timeMillis: Long, block: Runnable, context: CoroutineContext): DisposableHandle {
+        val handle = TimeoutHandle()
+        val deadlineNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeMillis)
+        val timer = pump.scheduleTimer(
+            TimeUnit.MILLISECONDS.toNanos(timeMillis),
+            block,
+            { handle.moveToFallback(block, deadlineNanos) },
+        )
+        if (timer == null) {
+            handle.moveToFallback(block, deadlineNanos)
+        } else {
+            handle.timer = timer
+        }
+        return handle
+    }
+
+    override fun toString(): String = "MessagePump[${pump.name()}]" + if (isImmediateView) ".immediate" else ""
+
+    override fun equals(other: Any?): Boolean =
+        other is PumpDispatcher && other.pump === pump && other.isImmediateView == isImmediateView
+
+    override fun hashCode(): Int = System.identityHashCode(pump) * 31 + if (isImmediateView) 1 else 0
+}

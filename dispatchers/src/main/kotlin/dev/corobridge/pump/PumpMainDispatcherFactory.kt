@@ -1,0 +1,60 @@
+package dev.corobridge.pump
+
+import kotlinx.coroutines.CancellableContinuation
+import kotlinx.coroutines.Delay
+import kotlinx.coroutines.DisposableHandle
+import kotlinx.coroutines.InternalCoroutinesApi
+import kotlinx.coroutines.MainCoroutineDispatcher
+import kotlinx.coroutines.internal.MainDispatcherFactory
+import kotlin.coroutines.CoroutineContext
+
+/**
+ * Lets a pump back `Dispatchers.Main` when the application opts in through [MainPump]; never
+ * active by accident. Below Swing's and JavaFX's factories unless `-Dcorobridge.main=pump`.
+ * Registered through `META-INF/services`.
+ */
+@OptIn(InternalCoroutinesApi::class)
+class PumpMainDispatcherFactory : MainDispatcherFactory {
+
+    override val loadPriority: Int
+        get() = if (MainPump.requestedBySystemProperty()) 1_000 else -1
+
+    override fun createDispatcher(allFactories: List<MainDispatcherFactory>): MainCoroutineDispatcher =
+        PumpMainDispatcher(isImmediate = false)
+
+    override fun hintOnError(): String =
+        "For a corobridge pump as Dispatchers.Main, call MainPump.install(pump) before using it"
+}
+
+/** `Dispatchers.Main`: delegates every call to the pump [MainPump] has installed at that moment. */
+@OptIn(InternalCoroutinesApi::class)
+internal class PumpMainDispatcher(private val isImmediate: Boolean) : MainCoroutineDispatcher(), Delay {
+
+    private val immediateView by lazy(LazyThreadSafetyMode.PUBLICATION) {
+        if (isImmediate) this else PumpMainDispatcher(isImmediate = true)
+    }
+
+    override val immediate: MainCoroutineDispatcher get() = immediateView
+
+    private fun target(): PumpDispatcher {
+        val pump = MainPump.current() ?: throw IllegalStateException(
+            "Dispatchers.Main is backed by corobridge, but no pump is installed: call " +
+                "MainPump.install(pump) at start-up (or Dispatchers.setMain(...) in tests)"
+        )
+        return if (isImmediate) pump.dispatcher.immediate else pump.dispatcher
+    }
+
+    override fun isDispatchNeeded(context: CoroutineContext): Boolean = target().isDispatchNeeded(context)
+
+    override fun dispatch(context: CoroutineContext, block: Runnable) = target().dispatch(context, block)
+
+    override fun scheduleResumeAfterDelay(timeMillis: Long, continuation: CancellableContinuation<Unit>) =
+        target().scheduleResumeAfterDelay(timeMillis, continuation)
+
+    override fun invokeOnTimeout(timeMillis: Long, block: Runnable, context: CoroutineContext): DisposableHandle =
+        target().invokeOnTimeout(timeMillis, block, context)
+
+    override fun toString(): String =
+        "Dispatchers.Main[corobridge: ${MainPump.current()?.name() ?: "no pump installed"}]" +
+            if (isImmediate) ".immediate" else ""
+}
