@@ -489,7 +489,7 @@ public class MessagePump implements Executor, AutoCloseable {
     /** A pump whose loop never started has no thread to shut down on: terminate on the caller. */
     private boolean terminateIfNeverStarted(long now) {
         synchronized (lifecycleLock) {
-            if (loopStarted || !state.compareAndSet(NEW, SHUTTING_DOWN)) {
+            if (loopStarted || thread != null || !state.compareAndSet(NEW, SHUTTING_DOWN)) {
                 return false;
             }
             shutdownStartNanos = now;
@@ -659,7 +659,7 @@ public class MessagePump implements Executor, AutoCloseable {
         int n = 0;
         int budget = config.batchSize();
         Runnable r;
-        while (budget-- > 0 && (r = tasks.poll()) != null) {
+        while (budget-- > 0 && !abandonNow && (r = tasks.poll()) != null) {
             runTask(r);
             n++;
         }
@@ -674,7 +674,7 @@ public class MessagePump implements Executor, AutoCloseable {
             timers.purgeIfMostlyCancelled();
         }
         budget = config.batchSize();
-        while (budget-- > 0 && (r = completions.poll()) != null) {
+        while (budget-- > 0 && !abandonNow && (r = completions.poll()) != null) {
             runTask(r);
             completionsRun.lazySet(completionsRun.get() + 1);
             n++;
@@ -822,7 +822,7 @@ public class MessagePump implements Executor, AutoCloseable {
         while ((r = tasks.poll()) != null || (r = completions.poll()) != null) {
             if (graceful) {
                 runTask(r); // raced in before admission closed: still ours to run
-            } else {
+            } else if ((r instanceof TimedTask tt ? tt.task : r) != NO_OP) { // our own wake-up nudges are not work
                 abandonedTasks.add(r instanceof TimedTask tt ? tt.task : r);
             }
         }

@@ -7,7 +7,8 @@ package dev.corobridge.pump;
  * @param pumpName              the pump
  * @param state                 {@code NEW}, {@code RUNNING}, {@code SHUTTING_DOWN} or {@code TERMINATED}
  * @param queueDepth            posted tasks and completions waiting (approximate under concurrency)
- * @param dispatches            tasks run: posts, coroutine dispatches and delivered completions
+ * @param dispatches            tasks run: posts, coroutine dispatches, delivered completions, and the
+ *                              internal hand-over of timers scheduled from other threads
  * @param completionsDelivered  of which external completions
  * @param timersFired           timers that fired (not counted in {@code dispatches})
  * @param wakeups               real wake-ups: unparks of the sleeping pump thread by a producer

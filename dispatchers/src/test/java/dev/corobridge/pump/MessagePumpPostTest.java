@@ -1,0 +1,283 @@
+package dev.corobridge.pump;
+
+import static dev.corobridge.pump.PumpTestSupport.WAIT;
+import static dev.corobridge.pump.PumpTestSupport.onPump;
+import static dev.corobridge.pump.PumpTestSupport.stop;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Every source of the loop: posts, the Executor face, timers, completions, the idle hook. */
+class MessagePumpPostTest {
+
+    private final List<MessagePump> pumps = new ArrayList<>();
+
+    private MessagePump pump(PumpConfig config) {
+        MessagePump p = MessagePump.start(config);
+        pumps.add(p);
+        return p;
+    }
+
+    private MessagePump pump() {
+        return pump(PumpConfig.defaults("post-test"));
+    }
+
+    @AfterEach
+    void stopAll() throws Exception {
+        for (MessagePump p : pumps) {
+            stop(p);
+        }
+    }
+
+    @Test
+    void postRunsOnThePumpThreadInOrderPerProducer() throws Exception {
+        MessagePump p = pump();
+        int producers = 4;
+        int each = 20_000;
+        List<List<Integer>> seen = new ArrayList<>();
+        for (int i = 0; i < producers; i++) {
+            seen.add(new ArrayList<>());
+        }
+        AtomicBoolean offPump = new AtomicBoolean();
+        CountDownLatch done = new CountDownLatch(producers * each);
+        Thread[] threads = new Thread[producers];
+        for (int i = 0; i < producers; i++) {
+            int id = i;
+            threads[i] = new Thread(() -> {
+                for (int j = 0; j < each; j++) {
+                    int v = j;
+                    assertTrue(p.post(() -> {
+                        if (!p.isCurrentThread()) {
+                            offPump.set(true);
+                        }
+                        seen.get(id).add(v); // pump-confined: no synchronisation needed
+                        done.countDown();
+                    }));
+                }
+            });
+            threads[i].start();
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+        assertTrue(done.await(WAIT.toSeconds(), TimeUnit.SECONDS), "not all posts ran");
+        assertFalse(offPump.get(), "a post ran off the pump thread");
+        onPump(p, () -> {
+            for (List<Integer> s : seen) {
+                assertEquals(each, s.size());
+                for (int j = 0; j < each; j++) {
+                    assertEquals(j, s.get(j), "per-producer order broken");
+                }
+            }
+        });
+        // Read on the pump: every earlier task is counted, the reading task itself not yet.
+        assertEquals(producers * (long) each + 1, (long) onPump(p, () -> p.metrics().dispatches()), "dispatch count");
+    }
+
+    @Test
+    void executorFaceWorksWithCompletableFuture() throws Exception {
+        MessagePump p = pump();
+        Thread pumpThread = p.thread();
+        String name = CompletableFuture.supplyAsync(() -> Thread.currentThread().getName(), p)
+                .thenApplyAsync(n -> n + "/" + (Thread.currentThread() == pumpThread), p)
+                .get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertEquals("post-test/true", name);
+    }
+
+    @Test
+    void postFromAPumpTaskRunsAfterItNeverInline() throws Exception {
+        MessagePump p = pump();
+        List<String> order = Collections.synchronizedList(new ArrayList<>());
+        CompletableFuture<Integer> innerDepth = new CompletableFuture<>();
+        onPump(p, () -> {
+            int outerDepth = Thread.currentThread().getStackTrace().length;
+            p.post(() -> {
+                order.add("inner");
+                innerDepth.complete(Thread.currentThread().getStackTrace().length - outerDepth);
+            });
+            p.execute(() -> order.add("inner2"));
+            order.add("outer-end");
+        });
+        int delta = innerDepth.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        onPump(p, () -> { });
+        assertEquals(List.of("outer-end", "inner", "inner2"), order);
+        // The inner task ran from the loop, not on top of the outer task's frames.
+        assertTrue(delta <= 2, "inner task ran " + delta + " frames deeper than the outer one");
+    }
+
+    @Test
+    void postDelayedFiresInDueOrderAndCanBeCancelled() throws Exception {
+        MessagePump p = pump();
+        List<String> order = Collections.synchronizedList(new ArrayList<>());
+        CountDownLatch fired = new CountDownLatch(3);
+        long start = System.nanoTime();
+        p.postDelayed(() -> { order.add("c"); fired.countDown(); }, Duration.ofMillis(60));
+        p.postDelayed(() -> { order.add("a"); fired.countDown(); }, Duration.ofMillis(20));
+        PumpTimer cancelled = p.postDelayed(() -> order.add("never"), Duration.ofMillis(30));
+        p.postDelayed(() -> { order.add("b"); fired.countDown(); }, Duration.ofMillis(40));
+        assertTrue(cancelled.cancel());
+        assertFalse(cancelled.cancel(), "second cancel must lose");
+        assertEquals(PumpTimer.State.CANCELLED, cancelled.state());
+        assertTrue(fired.await(WAIT.toSeconds(), TimeUnit.SECONDS));
+        assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(60), "fired early");
+        assertEquals(List.of("a", "b", "c"), order);
+        onPump(p, () -> assertEquals(0, p.metrics().pendingTimers()));
+        assertEquals(3, p.metrics().timersFired());
+    }
+
+    @Test
+    void timersWithTheSameDueTimeFireInSchedulingOrder() throws Exception {
+        ManualPump p = ManualPump.create("same-due");
+        List<Integer> order = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            int v = i;
+            p.postDelayed(() -> order.add(v), Duration.ofMillis(5));
+        }
+        p.advanceTimeBy(Duration.ofMillis(5));
+        for (int i = 0; i < 100; i++) {
+            assertEquals(i, order.get(i));
+        }
+    }
+
+    @Test
+    void completionsAreDeliveredOnThePump() throws Exception {
+        MessagePump p = pump();
+        CompletableFuture<String> external = new CompletableFuture<>();
+        CompletableFuture<Boolean> onPump = p.completeOnPump(external)
+                .thenApply(v -> v.equals("io-done") && p.isCurrentThread());
+        Thread io = new Thread(() -> external.complete("io-done"), "fake-io");
+        io.start();
+        assertTrue(onPump.get(WAIT.toSeconds(), TimeUnit.SECONDS));
+        assertEquals(1, p.metrics().completionsDelivered());
+
+        CompletableFuture<String> failing = new CompletableFuture<>();
+        CompletableFuture<Throwable> seen = p.completeOnPump(failing)
+                .handle((v, e) -> p.isCurrentThread() ? e : new AssertionError("off pump"));
+        failing.completeExceptionally(new IllegalArgumentException("boom"));
+        Throwable e = seen.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertTrue(e instanceof IllegalArgumentException, String.valueOf(e));
+
+        CompletableFuture<Boolean> direct = new CompletableFuture<>();
+        assertTrue(p.deliver(() -> direct.complete(p.isCurrentThread())));
+        assertTrue(direct.get(WAIT.toSeconds(), TimeUnit.SECONDS));
+    }
+
+    @Test
+    void idleHookRunsWhenTheLoopRunsOutOfWork() throws Exception {
+        AtomicInteger idles = new AtomicInteger();
+        AtomicReference<Thread> hookThread = new AtomicReference<>();
+        CountDownLatch ran = new CountDownLatch(1);
+        MessagePump p = pump(PumpConfig.builder("idle").idleHook(() -> {
+            hookThread.set(Thread.currentThread());
+            idles.incrementAndGet();
+            ran.countDown();
+        }).build());
+        onPump(p, () -> { });
+        assertTrue(ran.await(WAIT.toSeconds(), TimeUnit.SECONDS));
+        assertSame(p.thread(), hookThread.get());
+    }
+
+    @Test
+    void aThrowingTaskIsReportedAndTheLoopGoesOn() throws Exception {
+        List<Throwable> reported = Collections.synchronizedList(new ArrayList<>());
+        MessagePump p = pump(PumpConfig.builder("failing")
+                .uncaughtExceptionHandler((t, e) -> reported.add(e)).build());
+        p.post(() -> {
+            throw new IllegalStateException("task failed");
+        });
+        assertEquals("still alive", onPump(p, () -> "still alive"));
+        assertEquals(1, reported.size());
+        assertEquals("task failed", reported.get(0).getMessage());
+        assertEquals(1, p.metrics().taskFailures());
+    }
+
+    @Test
+    void aTaskThatRepostsItselfForeverStarvesNeitherTimersNorOtherProducers() throws Exception {
+        MessagePump p = pump(PumpConfig.builder("fair").batchSize(16).build());
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicInteger spins = new AtomicInteger();
+        Runnable[] hog = new Runnable[1];
+        hog[0] = () -> {
+            spins.incrementAndGet();
+            if (!stop.get()) {
+                p.post(hog[0]);
+            }
+        };
+        p.post(hog[0]);
+        CompletableFuture<Boolean> timer = new CompletableFuture<>();
+        p.postDelayed(() -> timer.complete(true), Duration.ofMillis(20));
+        CompletableFuture<Boolean> completion = new CompletableFuture<>();
+        p.deliver(() -> completion.complete(true));
+        CompletableFuture<Boolean> other = new CompletableFuture<>();
+        p.post(() -> other.complete(true));
+        try {
+            assertTrue(timer.get(WAIT.toSeconds(), TimeUnit.SECONDS), "timer starved");
+            assertTrue(completion.get(WAIT.toSeconds(), TimeUnit.SECONDS), "completion starved");
+            assertTrue(other.get(WAIT.toSeconds(), TimeUnit.SECONDS), "other producer starved");
+        } finally {
+            stop.set(true);
+        }
+        assertTrue(spins.get() > 16, "the hog did not actually run");
+    }
+
+    @Test
+    void runLoopTurnsTheCallingThreadIntoThePump() throws Exception {
+        MessagePump p = MessagePump.create("main-ui");
+        CompletableFuture<Thread> ranOn = new CompletableFuture<>();
+        p.post(() -> ranOn.complete(Thread.currentThread())); // queued before the loop starts
+        assertEquals(1, p.metrics().queueDepth());
+        Thread loop = new Thread(p::runLoop, "app-main");
+        loop.start();
+        Thread t = ranOn.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertSame(loop, t);
+        assertSame(loop, p.thread());
+        IllegalStateException again = assertThrows(IllegalStateException.class, p::runLoop);
+        assertTrue(again.getMessage().contains("app-main"), again.getMessage());
+        stop(p);
+        loop.join(WAIT.toMillis());
+        assertFalse(loop.isAlive(), "runLoop did not return after shutdown");
+        assertThrows(IllegalStateException.class, p::runLoop);
+    }
+
+    @Test
+    void badArgumentsAreRejectedClearly() {
+        MessagePump p = pump();
+        assertThrows(NullPointerException.class, () -> p.post(null));
+        assertThrows(NullPointerException.class, () -> p.execute(null));
+        assertThrows(NullPointerException.class, () -> p.deliver(null));
+        assertThrows(IllegalArgumentException.class, () -> p.postDelayed(() -> { }, Duration.ofMillis(-1)));
+        assertThrows(IllegalArgumentException.class, () -> PumpConfig.builder(" "));
+        assertThrows(IllegalArgumentException.class, () -> PumpConfig.builder("x").batchSize(0));
+        assertThrows(IllegalArgumentException.class, () -> PumpConfig.builder("x").latencySampleEvery(3));
+        assertThrows(IllegalArgumentException.class, () -> PumpConfig.builder("x").stallThreshold(Duration.ofMillis(1)));
+        assertThrows(IllegalArgumentException.class, () -> PumpConfig.builder("x").spinBudget(Duration.ofSeconds(1)));
+        assertThrows(IllegalArgumentException.class, () -> PumpConfig.builder("x").maxNestingDepth(0));
+        assertNotNull(PumpConfig.builder("x").spinBudget(Duration.ZERO).stallThreshold(Duration.ZERO).build());
+    }
+
+    @Test
+    void hugeDelaysAreClampedNotOverflowed() throws Exception {
+        MessagePump p = pump();
+        PumpTimer t = p.postDelayed(() -> { throw new AssertionError("fired"); }, Duration.ofDays(365 * 300));
+        onPump(p, () -> assertEquals(1, p.metrics().pendingTimers()));
+        assertTrue(t.isPending());
+        assertTrue(t.cancel());
+        assertEquals(0, p.metrics().pendingTimers());
+    }
+}

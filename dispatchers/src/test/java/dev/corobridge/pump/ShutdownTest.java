@@ -1,0 +1,147 @@
+package dev.corobridge.pump;
+
+import static dev.corobridge.pump.PumpTestSupport.WAIT;
+import static dev.corobridge.pump.PumpTestSupport.onPump;
+import static dev.corobridge.pump.PumpTestSupport.stop;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+/** Java-side shutdown paths: rejection after termination, reports, and every way to stop. */
+class ShutdownTest {
+
+    @Test
+    void afterTerminationPostsAreRejectedNeverDropped() throws Exception {
+        MessagePump p = MessagePump.start("rejecting");
+        ShutdownReport report = stop(p);
+        assertTrue(report.isClean(), report.toString());
+        assertTrue(p.isTerminated());
+        AtomicBoolean ran = new AtomicBoolean();
+        assertFalse(p.post(() -> ran.set(true)), "post must report the rejection");
+        assertFalse(p.deliver(() -> ran.set(true)));
+        RejectedExecutionException e = assertThrows(RejectedExecutionException.class, () -> p.execute(() -> ran.set(true)));
+        assertTrue(e.getMessage().contains("rejecting"), e.getMessage());
+        assertThrows(RejectedExecutionException.class, () -> p.postDelayed(() -> ran.set(true), Duration.ofMillis(1)));
+        assertThrows(RejectedExecutionException.class,
+                () -> CompletableFuture.runAsync(() -> ran.set(true), p).join());
+        assertFalse(ran.get());
+    }
+
+    @Test
+    void completionArrivingAfterTerminationFailsItsFutureClearly() throws Exception {
+        MessagePump p = MessagePump.start("late-completion");
+        CompletableFuture<String> io = new CompletableFuture<>();
+        CompletableFuture<String> onPump = p.completeOnPump(io);
+        stop(p);
+        io.complete("too late");
+        // A PumpShutdownException is a cancellation: the future reads as cancelled, with that cause.
+        Throwable e = onPump.handle((v, err) -> err).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertTrue(e instanceof PumpShutdownException, String.valueOf(e));
+        assertTrue(e.getMessage().contains("late-completion"), e.getMessage());
+    }
+
+    @Test
+    void tasksPostedBeforeShutdownStillRun() throws Exception {
+        MessagePump p = MessagePump.start("drain");
+        CountDownLatch block = new CountDownLatch(1);
+        AtomicBoolean later = new AtomicBoolean();
+        p.post(() -> {
+            try {
+                block.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        p.post(() -> later.set(true));
+        CompletableFuture<ShutdownReport> f = p.shutdown();
+        assertTrue(p.isShutdown());
+        assertTrue(p.post(() -> { }), "posts are still accepted while shutting down");
+        block.countDown();
+        ShutdownReport r = f.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertTrue(later.get());
+        assertTrue(r.isClean(), r.toString());
+    }
+
+    @Test
+    void pendingDelayedTasksAreReportedAsAbandoned() throws Exception {
+        MessagePump p = MessagePump.start("delayed");
+        PumpTimer t = p.postDelayed(() -> { }, Duration.ofHours(1));
+        onPump(p, () -> { });
+        ShutdownReport r = stop(p);
+        assertTrue(r.graceful());
+        assertEquals(1, r.abandonedTimers());
+        assertFalse(r.isClean());
+        assertEquals(PumpTimer.State.ABANDONED, t.state());
+        assertTrue(r.toString().contains("1 delayed tasks"), r.toString());
+    }
+
+    @Test
+    void shutdownNowAbandonsQueuedWorkAndReturnsIt() throws Exception {
+        MessagePump p = MessagePump.start("now");
+        CountDownLatch inTask = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        p.post(() -> {
+            inTask.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        assertTrue(inTask.await(WAIT.toSeconds(), TimeUnit.SECONDS));
+        Runnable queued = () -> { throw new AssertionError("abandoned task ran"); };
+        p.post(queued);
+        CompletableFuture<ShutdownReport> f = p.shutdownNow();
+        release.countDown();
+        ShutdownReport r = f.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertFalse(r.graceful());
+        assertEquals(1, r.abandonedTasks().size());
+        assertTrue(r.abandonedTasks().contains(queued));
+    }
+
+    @Test
+    void aPumpThatNeverRanTerminatesAtOnceAndReportsWhatWasPosted() throws Exception {
+        MessagePump p = MessagePump.create("never-ran");
+        p.post(() -> { });
+        ShutdownReport r = p.shutdown().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertFalse(r.graceful());
+        assertEquals(1, r.abandonedTasks().size());
+        assertThrows(IllegalStateException.class, p::runLoop);
+    }
+
+    @Test
+    void awaitTerminationAndCloseRefuseToWaitOnThePumpThread() throws Exception {
+        MessagePump p = MessagePump.start("self-wait");
+        IllegalStateException e = onPump(p, () -> {
+            try {
+                p.awaitTermination(Duration.ofSeconds(1));
+                return null;
+            } catch (IllegalStateException ex) {
+                return ex;
+            }
+        });
+        assertTrue(e != null && e.getMessage().contains("would wait for itself"), String.valueOf(e));
+        assertFalse(p.awaitTermination(Duration.ofMillis(10)));
+        p.close();
+        assertTrue(p.isTerminated());
+        assertTrue(p.awaitTermination(Duration.ZERO));
+    }
+
+    @Test
+    void aSecondShutdownNeverExtendsTheDeadline() throws Exception {
+        MessagePump p = MessagePump.start("twice");
+        CompletableFuture<ShutdownReport> a = p.shutdown(Duration.ofSeconds(5));
+        CompletableFuture<ShutdownReport> b = p.shutdown(Duration.ofSeconds(60));
+        assertEquals(a.get(WAIT.toSeconds(), TimeUnit.SECONDS), b.get(WAIT.toSeconds(), TimeUnit.SECONDS));
+        assertThrows(IllegalArgumentException.class, () -> p.shutdown(Duration.ofSeconds(-1)));
+    }
+}
