@@ -18,6 +18,10 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
+import dev.corobridge.bridge.BlockingGuard;
+import dev.corobridge.bridge.ExecutionContext;
+import dev.corobridge.bridge.Task;
+import java.util.concurrent.Callable;
 import kotlinx.coroutines.CoroutineScope;
 import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
 
@@ -63,7 +67,7 @@ import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
  * Every public method is safe from any thread except those documented "pump thread only"
  * ({@link #pumpUntil}) and the blocking waits, which refuse to run on the pump thread.
  */
-public class MessagePump implements Executor, AutoCloseable {
+public class MessagePump implements ExecutionContext, AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(MessagePump.class.getName());
 
@@ -188,6 +192,7 @@ public class MessagePump implements Executor, AutoCloseable {
         if (!config.stallThreshold().isZero()) {
             watchdog = StallWatchdog.watch(this, me, config.stallThreshold());
         }
+        BlockingGuard.forbidBlocking(name); // Task.await() on this thread fails fast, naming the fix
         boolean terminated = false;
         try {
             while (true) {
@@ -201,6 +206,7 @@ public class MessagePump implements Executor, AutoCloseable {
                 }
             }
         } finally {
+            BlockingGuard.allowBlocking();
             if (!terminated && state.get() != TERMINATED) {
                 terminate(false); // the loop itself failed: report rather than hang awaiters
             }
@@ -263,6 +269,15 @@ public class MessagePump implements Executor, AutoCloseable {
     }
 
     /**
+     * Runs {@code body} on the pump and returns its {@link Task}: from a virtual thread, hops read as
+     * {@code ui.call(() -> board.apply(x)).await()}. If the pump has terminated, the task is
+     * cancelled with a {@link dev.corobridge.bridge.ContextShutdownException}.
+     */
+    public <T> Task<T> call(Callable<? extends T> body) {
+        return Task.start(this, body);
+    }
+
+    /**
      * Delivers an external completion (e.g. an I/O result) to run on the pump. Completions have a
      * queue of their own, served every iteration after posted tasks and timers, so a flood of posts
      * cannot delay them indefinitely and vice versa. A batch of completions delivered while the pump
@@ -303,6 +318,7 @@ public class MessagePump implements Executor, AutoCloseable {
      * The pump as a Kotlin {@code CoroutineDispatcher} (also a {@code MainCoroutineDispatcher} with
      * an {@code immediate} view) implementing {@code Delay} on the pump's own timers.
      */
+    @Override
     public PumpDispatcher getDispatcher() {
         return dispatcher;
     }
@@ -319,6 +335,7 @@ public class MessagePump implements Executor, AutoCloseable {
     // ------------------------------------------------------------------ affinity
 
     /** The pump's name (also its thread's name when it owns one). */
+    @Override
     public String name() {
         return name;
     }

@@ -1,5 +1,6 @@
 package dev.corobridge.pump;
 
+import dev.corobridge.bridge.ContextShutdownException;
 import java.util.concurrent.CancellationException;
 
 /**
@@ -7,10 +8,10 @@ import java.util.concurrent.CancellationException;
  * could run its cleanup, or its resumption could no longer be delivered to the pump and was sent
  * to the pump's fallback executor instead.
  *
- * <p>A {@link CancellationException} (kotlinx's {@code CancellationException} is the same class),
+ * <p>A {@link ContextShutdownException}, so a {@link CancellationException} (kotlinx's {@code CancellationException} is the same class),
  * so structured concurrency treats it as a normal cancellation, not as a failure.
  */
-public class PumpShutdownException extends CancellationException {
+public class PumpShutdownException extends ContextShutdownException {
 
     private static final long serialVersionUID = 1L;
 

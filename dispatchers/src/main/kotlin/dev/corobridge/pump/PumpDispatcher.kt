@@ -1,5 +1,6 @@
 package dev.corobridge.pump
 
+import dev.corobridge.bridge.ExecutionContext
 import kotlinx.coroutines.CancellableContinuation
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.Delay
@@ -31,6 +32,8 @@ import kotlin.coroutines.CoroutineContext
  * Timers that were not due yet are handled the same way (timeouts keep their deadline on the
  * fallback).
  *
+ * It is also an [ExecutionContext], so Java can hand it to `Task.start`/`thenOn` directly.
+ *
  * Thread-safety: safe from any thread.
  */
 @OptIn(InternalCoroutinesApi::class, ExperimentalCoroutinesApi::class)
@@ -38,7 +41,7 @@ class PumpDispatcher internal constructor(
     /** The pump this dispatcher runs on. */
     @get:JvmName("pump") val pump: MessagePump,
     private val isImmediateView: Boolean,
-) : MainCoroutineDispatcher(), Delay {
+) : MainCoroutineDispatcher(), Delay, ExecutionContext {
 
     private val immediateView: PumpDispatcher by lazy(LazyThreadSafetyMode.PUBLICATION) {
         if (isImmediateView) this else PumpDispatcher(pump, true)
@@ -94,6 +97,15 @@ class PumpDispatcher internal constructor(
         }
         return handle
     }
+
+    /** The pump's name. */
+    override fun name(): String = pump.name()
+
+    /** This dispatcher. */
+    override fun getDispatcher(): CoroutineDispatcher = this
+
+    /** Java face: [MessagePump.execute], which rejects once the pump has terminated (no fallback). */
+    override fun execute(command: Runnable) = pump.execute(command)
 
     override fun toString(): String = "MessagePump[${pump.name()}]" + if (isImmediateView) ".immediate" else ""
 

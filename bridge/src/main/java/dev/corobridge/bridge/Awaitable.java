@@ -1,0 +1,97 @@
+package dev.corobridge.bridge;
+
+import java.time.Duration;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+
+/**
+ * The await protocol shared by Java and Kotlin: something that completes once, with an
+ * {@link Outcome} (value, failure or cancellation).
+ *
+ * <ul>
+ *   <li><b>Fast path.</b> {@link #isDone()} / {@link #outcomeOrNull()} read the outcome without
+ *       registering anything.</li>
+ *   <li><b>Exactly-once callbacks.</b> {@link #onComplete} runs each registered callback exactly
+ *       once, with the outcome; registering after completion still runs it (at once, on the
+ *       registering thread). Until then it runs on the thread that completes the awaitable, so keep
+ *       it short or hop (see {@link Task#thenOn}).</li>
+ *   <li><b>Result before resume.</b> The outcome is published (a volatile write) before any
+ *       callback runs: a callback, or a thread woken by one, always sees it.</li>
+ *   <li><b>Waiting.</b> From Kotlin, the suspending {@code await()} extension (the coroutine's own
+ *       dispatcher resumes it). From Java, {@link #await()} parks a virtual thread cheaply, blocks a
+ *       platform thread, and throws {@link IllegalStateException} on a thread that must never block
+ *       (the pump), naming the fix.</li>
+ * </ul>
+ *
+ * @param <T> the value type
+ */
+public interface Awaitable<T> {
+
+    /** Whether the outcome is decided. */
+    boolean isDone();
+
+    /** The outcome, or {@code null} while pending. */
+    Outcome<T> outcomeOrNull();
+
+    /**
+     * Runs {@code callback} exactly once with the outcome: now, on this thread, if already done;
+     * otherwise on the completing thread. An exception thrown by the callback is reported to
+     * {@link Tasks#uncaughtFailureHandler()} and does not affect other callbacks.
+     */
+    Registration onComplete(Consumer<? super Outcome<T>> callback);
+
+    /**
+     * Cancels, if still pending, with a plain {@link java.util.concurrent.CancellationException}.
+     * Returns {@code true} if this call decided the outcome.
+     */
+    boolean cancel();
+
+    /**
+     * Waits for the outcome and returns the value. A failure is rethrown: the original exception if
+     * unchecked (with the hop trace attached as a suppressed {@link HopTraceException} when there is
+     * one), wrapped in {@link java.util.concurrent.CompletionException} if checked; a cancellation
+     * throws its {@link java.util.concurrent.CancellationException}. Interrupting the waiting thread
+     * stops the wait, not the work.
+     *
+     * <p>Hidden from Kotlin, where {@code await()} is the suspending extension instead.
+     *
+     * @throws IllegalStateException if called on a thread that must never block (the pump)
+     * @throws InterruptedException  if the waiting thread is interrupted
+     */
+    @kotlin.Deprecated(message = "Blocking wait for Java; Kotlin uses the suspending await()", level = kotlin.DeprecationLevel.HIDDEN)
+    default T await() throws InterruptedException {
+        return Waiting.valueOf(Waiting.block(this, -1), this);
+    }
+
+    /**
+     * {@link #await()} for at most {@code timeout}; on timeout throws {@link TimeoutException} and
+     * leaves the work alone (cancel it yourself if you want it stopped).
+     */
+    @kotlin.Deprecated(message = "Blocking wait for Java; Kotlin uses withTimeout { await() }", level = kotlin.DeprecationLevel.HIDDEN)
+    default T await(Duration timeout) throws InterruptedException, TimeoutException {
+        long nanos = timeout.isNegative() ? 0 : Waiting.saturatedNanos(timeout);
+        Outcome<T> o = Waiting.block(this, nanos);
+        if (o == null) {
+            throw new TimeoutException("not complete after " + timeout);
+        }
+        return Waiting.valueOf(o, this);
+    }
+
+    /**
+     * The value if completed successfully.
+     *
+     * @throws IllegalStateException if not done, failed or cancelled (with the error as cause)
+     */
+    default T resultNow() {
+        Outcome<T> o = outcomeOrNull();
+        if (o instanceof Outcome.Success<T> s) {
+            return s.value();
+        }
+        throw new IllegalStateException(o == null ? "not complete" : "did not succeed: " + o, o == null ? null : o.errorOrNull());
+    }
+
+    /** The hop trace of this work, or {@code null} if it keeps none. */
+    default HopTrace traceOrNull() {
+        return null;
+    }
+}

@@ -1,0 +1,15 @@
+package dev.corobridge.bridge;
+
+/**
+ * Attached as a suppressed exception to a failure rethrown by {@link Awaitable#await()}: its
+ * message lists the hops the task made (context, thread, note) and its own stack trace is the
+ * await site, so the log shows where the failure happened, where it travelled, and who awaited it.
+ */
+public final class HopTraceException extends RuntimeException {
+
+    private static final long serialVersionUID = 1L;
+
+    HopTraceException(String taskName, HopTrace trace) {
+        super("task " + taskName + " hops:\n" + trace);
+    }
+}

@@ -1,0 +1,576 @@
+package dev.corobridge.bridge;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import kotlinx.coroutines.CoroutineDispatcher;
+import kotlinx.coroutines.Deferred;
+import kotlinx.coroutines.ExecutorCoroutineDispatcher;
+import kotlinx.coroutines.ExecutorsKt;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Mono;
+
+/**
+ * The handle of a running coroutine or asynchronous operation: one async currency for Java and
+ * Kotlin. An {@link Awaitable}; from Kotlin, {@code task.await()} suspends and
+ * {@code task.asDeferred()} / {@code deferred.asTask()} convert.
+ *
+ * <h2>Start</h2>
+ * {@link #start(Executor, Callable)} on any executor or {@link ExecutionContext} (a pump, a ring),
+ * {@link #start(CoroutineDispatcher, Callable)}, {@link #startVirtual(Callable)} for a body that
+ * blocks in {@code await()}, {@link #fromSuspend} to call a Kotlin {@code suspend} function,
+ * {@link #completed}/{@link #failed}, {@link #from(CompletionStage)}, {@link #fromPublisher},
+ * {@link #fromDeferred}.
+ *
+ * <h2>Compose</h2>
+ * {@link #thenOn}, {@link #thenComposeOn}, {@link #recoverOn}, {@link #whenAll}, {@link #whenAny},
+ * {@link #withTimeout}. <b>Each stage runs on the context it names</b>, never on the thread that
+ * happened to complete the previous stage: a stage bound to the pump runs on the pump even when the
+ * previous one finished on a ring or pool thread. Failures and cancellations skip the stages that
+ * would use the value and travel to the end of the chain without a hop.
+ *
+ * <h2>Cancellation</h2>
+ * {@link #cancel()} decides the outcome at once (a {@link CancellationException}) and cancels the
+ * work underneath: the coroutine or {@code Deferred}, the Reactor subscription, the
+ * {@code CompletableFuture}. A plain {@link Callable} that already started runs to its end and its
+ * result is discarded, as with {@code CompletableFuture}; one that has not started never runs.
+ * Cancelling the Kotlin {@code Job} underneath cancels the task. Cancelling a derived task
+ * ({@code thenOn} ...) cancels that stage, not the shared task it came from; <b>cancelling an
+ * awaiter</b> (an interrupted Java {@code await()}, a cancelled Kotlin coroutine in
+ * {@code task.await()}) only stops that wait and leaves the task alone, exactly like kotlinx's
+ * {@code Deferred.await()}. {@link #withTimeout} is the exception by design: it owns the task it
+ * limits and cancels it when time runs out.
+ *
+ * <h2>Ownership</h2>
+ * A task is <i>owned</i> by whoever holds it: {@link #close()} cancels it, so try-with-resources
+ * bounds its life. {@link #detach()} gives up ownership: a failure nobody awaits is then reported to
+ * {@link Tasks#uncaughtFailureHandler()} (default: logged with the hop trace, and counted).
+ * {@link TaskScope} gives Java structured concurrency on a real kotlinx {@code Job} tree.
+ *
+ * <h2>Exceptions travel</h2>
+ * A failure thrown on any thread is rethrown by {@link #await()} with its original stack, plus a
+ * suppressed {@link HopTraceException} listing the task's hops (context, thread, time) whose own
+ * stack is the await site. {@link #trace()} returns the hops (bounded; {@link Tasks#setTracing}).
+ *
+ * <p><b>Thread-safety.</b> Safe from any thread.
+ *
+ * @param <T> the value type
+ */
+public final class Task<T> implements Awaitable<T>, AutoCloseable {
+
+    private static final int TRACE_CAPACITY = 16;
+
+    private final String name;
+    private final TaskPromise promise = new TaskPromise();
+    private final HopTrace trace;
+    private volatile Runnable canceller;
+    private volatile boolean detached;
+
+    Task(String name, HopTrace trace) {
+        this.name = name;
+        this.trace = trace;
+    }
+
+    Task(String name) {
+        this(name, Tasks.isTracing() ? new HopTrace(TRACE_CAPACITY) : null);
+    }
+
+    // ------------------------------------------------------------------ start
+
+    /**
+     * Runs {@code body} on {@code executor}. If the executor rejects it (a context that shut down),
+     * the task is cancelled with a {@link ContextShutdownException}.
+     */
+    public static <T> Task<T> start(Executor executor, Callable<? extends T> body) {
+        Objects.requireNonNull(executor, "executor");
+        Objects.requireNonNull(body, "body");
+        String ctx = contextName(executor);
+        Task<T> t = new Task<>(ctx);
+        t.runOn(executor, ctx, () -> t.promise.complete(body.call()));
+        return t;
+    }
+
+    /** Runs {@code body} on {@code dispatcher}. */
+    public static <T> Task<T> start(CoroutineDispatcher dispatcher, Callable<? extends T> body) {
+        return start(executorOf(dispatcher), body);
+    }
+
+    /**
+     * Runs {@code body} on a new virtual thread, where blocking {@code await()} calls are cheap:
+     * hops read as {@code ui.call(() -> board.apply(x)).await()}.
+     */
+    public static <T> Task<T> startVirtual(Callable<? extends T> body) {
+        return start(VirtualThreads.EXECUTOR, body);
+    }
+
+    /**
+     * Calls a Kotlin {@code suspend} function on {@code dispatcher}:
+     * {@code Task.fromSuspend(ui.getDispatcher(), cont -> userService.load(id, cont))}. The task
+     * is backed by a coroutine: cancelling it cancels the coroutine.
+     */
+    public static <T> Task<T> fromSuspend(CoroutineDispatcher dispatcher, SuspendCall<T> call) {
+        return TaskCoroutines.startSuspend(Objects.requireNonNull(dispatcher, "dispatcher"),
+                Objects.requireNonNull(call, "call"));
+    }
+
+    /** {@link #fromSuspend(CoroutineDispatcher, SuspendCall)} on a context's dispatcher. */
+    public static <T> Task<T> fromSuspend(ExecutionContext context, SuspendCall<T> call) {
+        return fromSuspend(context.getDispatcher(), call);
+    }
+
+    /** An already completed task. */
+    public static <T> Task<T> completed(T value) {
+        Task<T> t = new Task<>("completed", null);
+        t.promise.complete(value);
+        return t;
+    }
+
+    /** An already failed (or, for a {@link CancellationException}, cancelled) task. */
+    public static <T> Task<T> failed(Throwable error) {
+        Task<T> t = new Task<>("failed", null);
+        t.promise.fail(Objects.requireNonNull(error, "error"));
+        return t;
+    }
+
+    /** A task that completes with {@code stage}; cancelling it cancels {@code stage} if it is a {@link Future}. */
+    public static <T> Task<T> from(CompletionStage<T> stage) {
+        Objects.requireNonNull(stage, "stage");
+        Task<T> t = new Task<>("CompletionStage");
+        stage.whenComplete((v, e) -> {
+            if (e != null) {
+                t.promise.fail(unwrapCompletion(e));
+            } else {
+                t.promise.complete(v);
+            }
+        });
+        if (stage instanceof Future<?> f) {
+            t.setCanceller(() -> f.cancel(false));
+        }
+        return t;
+    }
+
+    /**
+     * The first element of {@code publisher} ({@code null} if it completes empty, as for an empty
+     * {@code Mono}); cancelling the task cancels the subscription.
+     */
+    public static <T> Task<T> fromPublisher(Publisher<T> publisher) {
+        return TaskCoroutines.firstOf(Objects.requireNonNull(publisher, "publisher"));
+    }
+
+    /** The task of a kotlinx {@code Deferred}: cancellation flows both ways. */
+    public static <T> Task<T> fromDeferred(Deferred<? extends T> deferred) {
+        return TaskCoroutines.taskOf(Objects.requireNonNull(deferred, "deferred"), "Deferred");
+    }
+
+    // ------------------------------------------------------------------ compose
+
+    /** Applies {@code fn} to the value on {@code executor}. */
+    public <R> Task<R> thenOn(Executor executor, Function<? super T, ? extends R> fn) {
+        Objects.requireNonNull(executor, "executor");
+        Objects.requireNonNull(fn, "fn");
+        String ctx = contextName(executor);
+        Task<R> next = derived(ctx);
+        onComplete(o -> {
+            if (o instanceof Outcome.Success<T> s) {
+                next.runOn(executor, ctx, () -> next.promise.complete(fn.apply(s.value())));
+            } else {
+                next.promise.settle(castFailure(o));
+            }
+        });
+        return next;
+    }
+
+    /** Applies {@code fn} to the value on {@code dispatcher}. */
+    public <R> Task<R> thenOn(CoroutineDispatcher dispatcher, Function<? super T, ? extends R> fn) {
+        return thenOn(executorOf(dispatcher), fn);
+    }
+
+    /**
+     * Runs {@code fn} on {@code executor} and then waits, without blocking, for the awaitable it
+     * returns. Cancelling the result cancels that awaitable.
+     */
+    public <R> Task<R> thenComposeOn(Executor executor, Function<? super T, ? extends Awaitable<R>> fn) {
+        Objects.requireNonNull(executor, "executor");
+        Objects.requireNonNull(fn, "fn");
+        String ctx = contextName(executor);
+        Task<R> next = derived(ctx);
+        onComplete(o -> {
+            if (o instanceof Outcome.Success<T> s) {
+                next.runOn(executor, ctx, () -> {
+                    Awaitable<R> inner = Objects.requireNonNull(fn.apply(s.value()), "thenComposeOn function returned null");
+                    next.setCanceller(inner::cancel);
+                    inner.onComplete(next.promise::settle);
+                    return null;
+                });
+            } else {
+                next.promise.settle(castFailure(o));
+            }
+        });
+        return next;
+    }
+
+    /** {@link #thenComposeOn(Executor, Function)} on a dispatcher. */
+    public <R> Task<R> thenComposeOn(CoroutineDispatcher dispatcher, Function<? super T, ? extends Awaitable<R>> fn) {
+        return thenComposeOn(executorOf(dispatcher), fn);
+    }
+
+    /**
+     * Turns a failure into a value by running {@code fn} on {@code executor}; values pass through
+     * and cancellation is not recovered (it still cancels).
+     */
+    public Task<T> recoverOn(Executor executor, Function<? super Throwable, ? extends T> fn) {
+        Objects.requireNonNull(executor, "executor");
+        Objects.requireNonNull(fn, "fn");
+        String ctx = contextName(executor);
+        Task<T> next = derived(ctx);
+        onComplete(o -> {
+            if (o instanceof Outcome.Failure<T> f) {
+                next.runOn(executor, ctx, () -> next.promise.complete(fn.apply(f.error())));
+            } else {
+                next.promise.settle(o);
+            }
+        });
+        return next;
+    }
+
+    /**
+     * This task limited to {@code limit}: when it passes first, the result is cancelled with a
+     * {@link TaskTimeoutException} and this task is cancelled with it (the limit owns the work).
+     */
+    public Task<T> withTimeout(Duration limit) {
+        Objects.requireNonNull(limit, "limit");
+        if (limit.isNegative()) {
+            throw new IllegalArgumentException("limit must not be negative, was " + limit);
+        }
+        Task<T> next = derived("timeout " + limit);
+        ScheduledFuture<?> timer = Tasks.TIMER.schedule(() -> {
+            TaskTimeoutException e = new TaskTimeoutException(limit);
+            if (next.promise.cancel(e)) {
+                promise.cancel(e);
+            }
+        }, Math.max(0, Waiting.saturatedNanos(limit)), TimeUnit.NANOSECONDS);
+        next.setCanceller(this::cancel);
+        onComplete(o -> {
+            timer.cancel(false);
+            next.promise.settle(o);
+        });
+        return next;
+    }
+
+    /**
+     * All values, in order, once every input succeeded; the first failure or cancellation decides
+     * the result at once. The inputs are not cancelled (they may be shared): use {@link TaskScope}
+     * for "first failure cancels siblings". An empty list gives an empty list.
+     */
+    public static <T> Task<List<T>> whenAll(List<? extends Awaitable<? extends T>> inputs) {
+        List<? extends Awaitable<? extends T>> in = List.copyOf(inputs);
+        Task<List<T>> all = new Task<>("whenAll(" + in.size() + ")");
+        if (in.isEmpty()) {
+            all.promise.complete(List.of());
+            return all;
+        }
+        AtomicReferenceArray<T> values = new AtomicReferenceArray<>(in.size());
+        AtomicInteger remaining = new AtomicInteger(in.size());
+        for (int i = 0; i < in.size(); i++) {
+            int index = i;
+            subscribe(in.get(i), o -> {
+                if (o instanceof Outcome.Success<? extends T> s) {
+                    values.set(index, s.value());
+                    if (remaining.decrementAndGet() == 0) {
+                        List<T> out = new ArrayList<>(values.length());
+                        for (int j = 0; j < values.length(); j++) {
+                            out.add(values.get(j));
+                        }
+                        all.promise.complete(java.util.Collections.unmodifiableList(out));
+                    }
+                } else {
+                    all.promise.settle(castFailure(o));
+                }
+            });
+        }
+        return all;
+    }
+
+    /** {@link #whenAll(List)} for a few inputs. */
+    @SafeVarargs
+    public static <T> Task<List<T>> whenAll(Awaitable<? extends T>... inputs) {
+        return whenAll(Arrays.asList(inputs));
+    }
+
+    /**
+     * The outcome of whichever input settles first — value, failure or cancellation, like
+     * {@code CompletableFuture.anyOf}. The others are not cancelled.
+     *
+     * @throws IllegalArgumentException for an empty list (it would never complete)
+     */
+    public static <T> Task<T> whenAny(List<? extends Awaitable<? extends T>> inputs) {
+        List<? extends Awaitable<? extends T>> in = List.copyOf(inputs);
+        if (in.isEmpty()) {
+            throw new IllegalArgumentException("whenAny of no inputs would never complete");
+        }
+        Task<T> any = new Task<>("whenAny(" + in.size() + ")");
+        for (Awaitable<? extends T> a : in) {
+            subscribe(a, o -> any.promise.settle(widen(o)));
+        }
+        return any;
+    }
+
+    /** {@link #whenAny(List)} for a few inputs. */
+    @SafeVarargs
+    public static <T> Task<T> whenAny(Awaitable<? extends T>... inputs) {
+        return whenAny(Arrays.asList(inputs));
+    }
+
+    // ------------------------------------------------------------------ awaitable
+
+    @Override
+    public boolean isDone() {
+        return promise.isDone();
+    }
+
+    @Override
+    public Outcome<T> outcomeOrNull() {
+        return promise.outcomeOrNull();
+    }
+
+    @Override
+    public Registration onComplete(Consumer<? super Outcome<T>> callback) {
+        return promise.onComplete(callback);
+    }
+
+    /** Cancels the task and the work underneath; {@code true} if this call decided the outcome. */
+    @Override
+    public boolean cancel() {
+        return promise.cancel(new CancellationException("task " + name + " cancelled"));
+    }
+
+    /** Cancels with {@code cause}. */
+    public boolean cancel(CancellationException cause) {
+        return promise.cancel(cause);
+    }
+
+    @Override
+    public HopTrace traceOrNull() {
+        return trace;
+    }
+
+    /** The hops this task (and the stages before it) made; empty when tracing is off. */
+    public HopTrace trace() {
+        return trace != null ? trace : new HopTrace(2);
+    }
+
+    /** Owned-task semantics: cancels the task if it is still running. */
+    @Override
+    public void close() {
+        cancel();
+    }
+
+    /**
+     * Gives up ownership: {@link #close()} is no longer expected, and a failure (not a
+     * cancellation) is reported to {@link Tasks#uncaughtFailureHandler()} because nobody will await
+     * it. Returns this task.
+     */
+    public Task<T> detach() {
+        if (!detached) {
+            detached = true;
+            onComplete(o -> {
+                if (o instanceof Outcome.Failure<T> f) {
+                    Tasks.report(this, f.error());
+                }
+            });
+        }
+        return this;
+    }
+
+    /** Whether {@link #detach()} was called. */
+    public boolean isDetached() {
+        return detached;
+    }
+
+    // ------------------------------------------------------------------ interop
+
+    /**
+     * A {@code CompletableFuture} with this task's outcome; cancelling the future cancels the task.
+     */
+    public CompletableFuture<T> toCompletableFuture() {
+        CompletableFuture<T> f = new CompletableFuture<>() {
+            @Override
+            public boolean cancel(boolean mayInterruptIfRunning) {
+                boolean r = super.cancel(mayInterruptIfRunning);
+                Task.this.cancel();
+                return r;
+            }
+        };
+        onComplete(o -> {
+            switch (o) {
+                case Outcome.Success<T> s -> f.complete(s.value());
+                case Outcome.Failure<T> x -> f.completeExceptionally(x.error());
+                case Outcome.Cancelled<T> c -> f.completeExceptionally(c.cause());
+            }
+        });
+        return f;
+    }
+
+    /**
+     * A {@code Mono} of this task (empty for a {@code null} value); disposing the subscription
+     * cancels the task. Each subscription observes the same task.
+     */
+    public Mono<T> toMono() {
+        return Mono.create(sink -> {
+            Registration r = onComplete(o -> {
+                switch (o) {
+                    case Outcome.Success<T> s -> sink.success(s.value());
+                    case Outcome.Failure<T> x -> sink.error(x.error());
+                    case Outcome.Cancelled<T> c -> sink.error(c.cause());
+                }
+            });
+            sink.onCancel(() -> {
+                r.dispose();
+                cancel();
+            });
+        });
+    }
+
+    @Override
+    public String toString() {
+        return "Task[" + name + ", " + (isDone() ? outcomeOrNull() : "pending") + "]";
+    }
+
+    // ------------------------------------------------------------------ internals
+
+    /** Settles this task from coroutine machinery (Kotlin helpers in this package). */
+    boolean settle(Outcome<T> outcome) {
+        return promise.settle(outcome);
+    }
+
+    void setCanceller(Runnable r) {
+        canceller = r;
+        if (promise.outcomeOrNull() instanceof Outcome.Cancelled) {
+            r.run(); // cancelled before the work was attached
+        }
+    }
+
+    void hop(String context, String note) {
+        if (trace != null) {
+            trace.record(context, note);
+        }
+    }
+
+    private <R> Task<R> derived(String ctx) {
+        return new Task<>(name + " → " + ctx, trace != null ? trace : (Tasks.isTracing() ? new HopTrace(TRACE_CAPACITY) : null));
+    }
+
+    /** Runs a stage on {@code executor}, settling this task with what it throws. */
+    private void runOn(Executor executor, String ctx, Callable<?> stage) {
+        Runnable run = () -> {
+            if (promise.isDone()) {
+                return; // cancelled before it started: never run the body
+            }
+            hop(ctx, name);
+            try {
+                stage.call();
+            } catch (Throwable e) {
+                promise.fail(e);
+            }
+        };
+        try {
+            executor.execute(run);
+        } catch (RejectedExecutionException e) {
+            promise.shutDown(ctx + " rejected the task (it has shut down): " + e.getMessage());
+        }
+    }
+
+    private static <T> void subscribe(Awaitable<? extends T> a, Consumer<Outcome<? extends T>> c) {
+        Objects.requireNonNull(a, "input").onComplete(c::accept);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> Outcome<T> widen(Outcome<? extends T> o) {
+        return (Outcome<T>) o;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <R> Outcome<R> castFailure(Outcome<?> o) {
+        return (Outcome<R>) o; // only Failure or Cancelled: no value of the wrong type travels
+    }
+
+    static Executor executorOf(CoroutineDispatcher dispatcher) {
+        Objects.requireNonNull(dispatcher, "dispatcher");
+        if (dispatcher instanceof Executor e) {
+            return e; // e.g. a pump's dispatcher: rejects after shutdown instead of falling back
+        }
+        if (dispatcher instanceof ExecutorCoroutineDispatcher ecd) {
+            return ecd.getExecutor();
+        }
+        return new NamedExecutor(dispatcher.toString(), ExecutorsKt.asExecutor(dispatcher));
+    }
+
+    static String contextName(Executor executor) {
+        if (executor instanceof ExecutionContext c) {
+            return c.name();
+        }
+        if (executor instanceof NamedExecutor n) {
+            return n.name();
+        }
+        return executor.getClass().getSimpleName().isEmpty() ? executor.toString() : executor.getClass().getSimpleName();
+    }
+
+    private static Throwable unwrapCompletion(Throwable e) {
+        while ((e instanceof java.util.concurrent.CompletionException || e instanceof java.util.concurrent.ExecutionException)
+                && e.getCause() != null) {
+            e = e.getCause();
+        }
+        return e;
+    }
+
+    /** The promise of a task: cancelling it also cancels the work underneath. */
+    private final class TaskPromise extends Promise<T> {
+        @Override
+        protected void onSettled(Outcome<T> outcome) {
+            if (outcome instanceof Outcome.Cancelled) {
+                Runnable c = canceller;
+                if (c != null) {
+                    try {
+                        c.run();
+                    } catch (Throwable e) {
+                        Tasks.reportUncaught(e);
+                    }
+                }
+            }
+        }
+
+        @Override
+        public String toString() {
+            return Task.this.toString();
+        }
+    }
+
+    /** An executor with a display name for hop traces. */
+    record NamedExecutor(String name, Executor delegate) implements Executor {
+        @Override
+        public void execute(Runnable command) {
+            delegate.execute(command);
+        }
+    }
+
+    /** Virtual threads for {@link #startVirtual}, named for traces. */
+    private static final class VirtualThreads {
+        static final Executor EXECUTOR = new NamedExecutor("virtual",
+                r -> Thread.ofVirtual().name("corobridge-virtual").start(r));
+    }
+}

@@ -1,0 +1,140 @@
+package dev.corobridge.bridge;
+
+import java.util.Objects;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import kotlinx.coroutines.CompletableJob;
+import kotlinx.coroutines.CoroutineDispatcher;
+import kotlinx.coroutines.CoroutineScope;
+import kotlinx.coroutines.ExecutorsKt;
+import kotlinx.coroutines.Job;
+
+/**
+ * Structured concurrency for Java, on a real kotlinx {@link Job} tree.
+ *
+ * <pre>{@code
+ * try (TaskScope scope = TaskScope.open("load-board")) {
+ *     Task<Board> board = scope.fork(io, () -> store.load(id));
+ *     Task<User> user = scope.forkSuspend(ui.getDispatcher(), cont -> users.load(uid, cont));
+ *     scope.joinAll();            // first failure cancels the siblings and is rethrown here
+ *     return render(board.resultNow(), user.resultNow());
+ * }                               // close(): cancels what is left and waits for it to finish
+ * }</pre>
+ *
+ * <ul>
+ *   <li>Every fork is a coroutine child of {@link #job()} (a plain {@code Job}, not a supervisor):
+ *       the first child that fails cancels the scope and so every sibling; later forks start
+ *       cancelled.</li>
+ *   <li>Kotlin code started in {@link #coroutineScope()} joins the same tree, so Kotlin children and
+ *       Java forks are cancelled together.</li>
+ *   <li>Cancelling the scope (or a parent Kotlin job you attach it to) cancels all forks.</li>
+ * </ul>
+ *
+ * <p><b>Thread-safety.</b> Safe from any thread; {@link #joinAll()} and {@link #close()} block and
+ * therefore refuse to run on a thread that must never block (use {@link #whenAllDone()} there).
+ */
+public final class TaskScope implements AutoCloseable {
+
+    private final String name;
+    private final CompletableJob job;
+    private final CoroutineScope scope;
+
+    private TaskScope(String name) {
+        this.name = name;
+        this.job = TaskScopes.newScopeJob();
+        this.scope = TaskScopes.newScope(job, name);
+    }
+
+    /** A new scope. */
+    public static TaskScope open(String name) {
+        return new TaskScope(Objects.requireNonNull(name, "name"));
+    }
+
+    /** A new scope named "TaskScope". */
+    public static TaskScope open() {
+        return open("TaskScope");
+    }
+
+    /** Runs {@code body} as a child on {@code dispatcher}. */
+    public <T> Task<T> fork(CoroutineDispatcher dispatcher, Callable<? extends T> body) {
+        return TaskScopes.fork(scope, Objects.requireNonNull(dispatcher, "dispatcher"), Objects.requireNonNull(body, "body"));
+    }
+
+    /** Runs {@code body} as a child on {@code executor} (a pump, a ring, any executor). */
+    public <T> Task<T> fork(Executor executor, Callable<? extends T> body) {
+        return fork(dispatcherOf(executor), body);
+    }
+
+    /** Calls a Kotlin {@code suspend} function as a child on {@code dispatcher}. */
+    public <T> Task<T> forkSuspend(CoroutineDispatcher dispatcher, SuspendCall<T> call) {
+        return TaskScopes.forkSuspend(scope, Objects.requireNonNull(dispatcher, "dispatcher"), Objects.requireNonNull(call, "call"));
+    }
+
+    /**
+     * Waits until every child forked so far has finished. If one failed, the siblings were cancelled
+     * and the first failure is rethrown here (unchecked as is, checked in a {@link CompletionException}).
+     *
+     * @throws IllegalStateException if called on a thread that must never block
+     */
+    public void joinAll() throws InterruptedException {
+        Throwable failure = whenAllDone().await();
+        if (failure instanceof RuntimeException re) {
+            throw re;
+        }
+        if (failure instanceof Error e) {
+            throw e;
+        }
+        if (failure != null) {
+            throw new CompletionException(failure);
+        }
+    }
+
+    /**
+     * Completes when every child forked so far has finished, with the first failure or {@code null}:
+     * the non-blocking {@link #joinAll()}.
+     */
+    public Awaitable<Throwable> whenAllDone() {
+        return TaskScopes.whenChildrenDone(job);
+    }
+
+    /** Cancels every child; the scope accepts no more work. */
+    public void cancel() {
+        job.cancel(new CancellationException("TaskScope " + name + " cancelled"));
+    }
+
+    /** Kotlin code launched here joins this scope's job tree. */
+    public CoroutineScope coroutineScope() {
+        return scope;
+    }
+
+    /** The scope's job: the parent of every fork. */
+    public Job job() {
+        return job;
+    }
+
+    /** Cancels what is still running and waits for it to finish. */
+    @Override
+    public void close() {
+        cancel();
+        try {
+            whenAllDone().await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "TaskScope[" + name + ", " + job + "]";
+    }
+
+    private static CoroutineDispatcher dispatcherOf(Executor executor) {
+        Objects.requireNonNull(executor, "executor");
+        if (executor instanceof ExecutionContext c) {
+            return c.getDispatcher();
+        }
+        return ExecutorsKt.from(executor);
+    }
+}

@@ -1,0 +1,85 @@
+package dev.corobridge.bridge;
+
+import java.util.Objects;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
+
+/**
+ * Global settings of the task runtime: the handler for failures nobody awaits (detached tasks,
+ * throwing callbacks) and whether tasks keep hop traces.
+ *
+ * <p><b>Uncaught failures are never silently lost.</b> The default handler logs them, with the
+ * task's hop trace, through {@link System.Logger}; {@link #uncaughtFailures()} counts them.
+ */
+public final class Tasks {
+
+    private static final System.Logger LOG = System.getLogger(Task.class.getName());
+    private static final AtomicLong UNCAUGHT = new AtomicLong();
+    private static final BiConsumer<Awaitable<?>, Throwable> DEFAULT_HANDLER = (task, error) ->
+            LOG.log(System.Logger.Level.ERROR, "Uncaught failure in " + (task == null ? "a callback" : task)
+                    + (task != null && task.traceOrNull() != null ? "\n" + task.traceOrNull() : ""), error);
+    private static volatile BiConsumer<Awaitable<?>, Throwable> handler = DEFAULT_HANDLER;
+    private static volatile boolean tracing = !"false".equalsIgnoreCase(System.getProperty("corobridge.trace", "true"));
+
+    /** Daemon timer for task timeouts. */
+    static final ScheduledThreadPoolExecutor TIMER = newTimer();
+
+    private Tasks() {
+    }
+
+    /**
+     * Replaces the handler of uncaught failures (detached tasks that failed, callbacks that threw);
+     * the task is {@code null} for a callback. Returns the previous handler.
+     */
+    public static BiConsumer<Awaitable<?>, Throwable> setUncaughtFailureHandler(BiConsumer<Awaitable<?>, Throwable> h) {
+        BiConsumer<Awaitable<?>, Throwable> old = handler;
+        handler = Objects.requireNonNull(h, "handler");
+        return old;
+    }
+
+    /** The current handler of uncaught failures. */
+    public static BiConsumer<Awaitable<?>, Throwable> uncaughtFailureHandler() {
+        return handler;
+    }
+
+    /** Restores the default handler (log with hop trace). */
+    public static void resetUncaughtFailureHandler() {
+        handler = DEFAULT_HANDLER;
+    }
+
+    /** How many uncaught failures were reported since start. */
+    public static long uncaughtFailures() {
+        return UNCAUGHT.get();
+    }
+
+    /** Turns hop tracing of new tasks on or off (default on; {@code -Dcorobridge.trace=false}). */
+    public static void setTracing(boolean on) {
+        tracing = on;
+    }
+
+    /** Whether new tasks keep hop traces. */
+    public static boolean isTracing() {
+        return tracing;
+    }
+
+    static void reportUncaught(Throwable error) {
+        report(null, error);
+    }
+
+    static void report(Awaitable<?> task, Throwable error) {
+        UNCAUGHT.incrementAndGet();
+        try {
+            handler.accept(task, error);
+        } catch (Throwable e) {
+            LOG.log(System.Logger.Level.ERROR, "the uncaught-failure handler itself threw", e);
+        }
+    }
+
+    private static ScheduledThreadPoolExecutor newTimer() {
+        ScheduledThreadPoolExecutor t = new ScheduledThreadPoolExecutor(1,
+                Thread.ofPlatform().name("corobridge-task-timer").daemon(true).factory());
+        t.setRemoveOnCancelPolicy(true);
+        return t;
+    }
+}

@@ -1,0 +1,78 @@
+@file:JvmName("TaskKt")
+
+package dev.corobridge.bridge
+
+import kotlinx.coroutines.CompletableDeferred
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.CoroutineStart
+import kotlinx.coroutines.Deferred
+import kotlinx.coroutines.async
+import kotlinx.coroutines.suspendCancellableCoroutine
+import kotlin.coroutines.CoroutineContext
+import kotlin.coroutines.EmptyCoroutineContext
+
+/**
+ * Suspends until this awaitable completes and returns its value, or throws its failure (with the
+ * hop trace attached) or its cancellation. The coroutine resumes on its own dispatcher: an awaiter
+ * on the pump resumes on the pump, whichever thread completed the awaitable.
+ *
+ * Cancelling the awaiting coroutine only stops this wait and withdraws its callback; the awaitable
+ * itself is left alone, as with `Deferred.await()`.
+ */
+suspend fun <T> Awaitable<T>.await(): T {
+    outcomeOrNull()?.let { return valueOf(it, this) }
+    return suspendCancellableCoroutine { cont ->
+        val registration = onComplete { outcome ->
+            when (outcome) {
+                is Outcome.Success -> cont.resumeWith(Result.success(outcome.value()))
+                is Outcome.Failure -> cont.resumeWith(Result.failure(Waiting.rethrowable(outcome.error(), this)
+                    .let { if (it is java.util.concurrent.CompletionException && it.cause === outcome.error()) outcome.error() else it }))
+                is Outcome.Cancelled -> cont.resumeWith(Result.failure(outcome.cause()))
+            }
+        }
+        cont.invokeOnCancellation { registration.dispose() }
+    }
+}
+
+private fun <T> valueOf(outcome: Outcome<T>, source: Awaitable<T>): T = when (outcome) {
+    is Outcome.Success -> outcome.value()
+    is Outcome.Cancelled -> throw outcome.cause()
+    is Outcome.Failure -> {
+        Waiting.rethrowable(outcome.error(), source) // attaches the hop trace
+        throw outcome.error()
+    }
+}
+
+/**
+ * Starts [block] as a coroutine in this scope and hands it to Java callers as a [Task]: the task
+ * completes with the coroutine, cancelling the task cancels the coroutine and vice versa, and the
+ * coroutine is a child of this scope (structured concurrency).
+ */
+@JvmOverloads
+fun <T> CoroutineScope.task(
+    context: CoroutineContext = EmptyCoroutineContext,
+    start: CoroutineStart = CoroutineStart.DEFAULT,
+    block: suspend CoroutineScope.() -> T,
+): Task<T> = taskOf(async(context, start, block), context.toString().ifEmpty { "task" })
+
+/** This Deferred as a [Task]; cancellation flows both ways. */
+fun <T> Deferred<T>.asTask(): Task<T> = taskOf(this, "Deferred")
+
+/**
+ * This awaitable as a kotlinx [Deferred] that completes with it; cancelling the Deferred cancels
+ * the awaitable and vice versa.
+ */
+fun <T> Awaitable<T>.asDeferred(): Deferred<T> {
+    val deferred = CompletableDeferred<T>()
+    onComplete { outcome ->
+        when (outcome) {
+            is Outcome.Success -> deferred.complete(outcome.value())
+            is Outcome.Failure -> deferred.completeExceptionally(outcome.error())
+            is Outcome.Cancelled -> deferred.cancel(outcome.cause())
+        }
+    }
+    deferred.invokeOnCompletion { cause ->
+        if (cause is java.util.concurrent.CancellationException) cancel()
+    }
+    return deferred
+}

@@ -1,0 +1,51 @@
+@file:JvmName("TaskScopes")
+
+package dev.corobridge.bridge
+
+import kotlinx.coroutines.CompletableJob
+import kotlinx.coroutines.CoroutineDispatcher
+import kotlinx.coroutines.CoroutineName
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.DelicateCoroutinesApi
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.GlobalScope
+import kotlinx.coroutines.Job
+import kotlinx.coroutines.async
+import kotlinx.coroutines.joinAll
+import kotlinx.coroutines.launch
+import java.util.concurrent.Callable
+
+// Coroutine plumbing behind TaskScope (Java).
+
+internal fun newScopeJob(): CompletableJob = Job()
+
+internal fun newScope(job: Job, name: String): CoroutineScope = CoroutineScope(job + CoroutineName(name))
+
+internal fun <T> fork(scope: CoroutineScope, dispatcher: CoroutineDispatcher, body: Callable<out T>): Task<T> =
+    taskOf(scope.async(dispatcher) { body.call() }, dispatcher.toString())
+
+internal fun <T> forkSuspend(scope: CoroutineScope, dispatcher: CoroutineDispatcher, call: SuspendCall<T>): Task<T> =
+    taskOf(scope.async(dispatcher) { call.call() }, dispatcher.toString())
+
+/**
+ * Completes when every child forked so far has finished: with `null` if none failed, else with the
+ * first failure (which has already cancelled the siblings).
+ */
+@OptIn(DelicateCoroutinesApi::class)
+internal fun whenChildrenDone(job: Job): Promise<Throwable?> {
+    val done = Promise<Throwable?>()
+    GlobalScope.launch(Dispatchers.Unconfined) {
+        job.children.toList().joinAll()
+        done.complete(firstFailure(job))
+    }
+    return done
+}
+
+/** The failure that cancelled [job], or `null` if it was not cancelled by a failure. */
+@OptIn(kotlinx.coroutines.InternalCoroutinesApi::class)
+internal fun firstFailure(job: Job): Throwable? {
+    if (!job.isCancelled) return null
+    val ce = job.getCancellationException()
+    val cause = ce.cause
+    return if (cause != null && cause !is java.util.concurrent.CancellationException) cause else null
+}

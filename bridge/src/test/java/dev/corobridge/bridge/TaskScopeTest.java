@@ -1,0 +1,65 @@
+package dev.corobridge.bridge;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import kotlinx.coroutines.Dispatchers;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class TaskScopeTest {
+
+    private final ExecutorService pool = Executors.newFixedThreadPool(4);
+
+    @AfterEach
+    void tearDown() {
+        pool.shutdownNow();
+    }
+
+    @Test
+    void forkAndJoinAll() throws Exception {
+        try (TaskScope scope = TaskScope.open("ok")) {
+            Task<Integer> a = scope.fork(pool, () -> 1);
+            Task<Integer> b = scope.fork(Dispatchers.getDefault(), () -> 2);
+            scope.joinAll();
+            assertEquals(3, a.resultNow() + b.resultNow());
+        }
+    }
+
+    @Test
+    void firstFailureCancelsSiblingsAndIsRethrown() throws Exception {
+        CountDownLatch siblingStarted = new CountDownLatch(1);
+        try (TaskScope scope = TaskScope.open("failing")) {
+            Task<String> sibling = scope.forkSuspend(Dispatchers.getDefault(),
+                    cont -> KotlinHelpers.INSTANCE.suspendForever(siblingStarted, cont));
+            assertTrue(siblingStarted.await(30, TimeUnit.SECONDS));
+            scope.fork(pool, () -> {
+                throw new IllegalStateException("first failure");
+            });
+            IllegalStateException e = assertThrows(IllegalStateException.class, scope::joinAll);
+            assertEquals("first failure", e.getMessage());
+            assertTrue(sibling.outcomeOrNull() != null && sibling.outcomeOrNull().isCancelled(), String.valueOf(sibling));
+            Task<Integer> late = scope.fork(pool, () -> 1);
+            assertThrows(java.util.concurrent.CancellationException.class, () -> late.await(Duration.ofSeconds(30)));
+        }
+    }
+
+    @Test
+    void kotlinChildrenJoinTheSameTree() throws Exception {
+        TaskScope scope = TaskScope.open("mixed");
+        AtomicBoolean kotlinChildCancelled = new AtomicBoolean();
+        CountDownLatch started = new CountDownLatch(1);
+        KotlinHelpers.INSTANCE.launchChild(scope.coroutineScope(), started, kotlinChildCancelled);
+        assertTrue(started.await(30, TimeUnit.SECONDS));
+        assertEquals(1, KotlinHelpers.INSTANCE.childCount(scope.job()));
+        scope.close(); // cancels and waits
+        assertTrue(kotlinChildCancelled.get(), "the Kotlin child was cancelled with the scope");
+    }
+}

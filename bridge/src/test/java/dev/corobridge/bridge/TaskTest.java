@@ -1,0 +1,290 @@
+package dev.corobridge.bridge;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import kotlinx.coroutines.Dispatchers;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/** Task from Java: start, compose, wait, cancel, ownership, exceptions that travel, interop. */
+class TaskTest {
+
+    private final ExecutorService ui = Executors.newSingleThreadExecutor(r -> new Thread(r, "fake-ui"));
+    private final ExecutorService io = Executors.newSingleThreadExecutor(r -> new Thread(r, "fake-io"));
+    private final ExecutorService cpu = Executors.newFixedThreadPool(2, r -> new Thread(r, "fake-cpu"));
+
+    @AfterEach
+    void tearDown() {
+        ui.shutdownNow();
+        io.shutdownNow();
+        cpu.shutdownNow();
+        Tasks.resetUncaughtFailureHandler();
+    }
+
+    @Test
+    void eachStageRunsOnTheContextItNames() throws Exception {
+        List<String> threads = new ArrayList<>();
+        String r = Task.start(io, () -> {
+                    threads.add(Thread.currentThread().getName());
+                    return "bytes";
+                })
+                .thenOn(ui, b -> {
+                    threads.add(Thread.currentThread().getName());
+                    return b + "+ui";
+                })
+                .thenOn(Dispatchers.getDefault(), s -> {
+                    threads.add(Thread.currentThread().getName());
+                    return s + "+default";
+                })
+                .thenOn(ui, s -> {
+                    threads.add(Thread.currentThread().getName());
+                    return s + "+ui";
+                })
+                .await(Duration.ofSeconds(30));
+        assertEquals("bytes+ui+default+ui", r);
+        assertEquals("fake-io", threads.get(0));
+        assertEquals("fake-ui", threads.get(1));
+        assertTrue(threads.get(2).startsWith("DefaultDispatcher-worker"), threads.get(2));
+        assertEquals("fake-ui", threads.get(3), "a stage bound to ui runs there even after a pool thread");
+    }
+
+    @Test
+    void composeRecoverAndFailuresSkipStages() throws Exception {
+        AtomicBoolean skipped = new AtomicBoolean(true);
+        Task<Integer> t = Task.start(io, () -> 2)
+                .thenComposeOn(cpu, v -> Task.start(io, () -> v * 21))
+                .thenOn(cpu, v -> {
+                    if (v == 42) {
+                        throw new IllegalStateException("boom at " + v);
+                    }
+                    return v;
+                })
+                .thenOn(ui, v -> {
+                    skipped.set(false);
+                    return v;
+                });
+        assertThrows(IllegalStateException.class, () -> t.await(Duration.ofSeconds(30)));
+        assertTrue(skipped.get(), "a stage after a failure must not run");
+        int recovered = t.recoverOn(ui, e -> e.getMessage().length()).await(Duration.ofSeconds(30));
+        assertEquals("boom at 42".length(), recovered);
+        Task<Integer> cancelled = Task.failed(new CancellationException("stop"));
+        assertThrows(CancellationException.class, () -> cancelled.recoverOn(ui, e -> 1).await(Duration.ofSeconds(30)));
+    }
+
+    @Test
+    void whenAllAndWhenAny() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        Task<Integer> slow = Task.start(cpu, () -> {
+            release.await();
+            return 1;
+        });
+        Task<Integer> fast = Task.completed(2);
+        assertEquals(2, Task.whenAny(slow, fast).await(Duration.ofSeconds(30)));
+        release.countDown();
+        assertEquals(List.of(1, 2), Task.whenAll(slow, fast).await(Duration.ofSeconds(30)));
+        assertEquals(List.of(), Task.<Integer>whenAll(List.of()).await());
+        Task<List<Integer>> failing = Task.whenAll(Task.completed(1), Task.failed(new IllegalStateException("x")));
+        assertThrows(IllegalStateException.class, failing::await);
+        assertThrows(IllegalArgumentException.class, () -> Task.whenAny(List.<Task<Integer>>of()));
+    }
+
+    @Test
+    void timeoutCancelsTheWorkItLimits() throws Exception {
+        CompletableFuture<String> never = new CompletableFuture<>();
+        Task<String> t = Task.from(never).withTimeout(Duration.ofMillis(20));
+        TaskTimeoutException e = assertThrows(TaskTimeoutException.class, () -> t.await(Duration.ofSeconds(30)));
+        assertEquals(Duration.ofMillis(20), e.limit());
+        assertTrue(never.isCancelled(), "the timeout cancels the work it limits");
+        assertEquals("fast", Task.completed("fast").withTimeout(Duration.ofSeconds(5)).await());
+    }
+
+    @Test
+    void cancelBeforeStartMeansTheBodyNeverRuns() throws Exception {
+        CountDownLatch block = new CountDownLatch(1);
+        Task.start(io, () -> {
+            block.await();
+            return null;
+        });
+        AtomicBoolean ran = new AtomicBoolean();
+        Task<String> queued = Task.start(io, () -> {
+            ran.set(true);
+            return "x";
+        });
+        assertTrue(queued.cancel());
+        assertFalse(queued.cancel());
+        block.countDown();
+        Task.start(io, () -> null).await(Duration.ofSeconds(30));
+        assertFalse(ran.get());
+        assertThrows(CancellationException.class, queued::await);
+    }
+
+    @Test
+    void closeCancelsAnOwnedTaskAndDetachedFailuresAreReported() throws Exception {
+        try (Task<String> owned = Task.from(new CompletableFuture<>())) {
+            assertFalse(owned.isDone());
+        } // closed here
+        List<Throwable> reported = new ArrayList<>();
+        CountDownLatch got = new CountDownLatch(1);
+        Tasks.setUncaughtFailureHandler((task, e) -> {
+            reported.add(e);
+            got.countDown();
+        });
+        Task.start(io, () -> {
+            throw new IllegalStateException("nobody awaits me");
+        }).detach();
+        assertTrue(got.await(30, TimeUnit.SECONDS));
+        assertEquals("nobody awaits me", reported.get(0).getMessage());
+        Task.start(io, () -> "fine").detach().await(Duration.ofSeconds(30));
+        assertEquals(1, reported.size(), "successes are not reported");
+    }
+
+    @Test
+    void aFailureThatCrossedThreeContextsCarriesItsHopsAndTheOriginalStack() throws Exception {
+        Task<String> t = Task.start(io, () -> "read")
+                .thenOn(cpu, s -> s + " parsed")
+                .thenOn(ui, s -> {
+                    throw new IllegalArgumentException("bad note: " + s);
+                });
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> t.await(Duration.ofSeconds(30)));
+        // Original stack: thrown inside the lambda on the ui thread.
+        assertTrue(e.getStackTrace()[0].getMethodName().contains("lambda"), e.getStackTrace()[0].toString());
+        HopTraceException hops = (HopTraceException) java.util.Arrays.stream(e.getSuppressed())
+                .filter(s -> s instanceof HopTraceException).findFirst().orElseThrow();
+        String m = hops.getMessage();
+        assertTrue(m.contains("fake-io") && m.contains("fake-cpu") && m.contains("fake-ui"), m);
+        assertTrue(m.indexOf("fake-io") < m.indexOf("fake-cpu") && m.indexOf("fake-cpu") < m.indexOf("fake-ui"), m);
+        // The suppressed exception's own stack is the await site (this test method).
+        assertTrue(java.util.Arrays.stream(hops.getStackTrace()).anyMatch(f -> f.getMethodName().contains("CrossedThreeContexts")));
+        assertEquals(3, t.trace().hops().size());
+        // Awaiting again does not attach a second trace.
+        assertThrows(IllegalArgumentException.class, () -> t.await(Duration.ofSeconds(30)));
+        assertEquals(1, java.util.Arrays.stream(e.getSuppressed()).filter(s -> s instanceof HopTraceException).count());
+    }
+
+    @Test
+    void tracingCanBeSwitchedOff() throws Exception {
+        Tasks.setTracing(false);
+        try {
+            Task<String> t = Task.start(io, () -> "x");
+            t.await(Duration.ofSeconds(30));
+            assertTrue(t.trace().hops().isEmpty());
+        } finally {
+            Tasks.setTracing(true);
+        }
+    }
+
+    @Test
+    void tenThousandVirtualThreadAwaitsOnASmallCarrierPool() throws Exception {
+        int n = 10_000;
+        Promise<Integer> gate = new Promise<>();
+        AtomicInteger sum = new AtomicInteger();
+        List<Task<Integer>> waiters = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            waiters.add(Task.startVirtual(() -> {
+                int v = gate.await();
+                sum.addAndGet(v);
+                return v;
+            }));
+        }
+        gate.complete(1);
+        Task.whenAll(waiters).await(Duration.ofSeconds(60));
+        assertEquals(n, sum.get());
+    }
+
+    @Test
+    void completableFutureInteropCancelsBothWays() throws Exception {
+        CompletableFuture<String> cf = new CompletableFuture<>();
+        Task<String> t = Task.from(cf);
+        t.cancel();
+        assertTrue(cf.isCancelled(), "cancelling the task cancels the future");
+        Task<String> t2 = Task.from(new CompletableFuture<>());
+        CompletableFuture<String> out = t2.toCompletableFuture();
+        out.cancel(false);
+        assertTrue(t2.outcomeOrNull().isCancelled(), "cancelling the future cancels the task");
+        assertEquals("v", Task.from(CompletableFuture.supplyAsync(() -> "v")).toCompletableFuture().get(30, TimeUnit.SECONDS));
+        Task<String> failed = Task.from(CompletableFuture.failedFuture(new IllegalStateException("cf")));
+        assertInstanceOf(IllegalStateException.class, failed.outcomeOrNull().errorOrNull());
+    }
+
+    @Test
+    void reactorInteropDisposeCancels() throws Exception {
+        assertEquals("mono", Task.fromPublisher(Mono.just("mono")).await(Duration.ofSeconds(30)));
+        assertEquals(null, Task.fromPublisher(Mono.<String>empty()).await(Duration.ofSeconds(30)));
+        AtomicBoolean upstreamCancelled = new AtomicBoolean();
+        Task<Long> fromNever = Task.fromPublisher(Flux.<Long>never().doOnCancel(() -> upstreamCancelled.set(true)));
+        fromNever.cancel();
+        assertTrue(upstreamCancelled.get(), "cancelling the task cancels the subscription");
+
+        Task<String> pending = Task.from(new CompletableFuture<>());
+        Disposable d = pending.toMono().subscribe();
+        d.dispose();
+        assertTrue(pending.outcomeOrNull().isCancelled(), "disposing the Mono cancels the task");
+        assertEquals("v", Task.completed("v").toMono().block(Duration.ofSeconds(30)));
+        assertThrows(IllegalStateException.class, () -> Task.failed(new IllegalStateException("e")).toMono().block());
+    }
+
+    @Test
+    void rejectedByAShutDownContextIsAShutdownCancellation() {
+        ExecutorService dead = Executors.newSingleThreadExecutor();
+        dead.shutdown();
+        Task<String> t = Task.start(dead, () -> "never");
+        assertInstanceOf(ContextShutdownException.class, t.outcomeOrNull().errorOrNull());
+        Task<String> next = Task.completed("x").thenOn(dead, s -> s);
+        assertInstanceOf(ContextShutdownException.class, next.outcomeOrNull().errorOrNull());
+    }
+
+    @Test
+    void badInputIsRejectedClearly() {
+        assertThrows(NullPointerException.class, () -> Task.start((java.util.concurrent.Executor) null, () -> 1));
+        assertThrows(NullPointerException.class, () -> Task.start(io, null));
+        assertThrows(NullPointerException.class, () -> Task.completed(1).thenOn(io, null));
+        assertThrows(IllegalArgumentException.class, () -> Task.completed(1).withTimeout(Duration.ofMillis(-1)));
+        assertThrows(NullPointerException.class, () -> Task.failed(null));
+        Task<Integer> composeNull = Task.completed(1).thenComposeOn(io, v -> null);
+        assertThrows(NullPointerException.class, () -> composeNull.await(Duration.ofSeconds(30)));
+    }
+
+    @Test
+    void sameTaskAwaitedFromManyThreads() throws Exception {
+        Promise<String> p = new Promise<>();
+        AtomicReference<String> a = new AtomicReference<>();
+        Thread t1 = Thread.ofVirtual().start(() -> {
+            try {
+                a.set(p.await());
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        });
+        Thread t2 = Thread.ofPlatform().start(() -> {
+            try {
+                assertSame("v", p.await(Duration.ofSeconds(30)));
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+        p.complete("v");
+        t1.join();
+        t2.join();
+        assertEquals("v", a.get());
+    }
+}
