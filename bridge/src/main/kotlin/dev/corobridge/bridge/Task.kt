@@ -25,8 +25,7 @@ suspend fun <T> Awaitable<T>.await(): T {
         val registration = onComplete { outcome ->
             when (outcome) {
                 is Outcome.Success -> cont.resumeWith(Result.success(outcome.value()))
-                is Outcome.Failure -> cont.resumeWith(Result.failure(Waiting.rethrowable(outcome.error(), this)
-                    .let { if (it is java.util.concurrent.CompletionException && it.cause === outcome.error()) outcome.error() else it }))
+                is Outcome.Failure -> cont.resumeWith(Result.failure(withHops(outcome.error(), this)))
                 is Outcome.Cancelled -> cont.resumeWith(Result.failure(outcome.cause()))
             }
         }
@@ -37,10 +36,17 @@ suspend fun <T> Awaitable<T>.await(): T {
 private fun <T> valueOf(outcome: Outcome<T>, source: Awaitable<T>): T = when (outcome) {
     is Outcome.Success -> outcome.value()
     is Outcome.Cancelled -> throw outcome.cause()
-    is Outcome.Failure -> {
-        Waiting.rethrowable(outcome.error(), source) // attaches the hop trace
-        throw outcome.error()
+    is Outcome.Failure -> throw withHops(outcome.error(), source)
+}
+
+/** The original failure (checked ones too: Kotlin has none) with the hop trace attached once. */
+private fun withHops(error: Throwable, source: Awaitable<*>): Throwable {
+    try {
+        Waiting.rethrowable(error, source)
+    } catch (e: Error) {
+        // rethrowable throws Errors directly; the trace is attached either way
     }
+    return error
 }
 
 /**

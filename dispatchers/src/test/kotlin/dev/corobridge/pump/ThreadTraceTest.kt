@@ -20,7 +20,7 @@ class ThreadTraceTest {
     }
 
     @Test
-    fun `a coroutine on the pump hops to Default and back`() = runBlocking {
+    fun `a coroutine on the pump hops to Default and back`() = runBlocking<Unit> {
         val trace = HopTrace()
         val pumpThread = withContext(pump.dispatcher) {
             trace.record("pump", "start")

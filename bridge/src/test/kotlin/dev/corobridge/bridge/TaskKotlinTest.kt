@@ -1,0 +1,155 @@
+package dev.corobridge.bridge
+
+import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.CompletableDeferred
+import kotlinx.coroutines.CoroutineStart
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.ExperimentalCoroutinesApi
+import kotlinx.coroutines.asCoroutineDispatcher
+import kotlinx.coroutines.async
+import kotlinx.coroutines.awaitCancellation
+import kotlinx.coroutines.coroutineScope
+import kotlinx.coroutines.launch
+import kotlinx.coroutines.runBlocking
+import kotlinx.coroutines.withContext
+import kotlinx.coroutines.withTimeout
+import kotlinx.coroutines.yield
+import org.junit.jupiter.api.AfterEach
+import org.junit.jupiter.api.Test
+import java.util.concurrent.CompletableFuture
+import java.util.concurrent.Executors
+import kotlin.test.assertEquals
+import kotlin.test.assertFailsWith
+import kotlin.test.assertFalse
+import kotlin.test.assertSame
+import kotlin.test.assertTrue
+
+/** The Kotlin face: awaiting Java awaitables, handing coroutines to Java as Tasks, conversions. */
+class TaskKotlinTest {
+    private val single = Executors.newSingleThreadExecutor { Thread(it, "kotlin-home") }
+    private val home = single.asCoroutineDispatcher()
+
+    @AfterEach
+    fun tearDown() {
+        home.close()
+    }
+
+    @Test
+    fun `await a Java Promise completed on another thread resumes on the awaiter's dispatcher`() = runBlocking<Unit> {
+        val promise = Promise<String>()
+        val result = withContext(home) {
+            Thread({ promise.complete("from another thread") }, "completer").start()
+            val v = promise.await()
+            v to Thread.currentThread().name
+        }
+        assertEquals("from another thread", result.first)
+        assertTrue(result.second.startsWith("kotlin-home"), result.second)
+    }
+
+    @Test
+    fun `await a Task failure rethrows the original exception`() = runBlocking<Unit> {
+        val task = Task.start(Dispatchers.Default) { throw IllegalArgumentException("bad") }
+        val e = assertFailsWith<IllegalArgumentException> { withContext(home) { task.await() } }
+        assertEquals("bad", e.message)
+        // kotlinx debug mode may rethrow a copy whose cause is the original: look along the chain.
+        assertTrue(generateSequence<Throwable>(e) { it.cause }.any { t -> t.suppressed.any { it is HopTraceException } }, "hop trace attached")
+        val done = Task.failed<String>(IllegalStateException("already"))
+        assertFailsWith<IllegalStateException> { done.await() }
+        val cancelled = Task.failed<String>(CancellationException("c"))
+        assertFailsWith<CancellationException> { cancelled.await() }
+    }
+
+    @Test
+    fun `cancelling an awaiter leaves the task alone`() = runBlocking<Unit> {
+        val shared = Promise<Int>()
+        val awaiter = launch(home) { shared.await() }
+        yield()
+        awaiter.cancel()
+        awaiter.join()
+        assertFalse(shared.isDone, "the shared task was not cancelled by its awaiter")
+        shared.complete(7)
+        assertEquals(7, shared.await())
+    }
+
+    @Test
+    fun `task builder hands a coroutine to Java and cancellation flows both ways`() = runBlocking<Unit> {
+        val t: Task<Int> = task(Dispatchers.Default) { 40 + 2 }
+        assertEquals(42, t.await())
+
+        val started = CompletableDeferred<Unit>()
+        val longRunning = task(home) {
+            started.complete(Unit)
+            awaitCancellation()
+        }
+        started.await()
+        longRunning.cancel()
+        assertTrue(longRunning.outcomeOrNull()!!.isCancelled)
+
+        // Cancelling the Kotlin Job cancels the Task.
+        val deferred = async(home, start = CoroutineStart.DEFAULT) { awaitCancellation() }
+        val fromDeferred = deferred.asTask()
+        deferred.cancel()
+        assertFailsWith<CancellationException> { fromDeferred.await() }
+        assertTrue(fromDeferred.outcomeOrNull()!!.isCancelled)
+
+        // Cancelling the Task cancels the Deferred.
+        val d2 = async(home) { awaitCancellation() }
+        val t2 = Task.fromDeferred(d2)
+        t2.cancel()
+        d2.join()
+        assertTrue(d2.isCancelled)
+    }
+
+    @Test
+    fun `structured task is a child of its scope`() = runBlocking<Unit> {
+        val failure = runCatching {
+            coroutineScope {
+                val child = task(Dispatchers.Default) { awaitCancellation() }
+                launch { throw IllegalStateException("sibling failed") }
+                child.await()
+            }
+        }.exceptionOrNull()
+        assertTrue(failure is IllegalStateException, "$failure")
+    }
+
+    @Test
+    fun `asDeferred converts and cancels both ways`() = runBlocking<Unit> {
+        val p = Promise<String>()
+        val d = p.asDeferred()
+        p.complete("v")
+        assertEquals("v", d.await())
+        val p2 = Promise<String>()
+        val d2 = p2.asDeferred()
+        d2.cancel()
+        assertTrue(p2.outcomeOrNull()!!.isCancelled)
+        val p3 = Promise<String>()
+        val d3 = p3.asDeferred()
+        p3.fail(IllegalStateException("x"))
+        assertFailsWith<IllegalStateException> { d3.await() }
+    }
+
+    @Test
+    fun `fromSuspend reads as a suspend lambda from Kotlin`() = runBlocking<Unit> {
+        // Kotlin sees SuspendCall as a suspending functional interface.
+        val t: Task<String> = Task.fromSuspend(home) { KotlinHelpers.loadUser("7") }
+        val v = t.await()
+        assertTrue(v.startsWith("user-7@kotlin-home"), v)
+        val failing: Task<String> = Task.fromSuspend(home) { KotlinHelpers.failAfterSuspending("nope") }
+        assertEquals("nope", assertFailsWith<IllegalStateException> { failing.await() }.message)
+        val forever: Task<String> = Task.fromSuspend(Dispatchers.Default) {
+            KotlinHelpers.suspendForever(java.util.concurrent.CountDownLatch(1))
+        }
+        assertFailsWith<kotlinx.coroutines.TimeoutCancellationException> { withTimeout(50) { forever.await() } }
+        assertFalse(forever.isDone, "timing out the awaiter leaves the task running")
+        forever.cancel()
+    }
+
+    @OptIn(ExperimentalCoroutinesApi::class)
+    @Test
+    fun `Mono and CompletableFuture views`() = runBlocking<Unit> {
+        val t = Task.from(CompletableFuture.completedFuture("cf"))
+        assertEquals("cf", t.toCompletableFuture().get())
+        assertEquals("cf", t.toMono().block())
+        assertSame(t, t)
+    }
+}
