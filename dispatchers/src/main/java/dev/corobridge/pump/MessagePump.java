@@ -595,7 +595,7 @@ public class MessagePump implements Executor, AutoCloseable {
             timers.add(t);
             return t;
         }
-        if (!enqueue(tasks, () -> timers.add(t), false)) {
+        if (!enqueue(tasks, new TimerInsertion(t), false)) {
             timers.discard(t);
             return null;
         }
@@ -818,12 +818,27 @@ public class MessagePump implements Executor, AutoCloseable {
             Thread.onSpinWait(); // producers mid-post: a few instructions away from done
         }
         List<Runnable> abandonedTasks = new ArrayList<>();
+        List<Runnable> resumptions = new ArrayList<>();
         Runnable r;
         while ((r = tasks.poll()) != null || (r = completions.poll()) != null) {
             if (graceful) {
                 runTask(r); // raced in before admission closed: still ours to run
+                continue;
+            }
+            Runnable task = r instanceof TimedTask tt ? tt.task : r;
+            if (task instanceof TimerInsertion) {
+                // Bookkeeping, not user code: the timer reaches the heap and is settled below with
+                // the others (a coroutine timer's onAbandon moves it to the fallback). Dropping the
+                // insertion would leave its delay or timeout pending forever.
+                task.run();
+            } else if (task instanceof kotlin.coroutines.Continuation<?>) {
+                // A coroutine resumption (kotlinx dispatches the continuation itself). Dropping it
+                // would leave the coroutine suspended forever, and a withContext caller on another
+                // thread hanging: hand it to the fallback below, like a dispatch refused after
+                // termination.
+                resumptions.add(task);
             } else {
-                abandonedTasks.add(r instanceof TimedTask tt ? tt.task : r);
+                abandonedTasks.add(task);
             }
         }
         int abandonedTimers = 0;
@@ -839,6 +854,16 @@ public class MessagePump implements Executor, AutoCloseable {
             }
         }
         List<String> abandonedCoroutines = PumpCoroutines.describeLiveChildren(scope);
+        // After the description, so that the report does not depend on how fast the fallback runs.
+        for (Runnable resumption : resumptions) {
+            try {
+                PumpCoroutines.resumeOnFallback(resumption, new PumpShutdownException(name,
+                        "terminated forcibly; the coroutine was cancelled and resumes on the fallback executor"),
+                        config.fallbackExecutor());
+            } catch (Throwable e) {
+                reportFailure(e);
+            }
+        }
         if (watchdog != null) {
             watchdog.cancel(false);
         }
@@ -863,6 +888,20 @@ public class MessagePump implements Executor, AutoCloseable {
             e = e.getCause();
         }
         return e;
+    }
+
+    /** Off the pump thread, {@link #scheduleTimer} posts this to put the timer into the heap. */
+    private final class TimerInsertion implements Runnable {
+        private final PumpTimer timer;
+
+        TimerInsertion(PumpTimer timer) {
+            this.timer = timer;
+        }
+
+        @Override
+        public void run() {
+            timers.add(timer);
+        }
     }
 
     /** A sampled post: carries its enqueue time for the queue-latency histogram. */
