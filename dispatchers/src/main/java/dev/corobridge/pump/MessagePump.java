@@ -489,7 +489,11 @@ public class MessagePump implements Executor, AutoCloseable {
     /** A pump whose loop never started has no thread to shut down on: terminate on the caller. */
     private boolean terminateIfNeverStarted(long now) {
         synchronized (lifecycleLock) {
-            if (loopStarted || !state.compareAndSet(NEW, SHUTTING_DOWN)) {
+            // thread != null: start() bound and started a thread that has not entered runLoop()
+            // yet. Its loop is coming, so shut down through it (the caller's shutdown() then marks
+            // SHUTTING_DOWN and runLoop() proceeds to a graceful shutdown) instead of terminating
+            // here, which abandoned what had been posted and made that thread's runLoop() throw.
+            if (loopStarted || thread != null || !state.compareAndSet(NEW, SHUTTING_DOWN)) {
                 return false;
             }
             shutdownStartNanos = now;
