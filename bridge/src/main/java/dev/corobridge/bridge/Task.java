@@ -511,8 +511,11 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
 
     static Executor executorOf(CoroutineDispatcher dispatcher) {
         Objects.requireNonNull(dispatcher, "dispatcher");
+        if (dispatcher instanceof BoundDispatcher b) {
+            return b.context(); // e.g. a pump's: rejects after shutdown instead of falling back
+        }
         if (dispatcher instanceof Executor e) {
-            return e; // e.g. a pump's dispatcher: rejects after shutdown instead of falling back
+            return e;
         }
         if (dispatcher instanceof ExecutorCoroutineDispatcher ecd) {
             return ecd.getExecutor();

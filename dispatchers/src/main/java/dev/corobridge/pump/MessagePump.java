@@ -506,6 +506,10 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
     /** A pump whose loop never started has no thread to shut down on: terminate on the caller. */
     private boolean terminateIfNeverStarted(long now) {
         synchronized (lifecycleLock) {
+            // thread != null: start() bound and started a thread that has not entered runLoop()
+            // yet. Its loop is coming, so shut down through it (the caller's shutdown() then marks
+            // SHUTTING_DOWN and runLoop() proceeds to a graceful shutdown) instead of terminating
+            // here, which abandoned what had been posted and made that thread's runLoop() throw.
             if (loopStarted || thread != null || !state.compareAndSet(NEW, SHUTTING_DOWN)) {
                 return false;
             }
@@ -612,7 +616,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
             timers.add(t);
             return t;
         }
-        if (!enqueue(tasks, () -> timers.add(t), false)) {
+        if (!enqueue(tasks, new TimerInsertion(t), false)) {
             timers.discard(t);
             return null;
         }
@@ -835,12 +839,29 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
             Thread.onSpinWait(); // producers mid-post: a few instructions away from done
         }
         List<Runnable> abandonedTasks = new ArrayList<>();
+        List<Runnable> resumptions = new ArrayList<>();
         Runnable r;
         while ((r = tasks.poll()) != null || (r = completions.poll()) != null) {
             if (graceful) {
                 runTask(r); // raced in before admission closed: still ours to run
-            } else if ((r instanceof TimedTask tt ? tt.task : r) != NO_OP) { // our own wake-up nudges are not work
-                abandonedTasks.add(r instanceof TimedTask tt ? tt.task : r);
+                continue;
+            }
+            Runnable task = r instanceof TimedTask tt ? tt.task : r;
+            if (task == NO_OP) {
+                continue; // our own wake-up nudges are not work
+            } else if (task instanceof TimerInsertion) {
+                // Bookkeeping, not user code: the timer reaches the heap and is settled below with
+                // the others (a coroutine timer's onAbandon moves it to the fallback). Dropping the
+                // insertion would leave its delay or timeout pending forever.
+                task.run();
+            } else if (task instanceof kotlin.coroutines.Continuation<?>) {
+                // A coroutine resumption (kotlinx dispatches the continuation itself). Dropping it
+                // would leave the coroutine suspended forever, and a withContext caller on another
+                // thread hanging: hand it to the fallback below, like a dispatch refused after
+                // termination.
+                resumptions.add(task);
+            } else {
+                abandonedTasks.add(task);
             }
         }
         int abandonedTimers = 0;
@@ -856,6 +877,16 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
             }
         }
         List<String> abandonedCoroutines = PumpCoroutines.describeLiveChildren(scope);
+        // After the description, so that the report does not depend on how fast the fallback runs.
+        for (Runnable resumption : resumptions) {
+            try {
+                PumpCoroutines.resumeOnFallback(resumption, new PumpShutdownException(name,
+                        "terminated forcibly; the coroutine was cancelled and resumes on the fallback executor"),
+                        config.fallbackExecutor());
+            } catch (Throwable e) {
+                reportFailure(e);
+            }
+        }
         if (watchdog != null) {
             watchdog.cancel(false);
         }
@@ -880,6 +911,20 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
             e = e.getCause();
         }
         return e;
+    }
+
+    /** Off the pump thread, {@link #scheduleTimer} posts this to put the timer into the heap. */
+    private final class TimerInsertion implements Runnable {
+        private final PumpTimer timer;
+
+        TimerInsertion(PumpTimer timer) {
+            this.timer = timer;
+        }
+
+        @Override
+        public void run() {
+            timers.add(timer);
+        }
     }
 
     /** A sampled post: carries its enqueue time for the queue-latency histogram. */

@@ -14,7 +14,8 @@ import java.util.List;
  *                             alive at termination, by description; they were cancelled in phase 1
  *                             and did not finish in time
  * @param abandonedTasks       posted tasks and completions accepted but never run (only when not
- *                             graceful)
+ *                             graceful); queued coroutine resumptions are not dropped: their
+ *                             coroutines are cancelled and resume on the fallback executor
  * @param abandonedTimers      {@code postDelayed} tasks that were not due yet; coroutine timers are not
  *                             counted: their coroutines are cancelled and resume on the fallback executor
  * @param took                 from {@code shutdown()} to termination

@@ -5,7 +5,10 @@ package dev.corobridge.pump
 import kotlinx.coroutines.CoroutineName
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.SupervisorJob
+import kotlinx.coroutines.cancel
 import kotlinx.coroutines.job
+import java.util.concurrent.Executor
+import kotlin.coroutines.Continuation
 
 // The coroutine side of MessagePump's lifecycle, kept in Kotlin so the Java class needs no
 // Kotlin-only types in its signatures.
@@ -27,3 +30,13 @@ internal fun liveChildren(scope: CoroutineScope): Int =
 
 internal fun describeLiveChildren(scope: CoroutineScope): List<String> =
     scope.coroutineContext.job.children.filter { !it.isCompleted }.map { it.toString() }.toList()
+
+/**
+ * A forced termination found [resumption] (a dispatched coroutine continuation) still queued: as
+ * for a dispatch refused after termination, cancel its coroutine with [cause] and run it on
+ * [fallback] so that it can finish instead of staying suspended forever.
+ */
+internal fun resumeOnFallback(resumption: Runnable, cause: PumpShutdownException, fallback: Executor) {
+    (resumption as Continuation<*>).context.cancel(cause)
+    fallback.execute(resumption)
+}

@@ -1,5 +1,6 @@
 package dev.corobridge.pump
 
+import dev.corobridge.bridge.BoundDispatcher
 import dev.corobridge.bridge.ExecutionContext
 import kotlinx.coroutines.CancellableContinuation
 import kotlinx.coroutines.CoroutineDispatcher
@@ -32,7 +33,8 @@ import kotlin.coroutines.CoroutineContext
  * Timers that were not due yet are handled the same way (timeouts keep their deadline on the
  * fallback).
  *
- * It is also an [ExecutionContext], so Java can hand it to `Task.start`/`thenOn` directly.
+ * It is a [BoundDispatcher]: Java can hand it to `Task.start`/`thenOn`, which then use the pump's
+ * own Executor face (no fallback after termination: the task is cancelled as a shutdown).
  *
  * Thread-safety: safe from any thread.
  */
@@ -41,7 +43,7 @@ class PumpDispatcher internal constructor(
     /** The pump this dispatcher runs on. */
     @get:JvmName("pump") val pump: MessagePump,
     private val isImmediateView: Boolean,
-) : MainCoroutineDispatcher(), Delay, ExecutionContext {
+) : MainCoroutineDispatcher(), Delay, BoundDispatcher {
 
     private val immediateView: PumpDispatcher by lazy(LazyThreadSafetyMode.PUBLICATION) {
         if (isImmediateView) this else PumpDispatcher(pump, true)
@@ -50,8 +52,10 @@ class PumpDispatcher internal constructor(
     /** Runs inline when already on the pump thread; otherwise dispatches. Opt-in; see the class doc. */
     override val immediate: PumpDispatcher get() = immediateView
 
+    // A terminated pump's former thread (a ManualPump's test thread, a runLoop() caller) must not
+    // run resumptions inline either: dispatching sends them to the rejection path (cancel + fallback).
     override fun isDispatchNeeded(context: CoroutineContext): Boolean =
-        !isImmediateView || !pump.isCurrentThread
+        !isImmediateView || !pump.isCurrentThread || pump.isTerminated
 
     override fun dispatch(context: CoroutineContext, block: Runnable) {
         if (!pump.enqueueDispatch(block)) {
@@ -98,14 +102,8 @@ class PumpDispatcher internal constructor(
         return handle
     }
 
-    /** The pump's name. */
-    override fun name(): String = pump.name()
-
-    /** This dispatcher. */
-    override fun getDispatcher(): CoroutineDispatcher = this
-
-    /** Java face: [MessagePump.execute], which rejects once the pump has terminated (no fallback). */
-    override fun execute(command: Runnable) = pump.execute(command)
+    /** The pump: Java APIs given this dispatcher use the pump's Executor face, which rejects after termination. */
+    override fun context(): ExecutionContext = pump
 
     override fun toString(): String = "MessagePump[${pump.name()}]" + if (isImmediateView) ".immediate" else ""
 

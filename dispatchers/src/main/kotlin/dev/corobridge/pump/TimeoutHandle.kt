@@ -7,7 +7,6 @@ import kotlinx.coroutines.GlobalScope
 import kotlinx.coroutines.Job
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.launch
-import java.util.concurrent.TimeUnit
 
 /**
  * The handle `invokeOnTimeout` returns for a pump timer. If the pump terminates before the timeout
@@ -26,7 +25,10 @@ internal class TimeoutHandle : DisposableHandle {
     @OptIn(DelicateCoroutinesApi::class)
     fun moveToFallback(block: Runnable, deadlineNanos: Long) {
         if (disposed) return
-        val remainingMillis = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime()).coerceAtLeast(0)
+        // Rounded up to whole milliseconds (kotlinx's delay unit): a timeout may fire late, never
+        // before its deadline. (Truncating fired it up to 1 ms early.) No overflow for huge values.
+        val remainingNanos = deadlineNanos - System.nanoTime()
+        val remainingMillis = if (remainingNanos <= 0) 0L else (remainingNanos - 1) / 1_000_000 + 1
         val job = GlobalScope.launch(Dispatchers.Default) {
             delay(remainingMillis)
             block.run()
