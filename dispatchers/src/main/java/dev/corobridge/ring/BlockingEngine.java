@@ -1,0 +1,210 @@
+package dev.corobridge.ring;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.NonReadableChannelException;
+import java.nio.channels.NonWritableChannelException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The fallback engine: each file operation is a blocking {@code FileChannel} call on a bounded
+ * executor shared by the pool, and its outcome is settled back on the ring's loop thread, so
+ * completion routing is the same as with io_uring.
+ *
+ * <p><b>Cancellation.</b> An operation that has not started never runs. One that is running cannot
+ * be stopped (interrupting a {@code FileChannel} would close it); it finishes, its buffers are then
+ * free, and it settles as cancelled. An open that completes after cancellation closes its channel.
+ *
+ * <p><b>Thread-safety.</b> Safe from any thread.
+ */
+final class BlockingEngine implements RingEngine {
+
+    private final Executor loop;
+    private final Executor files;
+    private final RingMetricsRecorder metrics;
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private volatile String shutdownReason;
+
+    BlockingEngine(Executor loop, Executor files, RingMetricsRecorder metrics) {
+        this.loop = loop;
+        this.files = files;
+        this.metrics = metrics;
+    }
+
+    @FunctionalInterface
+    private interface Call<T> {
+        T run() throws IOException;
+    }
+
+    @Override
+    public void open(RingOp<RingFile> op, Ring ring, Path path, Set<? extends OpenOption> options, int flags) {
+        run(op, "open", () -> FileChannel.open(path, options), ch -> {
+            // Pipes and devices have no position: positional calls would fail with ESPIPE where
+            // io_uring simply reads the stream. Decide once, at open.
+            boolean seekable = java.nio.file.Files.isRegularFile(path);
+            RingFile f = new RingFile(ring, path, flags, -1, ch, seekable);
+            ring.pool().remember(f);
+            return f;
+        }, ch -> {
+            try {
+                ch.close();
+            } catch (IOException ignored) {
+                // cancelled open: nothing to report
+            }
+        });
+    }
+
+    @Override
+    public void read(RingOp<Integer> op, RingFile file, ByteBuffer dst, long position) {
+        run(op, "read", () -> file.seekable ? file.channel.read(dst, position) : file.channel.read(dst), n -> n, null);
+    }
+
+    @Override
+    public void write(RingOp<Integer> op, RingFile file, ByteBuffer src, long position) {
+        run(op, position < 0 ? "append" : "write",
+                () -> position < 0 || !file.seekable ? file.channel.write(src) : file.channel.write(src, position),
+                n -> n, null);
+    }
+
+    @Override
+    public void sync(RingOp<Void> op, RingFile file, boolean dataOnly) {
+        run(op, dataOnly ? "fdatasync" : "fsync", () -> {
+            file.channel.force(!dataOnly);
+            return null;
+        }, v -> null, null);
+    }
+
+    @Override
+    public void size(RingOp<Long> op, RingFile file) {
+        run(op, "size", file.channel::size, s -> s, null);
+    }
+
+    @Override
+    public void close(RingOp<Void> op, RingFile file) {
+        run(op, "close", () -> {
+            file.channel.close();
+            return null;
+        }, v -> null, null);
+    }
+
+    @Override
+    public RingOp<Void> closeNow(RingFile file) {
+        RingOp<Void> op = new RingOp<>("close", file.path().toString());
+        try {
+            file.channel.close();
+            op.succeed(null);
+        } catch (IOException e) {
+            op.fail(e);
+        }
+        return op;
+    }
+
+    @Override
+    public int inFlight() {
+        return inFlight.get();
+    }
+
+    @Override
+    public void cancelAll(String reason) {
+        shutdownReason = reason;
+    }
+
+    @Override
+    public void release() {
+    }
+
+    private <R, T> void run(RingOp<T> op, String kind, Call<R> call, java.util.function.Function<R, T> map,
+                            java.util.function.Consumer<R> undo) {
+        inFlight.incrementAndGet();
+        metrics.submitted(kind);
+        Runnable task = () -> {
+            if (op.isCancelRequested() || shutdownReason != null) {
+                settle(op, () -> abort(op));
+                return;
+            }
+            R r;
+            try {
+                r = call.run();
+            } catch (IOException | RuntimeException e) {
+                settle(op, () -> op.fail(translate(kind, op.target(), e)));
+                return;
+            }
+            if (op.isCancelRequested() || shutdownReason != null) {
+                if (undo != null) {
+                    undo.accept(r);
+                }
+                settle(op, () -> abort(op));
+            } else {
+                settle(op, () -> op.succeed(map.apply(r)));
+            }
+        };
+        try {
+            files.execute(task);
+        } catch (RejectedExecutionException e) {
+            inFlight.decrementAndGet();
+            op.shutDown("the fallback file executor rejected the operation: " + e.getMessage());
+        }
+    }
+
+    private void abort(RingOp<?> op) {
+        if (shutdownReason != null) {
+            op.shutDown(shutdownReason);
+        } else {
+            op.cancelled();
+        }
+    }
+
+    private void settle(RingOp<?> op, Runnable outcome) {
+        Runnable r = () -> {
+            inFlight.decrementAndGet();
+            metrics.completed();
+            outcome.run();
+        };
+        try {
+            loop.execute(r);
+        } catch (RejectedExecutionException e) {
+            r.run(); // the loop is gone: settle here rather than never
+        }
+    }
+
+    /** The same typed errors as the io_uring engine. */
+    private Throwable translate(String kind, String target, Exception e) {
+        int errno;
+        if (e instanceof NoSuchFileException) {
+            errno = Errno.ENOENT;
+        } else if (e instanceof AccessDeniedException) {
+            errno = e.getMessage() != null && e.getMessage().contains("Read-only") ? Errno.EROFS : Errno.EACCES;
+        } else if (e instanceof FileAlreadyExistsException) {
+            errno = Errno.EEXIST;
+        } else if (e instanceof NotDirectoryException) {
+            errno = 20;
+        } else if (e instanceof ClosedChannelException || e instanceof NonReadableChannelException
+                || e instanceof NonWritableChannelException) {
+            errno = Errno.EBADF;
+        } else if (e.getMessage() != null && e.getMessage().contains("Illegal seek")) {
+            errno = 29; // ESPIPE
+        } else if (e instanceof IllegalArgumentException) {
+            errno = Errno.EINVAL;
+        } else if (e instanceof java.nio.file.FileSystemException fse && fse.getReason() != null
+                && fse.getReason().contains("Is a directory")) {
+            errno = Errno.EISDIR;
+        } else {
+            errno = Errno.EIO;
+        }
+        metrics.failed(kind, errno);
+        RingIoException r = new RingIoException(kind, target, errno);
+        r.initCause(e);
+        return r;
+    }
+}

@@ -1,0 +1,121 @@
+package dev.corobridge.ring;
+
+import dev.corobridge.bridge.ExecutionContext;
+import io.netty.channel.IoEventLoop;
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * One background context of a {@link RingPool}: a Netty {@link IoEventLoop} — one thread, one
+ * io_uring, one eventfd doorbell — that is both a Java {@link java.util.concurrent.Executor}
+ * (rejecting work once shut down) and, through {@link #getDispatcher()}, a Kotlin dispatcher with
+ * {@code Delay} on the loop's own timers.
+ *
+ * <p>A coroutine running on the ring that awaits one of the ring's operations resumes inline when
+ * the completion arrives (zero hops); awaiters elsewhere resume on their own dispatcher.
+ *
+ * <p><b>Thread-safety.</b> Safe from any thread.
+ */
+public final class Ring implements ExecutionContext {
+
+    private final RingPool pool;
+    private final int index;
+    private final String name;
+    private final IoEventLoop loop;
+    private final RingEngine engine;
+    private final RingDispatcher dispatcher;
+
+    Ring(RingPool pool, int index, String name, IoEventLoop loop, RingEngine engine) {
+        this.pool = pool;
+        this.index = index;
+        this.name = name;
+        this.loop = loop;
+        this.engine = engine;
+        this.dispatcher = new RingDispatcher(this);
+    }
+
+    /** Opens {@code path} (no options: read-only) on this ring; the file stays bound to it. */
+    @kotlin.Deprecated(message = "Kotlin: use the suspending open, or openAsync for the RingOp", level = kotlin.DeprecationLevel.HIDDEN)
+    public RingOp<RingFile> open(Path path, OpenOption... options) {
+        return submitOpen(path, Set.of(options));
+    }
+
+    /** Opens {@code path} with {@code options} on this ring. */
+    @kotlin.Deprecated(message = "Kotlin: use the suspending open, or openAsync for the RingOp", level = kotlin.DeprecationLevel.HIDDEN)
+    public RingOp<RingFile> open(Path path, Set<? extends OpenOption> options) {
+        return submitOpen(path, options);
+    }
+
+    RingOp<RingFile> submitOpen(Path path, Set<? extends OpenOption> options) {
+        Objects.requireNonNull(path, "path");
+        Objects.requireNonNull(options, "options");
+        String p = path.toString();
+        if (p.isEmpty() || p.indexOf('\0') >= 0) {
+            throw new IllegalArgumentException("not a usable path: '" + p.replace("\0", "\\0") + "'");
+        }
+        int flags = OpenFlags.of(options);
+        RingOp<RingFile> op = new RingOp<>("open", p);
+        if (pool.isShutdown()) {
+            op.shutDown("RingPool '" + pool.name() + "' is shut down");
+            return op;
+        }
+        engine.open(op, this, path, options, flags);
+        return op;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    /** Position in the pool, 0-based. */
+    public int index() {
+        return index;
+    }
+
+    @Override
+    public RingDispatcher getDispatcher() {
+        return dispatcher;
+    }
+
+    /**
+     * Runs {@code task} on the ring's thread.
+     *
+     * @throws java.util.concurrent.RejectedExecutionException once the ring has shut down
+     */
+    @Override
+    public void execute(Runnable task) {
+        loop.execute(Objects.requireNonNull(task, "task"));
+    }
+
+    /** Whether the calling thread is this ring's thread. */
+    public boolean inRing() {
+        return loop.inEventLoop();
+    }
+
+    /** Operations in flight on this ring. */
+    public int inFlight() {
+        return engine.inFlight();
+    }
+
+    /** The Netty event loop, e.g. to register io_uring socket channels on it. */
+    public IoEventLoop eventLoop() {
+        return loop;
+    }
+
+    /** The pool this ring belongs to. */
+    public RingPool pool() {
+        return pool;
+    }
+
+    RingEngine engine() {
+        return engine;
+    }
+
+    @Override
+    public String toString() {
+        return "Ring[" + name + ", " + pool.transport() + ", in flight " + inFlight() + "]";
+    }
+}

@@ -1,0 +1,278 @@
+package dev.corobridge.ring;
+
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * An open file bound to one {@link Ring}: every operation on it is submitted to that ring (sticky
+ * placement), departs when the method is called and returns a {@link RingOp} to await. From
+ * Kotlin, the suspending extensions in {@code RingFiles.kt} ({@code file.read(buf, pos)} etc.) wait
+ * for the result and, if the coroutine is cancelled, cancel the operation in the kernel and wait for
+ * its completion before rethrowing.
+ *
+ * <p><b>Buffers.</b> A direct buffer is handed to the kernel as is; a heap buffer goes through a
+ * direct bounce buffer (one copy). Either way, the buffer must not be touched until the operation's
+ * outcome is known; on success its position has moved by the bytes transferred.
+ *
+ * <p><b>Errors</b> are {@link RingIoException}s naming the errno, the operation and the path.
+ * Operations on a closed file fail at once with {@code EBADF} without reaching the kernel (an fd
+ * number may already belong to another file).
+ *
+ * <p><b>Thread-safety.</b> Safe from any thread; concurrent positional operations are independent.
+ */
+public final class RingFile {
+
+    private final Ring ring;
+    private final Path path;
+    private final int flags;
+    final int fd;
+    final FileChannel channel;
+    /** Fallback only: whether positional calls apply (not for pipes and devices). */
+    final boolean seekable;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    RingFile(Ring ring, Path path, int flags, int fd, FileChannel channel, boolean seekable) {
+        this.ring = ring;
+        this.path = path;
+        this.flags = flags;
+        this.fd = fd;
+        this.channel = channel;
+        this.seekable = seekable;
+    }
+
+    /** Marks the file closed for shutdown; {@code true} if it was open. */
+    boolean markClosed() {
+        return closed.compareAndSet(false, true);
+    }
+
+    /** The ring every operation on this file goes to. */
+    public Ring ring() {
+        return ring;
+    }
+
+    /** The path it was opened with. */
+    public Path path() {
+        return path;
+    }
+
+    /** Whether {@link #close()} was called. */
+    public boolean isClosed() {
+        return closed.get();
+    }
+
+    /**
+     * Reads up to {@code dst.remaining()} bytes at {@code position}. The result is the number of
+     * bytes read, or -1 at end of file (as {@code FileChannel.read(dst, position)}).
+     */
+    @kotlin.Deprecated(message = "Kotlin: use the suspending read, or readAsync for the RingOp", level = kotlin.DeprecationLevel.HIDDEN)
+    public RingOp<Integer> read(ByteBuffer dst, long position) {
+        return submitRead(dst, position);
+    }
+
+    /** Writes {@code src.remaining()} bytes at {@code position}; the result may be short. */
+    @kotlin.Deprecated(message = "Kotlin: use the suspending write, or writeAsync for the RingOp", level = kotlin.DeprecationLevel.HIDDEN)
+    public RingOp<Integer> write(ByteBuffer src, long position) {
+        return submitWrite(src, position);
+    }
+
+    /** Appends {@code src} at the end of the file (opened with {@code APPEND}); atomic per call. */
+    @kotlin.Deprecated(message = "Kotlin: use the suspending append", level = kotlin.DeprecationLevel.HIDDEN)
+    public RingOp<Integer> append(ByteBuffer src) {
+        return submitAppend(src);
+    }
+
+    /** {@code fsync(2)}: data and metadata reach the disk. */
+    @kotlin.Deprecated(message = "Kotlin: use the suspending fsync", level = kotlin.DeprecationLevel.HIDDEN)
+    public RingOp<Void> fsync() {
+        return submitSync(false);
+    }
+
+    /** {@code fdatasync(2)}: data (and the metadata needed to read it) reach the disk. */
+    @kotlin.Deprecated(message = "Kotlin: use the suspending fdatasync", level = kotlin.DeprecationLevel.HIDDEN)
+    public RingOp<Void> fdatasync() {
+        return submitSync(true);
+    }
+
+    /** The file's current size in bytes. */
+    @kotlin.Deprecated(message = "Kotlin: use the suspending size", level = kotlin.DeprecationLevel.HIDDEN)
+    public RingOp<Long> size() {
+        return submitSize();
+    }
+
+    /** Closes the file; later operations fail with {@code EBADF}. Closing twice completes at once. */
+    @kotlin.Deprecated(message = "Kotlin: use the suspending close", level = kotlin.DeprecationLevel.HIDDEN)
+    public RingOp<Void> close() {
+        return submitClose();
+    }
+
+    /**
+     * Reads until {@code dst} is full or end of file, handling short reads; the result is the bytes
+     * read (less than requested only at end of file).
+     */
+    @kotlin.Deprecated(message = "Kotlin: use the suspending readFully", level = kotlin.DeprecationLevel.HIDDEN)
+    public RingOp<Integer> readFully(ByteBuffer dst, long position) {
+        return submitReadFully(dst, position);
+    }
+
+    /** Writes all of {@code src} at {@code position}, handling short writes. */
+    @kotlin.Deprecated(message = "Kotlin: use the suspending writeFully", level = kotlin.DeprecationLevel.HIDDEN)
+    public RingOp<Integer> writeFully(ByteBuffer src, long position) {
+        return submitWriteFully(src, position);
+    }
+
+    @Override
+    public String toString() {
+        return "RingFile[" + path + " on " + ring.name() + (closed.get() ? ", closed" : "") + "]";
+    }
+
+    // ------------------------------------------------------------------ shared with the Kotlin face
+
+    RingOp<Integer> submitRead(ByteBuffer dst, long position) {
+        Objects.requireNonNull(dst, "dst");
+        checkPosition(position);
+        if (dst.isReadOnly()) {
+            throw new IllegalArgumentException("read into a read-only buffer");
+        }
+        RingOp<Integer> op = new RingOp<>("read", path.toString());
+        if (!rejectIfClosed(op)) {
+            ring.engine().read(op, this, dst, position);
+        }
+        return op;
+    }
+
+    RingOp<Integer> submitWrite(ByteBuffer src, long position) {
+        Objects.requireNonNull(src, "src");
+        checkPosition(position);
+        RingOp<Integer> op = new RingOp<>("write", path.toString());
+        if (!rejectIfClosed(op)) {
+            ring.engine().write(op, this, src, position);
+        }
+        return op;
+    }
+
+    RingOp<Integer> submitAppend(ByteBuffer src) {
+        Objects.requireNonNull(src, "src");
+        if (!OpenFlags.isAppend(flags)) {
+            throw new IllegalStateException("append needs a file opened with StandardOpenOption.APPEND: " + path);
+        }
+        RingOp<Integer> op = new RingOp<>("append", path.toString());
+        if (!rejectIfClosed(op)) {
+            ring.engine().write(op, this, src, -1);
+        }
+        return op;
+    }
+
+    RingOp<Void> submitSync(boolean dataOnly) {
+        RingOp<Void> op = new RingOp<>(dataOnly ? "fdatasync" : "fsync", path.toString());
+        if (!rejectIfClosed(op)) {
+            ring.engine().sync(op, this, dataOnly);
+        }
+        return op;
+    }
+
+    RingOp<Long> submitSize() {
+        RingOp<Long> op = new RingOp<>("size", path.toString());
+        if (!rejectIfClosed(op)) {
+            ring.engine().size(op, this);
+        }
+        return op;
+    }
+
+    RingOp<Void> submitClose() {
+        RingOp<Void> op = new RingOp<>("close", path.toString());
+        if (!closed.compareAndSet(false, true)) {
+            op.succeed(null);
+            return op;
+        }
+        ring.pool().forget(this);
+        ring.engine().close(op, this);
+        return op;
+    }
+
+    RingOp<Integer> submitReadFully(ByteBuffer dst, long position) {
+        Objects.requireNonNull(dst, "dst");
+        checkPosition(position);
+        RingOp<Integer> whole = new RingOp<>("read", path.toString());
+        new FullTransfer(whole, dst, position, true).next(0);
+        return whole;
+    }
+
+    RingOp<Integer> submitWriteFully(ByteBuffer src, long position) {
+        Objects.requireNonNull(src, "src");
+        checkPosition(position);
+        RingOp<Integer> whole = new RingOp<>("write", path.toString());
+        new FullTransfer(whole, src, position, false).next(0);
+        return whole;
+    }
+
+    private boolean rejectIfClosed(RingOp<?> op) {
+        if (closed.get()) {
+            op.failErrno(9); // EBADF, without reaching the kernel
+            return true;
+        }
+        return false;
+    }
+
+    private static void checkPosition(long position) {
+        if (position < 0) {
+            throw new IllegalArgumentException("position must not be negative, was " + position);
+        }
+    }
+
+    /** Repeats positional reads or writes until done: short transfers are normal for files too. */
+    private final class FullTransfer {
+        private final RingOp<Integer> whole;
+        private final ByteBuffer buf;
+        private final long start;
+        private final boolean reading;
+        private volatile RingOp<Integer> current;
+
+        FullTransfer(RingOp<Integer> whole, ByteBuffer buf, long start, boolean reading) {
+            this.whole = whole;
+            this.buf = buf;
+            this.start = start;
+            this.reading = reading;
+            whole.armCancel(() -> {
+                RingOp<Integer> c = current;
+                if (c != null) {
+                    c.cancel();
+                }
+            });
+        }
+
+        void next(int done) {
+            if (!buf.hasRemaining()) {
+                whole.succeed(done);
+                return;
+            }
+            if (whole.isCancelRequested()) {
+                whole.cancelled();
+                return;
+            }
+            RingOp<Integer> op = reading ? submitRead(buf, start + done) : submitWrite(buf, start + done);
+            current = op;
+            if (whole.isCancelRequested()) {
+                op.cancel();
+            }
+            op.onComplete(o -> {
+                switch (o) {
+                    case dev.corobridge.bridge.Outcome.Success<Integer> s -> {
+                        int n = s.value();
+                        if (n < 0 || (n == 0 && reading)) {
+                            whole.succeed(done); // end of file
+                        } else if (n == 0) {
+                            whole.fail(new RingIoException("write", path.toString(), 5)); // no progress: EIO
+                        } else {
+                            next(done + n);
+                        }
+                    }
+                    case dev.corobridge.bridge.Outcome.Failure<Integer> f -> whole.fail(f.error());
+                    case dev.corobridge.bridge.Outcome.Cancelled<Integer> c -> whole.cancelled();
+                }
+            });
+        }
+    }
+}

@@ -1,0 +1,361 @@
+package dev.corobridge.ring;
+
+import io.netty.channel.EventLoop;
+import io.netty.channel.IoEventLoop;
+import io.netty.channel.IoEventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.uring.IoUring;
+import io.netty.channel.uring.IoUringIoHandle;
+import io.netty.channel.uring.IoUringIoHandler;
+import io.netty.channel.uring.IoUringIoHandlerConfig;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.FastThreadLocalThread;
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A pool of io_uring background contexts ({@link Ring}s) for file I/O, each a Netty
+ * {@link IoEventLoop} with its own thread, ring and eventfd.
+ *
+ * <h2>Placement</h2>
+ * {@link #next()} round-robin; {@link #forKey(Object)} sticky (the same key always gets the same
+ * ring, so every operation on one file or connection stays on one ring and is ordered there);
+ * {@link #leastLoaded()} the ring with the fewest operations in flight. {@link #open} places files
+ * by path.
+ *
+ * <h2>Sharing Reactor Netty's loops</h2>
+ * {@link #adopt(IoEventLoopGroup, RingPoolConfig)} builds a pool over an existing group's loops
+ * (e.g. the io_uring loops Reactor Netty already runs under WebFlux) instead of starting threads: an
+ * application then has one set of I/O threads. An adopted group is not owned: {@link #shutdown()}
+ * drains and closes the pool's own operations and files but leaves the loops running. If the
+ * group's loops are not io_uring loops, the adopted pool uses the fallback engine on them.
+ *
+ * <h2>Fallback</h2>
+ * Where io_uring is unavailable (old kernel, container seccomp — Docker's default profile blocks
+ * it) or {@code -Dcorobridge.ring.fallback=true}, the same API runs on NIO event loops plus a
+ * bounded blocking executor for file operations; one log line carries the reason
+ * ({@link IoUring#unavailabilityCause()}), and {@link #transport()} / {@link #metrics()} report it.
+ *
+ * <h2>Shutdown (two-phase)</h2>
+ * {@link #shutdown(Duration)}: (1) refuse new operations and ask the kernel to cancel every one in
+ * flight — their awaiters are resumed with a {@link dev.corobridge.bridge.ContextShutdownException}
+ * when each completion arrives, never left hanging; (2) wait until nothing is in flight or the grace
+ * period passes, close every file still open, then stop the loops (when owned).
+ *
+ * <p><b>Thread-safety.</b> Safe from any thread.
+ */
+public final class RingPool implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(RingPool.class.getName());
+
+    private final RingPoolConfig config;
+    private final Transport transport;
+    private final String fallbackReason;
+    private final IoEventLoopGroup group;
+    private final boolean ownsGroup;
+    private final ThreadPoolExecutor fileExecutor;
+    private final List<Ring> rings;
+    private final RingMetricsRecorder metrics = new RingMetricsRecorder();
+    private final Set<RingFile> openFiles = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger cursor = new AtomicInteger();
+    private final CompletableFuture<Void> termination = new CompletableFuture<>();
+    private volatile boolean shutdown;
+
+    private RingPool(RingPoolConfig config, IoEventLoopGroup adopted) {
+        this.config = Objects.requireNonNull(config, "config");
+        String reason = "";
+        boolean uring;
+        if (adopted != null) {
+            this.group = adopted;
+            this.ownsGroup = false;
+            EventExecutor first = adopted.next();
+            uring = !config.forceFallback() && first instanceof IoEventLoop l && l.isCompatible(IoUringIoHandle.class);
+            if (!uring) {
+                reason = config.forceFallback() ? "forced by configuration (" + RingPoolConfig.FALLBACK_PROPERTY + ")"
+                        : "the adopted event loops are not io_uring loops";
+            }
+        } else {
+            this.ownsGroup = true;
+            if (config.forceFallback()) {
+                uring = false;
+                reason = "forced by configuration (" + RingPoolConfig.FALLBACK_PROPERTY + ")";
+            } else if (!IoUring.isAvailable()) {
+                uring = false;
+                reason = "io_uring unavailable: " + IoUring.unavailabilityCause();
+            } else {
+                uring = true;
+            }
+            this.group = new MultiThreadIoEventLoopGroup(config.rings(), threads(config.name()),
+                    uring ? IoUringIoHandler.newFactory(new IoUringIoHandlerConfig().setRingSize(config.ringSize()))
+                            : NioIoHandler.newFactory());
+        }
+        this.transport = uring ? Transport.IO_URING : Transport.FALLBACK;
+        this.fallbackReason = reason;
+        this.fileExecutor = uring ? null : new ThreadPoolExecutor(config.fallbackFileThreads(),
+                config.fallbackFileThreads(), 30, TimeUnit.SECONDS,
+                new ArrayBlockingQueue<>(config.fallbackQueueCapacity()),
+                Thread.ofPlatform().name(config.name() + "-file-", 0).daemon(true).factory());
+        if (fileExecutor != null) {
+            fileExecutor.allowCoreThreadTimeOut(true);
+            LOG.log(System.Logger.Level.WARNING, "RingPool '" + config.name() + "' runs on the FALLBACK transport (NIO loops + "
+                    + config.fallbackFileThreads() + " blocking file threads): " + reason);
+        }
+        List<Ring> rs = new ArrayList<>();
+        int i = 0;
+        for (EventExecutor e : group) {
+            IoEventLoop loop = (IoEventLoop) e;
+            RingEngine engine;
+            if (uring) {
+                UringEngine u = new UringEngine(loop, metrics);
+                try {
+                    u.register();
+                } catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted while starting RingPool " + config.name(), ex);
+                }
+                engine = u;
+            } else {
+                engine = new BlockingEngine(loop, fileExecutor, metrics);
+            }
+            String name = adopted == null ? config.name() + "-" + i : config.name() + "-" + i + "(" + threadName(loop) + ")";
+            rs.add(new Ring(this, i, name, loop, engine));
+            i++;
+        }
+        this.rings = List.copyOf(rs);
+    }
+
+    /** A pool with default settings. */
+    public static RingPool start() {
+        return start(RingPoolConfig.defaults());
+    }
+
+    /** A pool with its own event loops. */
+    public static RingPool start(RingPoolConfig config) {
+        return new RingPool(config, null);
+    }
+
+    /** A pool over an existing group's loops (not owned: shutdown leaves them running). */
+    public static RingPool adopt(IoEventLoopGroup group, RingPoolConfig config) {
+        return new RingPool(config, Objects.requireNonNull(group, "group"));
+    }
+
+    // ------------------------------------------------------------------ placement
+
+    /** Round-robin. */
+    public Ring next() {
+        return rings.get(Math.floorMod(cursor.getAndIncrement(), rings.size()));
+    }
+
+    /** The same ring for equal keys. */
+    public Ring forKey(Object key) {
+        int h = Objects.requireNonNull(key, "key").hashCode();
+        h ^= h >>> 16;
+        return rings.get(Math.floorMod(h, rings.size()));
+    }
+
+    /** The ring with the fewest operations in flight (ties: the lowest index). */
+    public Ring leastLoaded() {
+        Ring best = rings.get(0);
+        int min = best.inFlight();
+        for (int i = 1; i < rings.size() && min > 0; i++) {
+            int n = rings.get(i).inFlight();
+            if (n < min) {
+                min = n;
+                best = rings.get(i);
+            }
+        }
+        return best;
+    }
+
+    /** All rings, in index order. */
+    public List<Ring> rings() {
+        return rings;
+    }
+
+    /** Opens {@code path} on the ring chosen by {@link #forKey} for its absolute path. */
+    @kotlin.Deprecated(message = "Kotlin: use the suspending open", level = kotlin.DeprecationLevel.HIDDEN)
+    public RingOp<RingFile> open(Path path, OpenOption... options) {
+        return submitOpen(path, Set.of(options));
+    }
+
+    RingOp<RingFile> submitOpen(Path path, Set<? extends OpenOption> options) {
+        Objects.requireNonNull(path, "path");
+        return forKey(path.toAbsolutePath().normalize()).submitOpen(path, options);
+    }
+
+    // ------------------------------------------------------------------ state
+
+    /** Which transport is active. */
+    public Transport transport() {
+        return transport;
+    }
+
+    /** Why the fallback is active; empty with io_uring. */
+    public String fallbackReason() {
+        return fallbackReason;
+    }
+
+    /** The pool's name. */
+    public String name() {
+        return config.name();
+    }
+
+    /** A snapshot of the counters. */
+    public RingMetrics metrics() {
+        int inFlight = 0;
+        for (Ring r : rings) {
+            inFlight += r.inFlight();
+        }
+        return new RingMetrics(transport, fallbackReason, rings.size(), inFlight, metrics.operations(),
+                metrics.errors(), metrics.completions(), openFiles.size());
+    }
+
+    public boolean isShutdown() {
+        return shutdown;
+    }
+
+    public boolean isTerminated() {
+        return termination.isDone();
+    }
+
+    void remember(RingFile f) {
+        openFiles.add(f);
+        if (shutdown && f.markClosed()) {
+            forget(f);
+            f.ring().engine().closeNow(f); // raced with shutdown: do not leak it
+        }
+    }
+
+    void forget(RingFile f) {
+        openFiles.remove(f);
+    }
+
+    // ------------------------------------------------------------------ shutdown
+
+    /** {@link #shutdown(Duration)} with the configured grace period. */
+    public CompletableFuture<Void> shutdown() {
+        return shutdown(config.shutdownGracePeriod());
+    }
+
+    /**
+     * Two-phase shutdown (see the class comment); returns a future completed at termination. Does not
+     * block. Calling it again returns the same future.
+     */
+    public synchronized CompletableFuture<Void> shutdown(Duration gracePeriod) {
+        Objects.requireNonNull(gracePeriod, "gracePeriod");
+        if (shutdown) {
+            return termination.copy();
+        }
+        shutdown = true;
+        String reason = "RingPool '" + config.name() + "' is shutting down";
+        for (Ring r : rings) {
+            r.engine().cancelAll(reason);
+        }
+        long deadline = System.nanoTime() + gracePeriod.toNanos();
+        Thread.ofPlatform().name(config.name() + "-shutdown").daemon(true).start(() -> finishShutdown(deadline));
+        return termination.copy();
+    }
+
+    private void finishShutdown(long deadline) {
+        try {
+            while (inFlight() > 0 && System.nanoTime() - deadline < 0) {
+                LockSupport.parkNanos(1_000_000); // phase 2: drain (rare, short: polling is fine here)
+            }
+            int left = inFlight();
+            List<RingOp<Void>> closes = new ArrayList<>();
+            for (RingFile f : List.copyOf(openFiles)) {
+                forget(f);
+                if (f.markClosed()) {
+                    closes.add(f.ring().engine().closeNow(f));
+                }
+            }
+            for (RingOp<Void> c : closes) {
+                try {
+                    c.await(java.time.Duration.ofSeconds(5)); // the CLOSE must reach the kernel before the ring goes
+                } catch (Exception e) {
+                    LOG.log(System.Logger.Level.WARNING, "RingPool '" + config.name() + "': " + c + " failed at shutdown", e);
+                }
+            }
+            for (Ring r : rings) {
+                r.engine().release();
+            }
+            if (ownsGroup) {
+                group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS);
+            }
+            if (fileExecutor != null) {
+                fileExecutor.shutdown();
+                fileExecutor.awaitTermination(10, TimeUnit.SECONDS);
+            }
+            if (left > 0) {
+                LOG.log(System.Logger.Level.WARNING, "RingPool '" + config.name() + "' terminated with " + left
+                        + " operations still in the kernel after the grace period");
+            }
+            termination.complete(null);
+        } catch (Throwable e) {
+            termination.completeExceptionally(e);
+        }
+    }
+
+    private int inFlight() {
+        int n = 0;
+        for (Ring r : rings) {
+            n += r.inFlight();
+        }
+        return n;
+    }
+
+    /** Blocks until terminated or {@code timeout}. */
+    public boolean awaitTermination(Duration timeout) throws InterruptedException {
+        try {
+            termination.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            return true;
+        } catch (java.util.concurrent.TimeoutException e) {
+            return false;
+        } catch (java.util.concurrent.ExecutionException e) {
+            return true;
+        }
+    }
+
+    /** {@link #shutdown()} and wait (grace period plus 15 s). */
+    @Override
+    public void close() {
+        shutdown();
+        try {
+            awaitTermination(config.shutdownGracePeriod().plusSeconds(15));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RingPool[" + config.name() + ", " + transport + ", " + rings.size() + " rings]";
+    }
+
+    private static ThreadFactory threads(String prefix) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new FastThreadLocalThread(r, prefix + "-" + n.getAndIncrement());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    private static String threadName(EventLoop loop) {
+        return loop.getClass().getSimpleName() + "@" + Integer.toHexString(System.identityHashCode(loop));
+    }
+}

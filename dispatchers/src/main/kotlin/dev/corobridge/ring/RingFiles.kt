@@ -1,0 +1,70 @@
+@file:JvmName("RingFiles")
+
+package dev.corobridge.ring
+
+import dev.corobridge.bridge.await
+import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.NonCancellable
+import kotlinx.coroutines.withContext
+import java.nio.ByteBuffer
+import java.nio.file.OpenOption
+import java.nio.file.Path
+
+// The Kotlin face of ring files: suspend functions that resume on the caller's dispatcher. If the
+// calling coroutine is cancelled, the operation is cancelled in the kernel and the function waits
+// (non-cancellably) for its completion before rethrowing: the buffer is free when it returns.
+
+/** Opens [path] on this ring (no options: read-only). */
+suspend fun Ring.open(path: Path, vararg options: OpenOption): RingFile = submitOpen(path, options.toSet()).awaitIo()
+
+/** Opens [path] on the ring the pool places it on. */
+suspend fun RingPool.open(path: Path, vararg options: OpenOption): RingFile = submitOpen(path, options.toSet()).awaitIo()
+
+/** Reads up to `dst.remaining()` bytes at [position]; -1 at end of file. */
+suspend fun RingFile.read(dst: ByteBuffer, position: Long): Int = submitRead(dst, position).awaitIo()
+
+/** Writes at [position]; may be short. */
+suspend fun RingFile.write(src: ByteBuffer, position: Long): Int = submitWrite(src, position).awaitIo()
+
+/** Appends atomically (file opened with APPEND). */
+suspend fun RingFile.append(src: ByteBuffer): Int = submitAppend(src).awaitIo()
+
+/** Reads until [dst] is full or end of file. */
+suspend fun RingFile.readFully(dst: ByteBuffer, position: Long): Int = submitReadFully(dst, position).awaitIo()
+
+/** Writes all of [src] at [position]. */
+suspend fun RingFile.writeFully(src: ByteBuffer, position: Long): Int = submitWriteFully(src, position).awaitIo()
+
+/** fsync(2). */
+suspend fun RingFile.fsync() { submitSync(false).awaitIo() }
+
+/** fdatasync(2). */
+suspend fun RingFile.fdatasync() { submitSync(true).awaitIo() }
+
+/** The current size. */
+suspend fun RingFile.size(): Long = submitSize().awaitIo()
+
+/** Closes the file. */
+suspend fun RingFile.close() { submitClose().awaitIo() }
+
+/** Starts a read now and returns its operation (await it later: two reads then two awaits overlap). */
+fun RingFile.readAsync(dst: ByteBuffer, position: Long): RingOp<Int> = submitRead(dst, position)
+
+/** Starts a write now and returns its operation. */
+fun RingFile.writeAsync(src: ByteBuffer, position: Long): RingOp<Int> = submitWrite(src, position)
+
+/**
+ * Awaits a ring operation; on cancellation of the caller, cancels it in the kernel and waits for
+ * its completion before rethrowing, so no buffer is in the kernel's hands when this returns.
+ */
+suspend fun <T> RingOp<T>.awaitIo(): T {
+    try {
+        return await()
+    } catch (e: CancellationException) {
+        if (!isDone) {
+            cancel()
+            withContext(NonCancellable) { runCatching { await() } }
+        }
+        throw e
+    }
+}
