@@ -197,6 +197,60 @@ public final class RingPool implements AutoCloseable {
         return forKey(path.toAbsolutePath().normalize()).submitOpen(path, options);
     }
 
+    // ------------------------------------------------------------------ sockets
+
+    /**
+     * Connects to {@code address} from the ring {@link #next()} picks; the connection stays on it.
+     * A refused or unreachable address fails with a {@link RingIoException}.
+     */
+    @kotlin.Deprecated(message = "Kotlin: use the suspending connect", level = kotlin.DeprecationLevel.HIDDEN)
+    public RingOp<RingConnection> connect(java.net.InetSocketAddress address) {
+        return submitConnect(address);
+    }
+
+    RingOp<RingConnection> submitConnect(java.net.InetSocketAddress address) {
+        Objects.requireNonNull(address, "address");
+        RingOp<RingConnection> op = new RingOp<>("connect", address.toString());
+        if (shutdown) {
+            op.shutDown("RingPool '" + config.name() + "' is shut down");
+            return op;
+        }
+        Ring ring = next();
+        io.netty.bootstrap.Bootstrap b = new io.netty.bootstrap.Bootstrap()
+                .group(ring.eventLoop())
+                .channel(transport == Transport.IO_URING ? io.netty.channel.uring.IoUringSocketChannel.class
+                        : io.netty.channel.socket.nio.NioSocketChannel.class)
+                .option(io.netty.channel.ChannelOption.AUTO_READ, false)
+                .handler(new io.netty.channel.ChannelInboundHandlerAdapter());
+        b.connect(address).addListener((io.netty.channel.ChannelFutureListener) f -> {
+            if (f.isSuccess()) {
+                op.succeed(new RingConnection(ring, f.channel()));
+            } else {
+                String m = String.valueOf(f.cause().getMessage());
+                RingIoException e = new RingIoException("connect", address.toString(),
+                        m.contains("refused") ? 111 : m.contains("timed out") ? 110 : 5);
+                e.initCause(f.cause());
+                op.fail(e);
+            }
+        });
+        return op;
+    }
+
+    /** The event loop group under the rings (for Netty bootstraps). */
+    IoEventLoopGroup group() {
+        return group;
+    }
+
+    /** The ring that runs on {@code loop}. */
+    Ring ringOf(EventLoop loop) {
+        for (Ring r : rings) {
+            if (r.eventLoop() == loop) {
+                return r;
+            }
+        }
+        throw new IllegalStateException("event loop " + loop + " is not one of " + this);
+    }
+
     // ------------------------------------------------------------------ state
 
     /** Which transport is active. */

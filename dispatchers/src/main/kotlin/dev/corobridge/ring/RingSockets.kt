@@ -1,0 +1,45 @@
+@file:JvmName("RingSockets")
+
+package dev.corobridge.ring
+
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.launch
+import java.net.InetSocketAddress
+import java.nio.ByteBuffer
+
+// The Kotlin face of ring sockets: session code reads
+//     while (true) { val n = conn.read(buf); if (n <= 0) break; conn.write(buf, n) }
+
+/** Reads into [buf] from index 0; the count, or -1 at end of stream. */
+suspend fun RingConnection.read(buf: ByteBuffer): Int = submitRead(buf).awaitIo()
+
+/** Sends `buf[0, n)` and waits until it is flushed. */
+suspend fun RingConnection.write(buf: ByteBuffer, n: Int): Int = submitWrite(buf, n).awaitIo()
+
+/** Half-closes: the peer's reads see the end; reading continues. */
+suspend fun RingConnection.shutdownOutput() { submitShutdownOutput().awaitIo() }
+
+/** Closes the connection cleanly. */
+suspend fun RingConnection.close() { submitClose().awaitIo() }
+
+/** Connects from one of the pool's rings. */
+suspend fun RingPool.connect(address: InetSocketAddress): RingConnection = submitConnect(address).awaitIo()
+
+/**
+ * Serves [address]: every accepted connection runs [session] as a coroutine in [scope] on the
+ * connection's own ring (so its reads resume inline on that ring); the connection is closed when the
+ * session ends, however it ends.
+ */
+fun RingPool.serve(
+    address: InetSocketAddress,
+    scope: CoroutineScope,
+    session: suspend (RingConnection) -> Unit,
+): RingServer = RingServer.bind(this, address) { conn ->
+    scope.launch(conn.ring().dispatcher) {
+        try {
+            session(conn)
+        } finally {
+            conn.submitClose()
+        }
+    }
+}
