@@ -164,7 +164,8 @@ class MessagePumpPostTest {
         Thread io = new Thread(() -> external.complete("io-done"), "fake-io");
         io.start();
         assertTrue(onPump.get(WAIT.toSeconds(), TimeUnit.SECONDS));
-        assertEquals(1, p.metrics().completionsDelivered());
+        // Read on the pump: the completion task has finished (and been counted) by then.
+        assertEquals(1L, (long) onPump(p, () -> p.metrics().completionsDelivered()));
 
         CompletableFuture<String> failing = new CompletableFuture<>();
         CompletableFuture<Throwable> seen = p.completeOnPump(failing)

@@ -53,7 +53,7 @@ final class RingTestSupport {
             if (System.nanoTime() - deadline > 0) {
                 throw new AssertionError("timed out waiting for " + what);
             }
-            Thread.sleep(1);
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000); // polling a condition, bounded above
         }
     }
 }

@@ -1,67 +1,62 @@
 package dev.corobridge.examples;
 
-import dev.corobridge.bridge.HopTrace;
+import dev.corobridge.bridge.Task;
 import dev.corobridge.pump.Affine;
 import dev.corobridge.pump.MessagePump;
 import dev.corobridge.pump.PumpMetrics;
+import dev.corobridge.ring.RingPool;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 
 /**
- * Prints where each step of a small job ran: UI-affinity pump, then a background pool, then the
- * pump again, once from Java ({@code CompletableFuture} with the pump as its executor) and once
- * from Kotlin ({@code withContext} hops), like a thread-id log.
+ * The runnable demo: prints where each step of a small job ran (pump, virtual thread, io_uring
+ * ring, Default pool), once from Java and once from Kotlin, like a thread-id log.
  */
 public final class ThreadTraceDemo {
 
     private ThreadTraceDemo() {
     }
 
+    @SuppressWarnings("deprecation")
     public static void main(String[] args) throws Exception {
         MessagePump ui = MessagePump.start("ui");
-        ExecutorService cpu = Executors.newFixedThreadPool(2, Thread.ofPlatform().name("cpu-", 1).factory());
+        RingPool io = RingPool.start();
+        Path dir = Files.createTempDirectory("corobridge-demo");
         try {
-            Affine<List<String>> board = Affine.of(ui, new ArrayList<>()); // owned by the pump
+            System.out.println("ring pool: " + io + (io.fallbackReason().isEmpty() ? "" : " (" + io.fallbackReason() + ")"));
+            Affine<List<String>> board = Affine.of(ui, new ArrayList<>());
 
-            HopTrace java = new HopTrace();
-            String rendered = CompletableFuture
-                    .supplyAsync(() -> {
-                        java.record("ui", "read the board");
-                        return String.join(",", board.get());
-                    }, ui)
-                    .thenApplyAsync(notes -> {
-                        java.record("cpu", "render in the background");
-                        return "[" + notes + "] rendered";
-                    }, cpu)
-                    .thenApplyAsync(r -> {
-                        java.record("ui", "apply on the pump");
-                        board.get().add(r); // allowed: we are on the pump again
-                        return r;
-                    }, ui)
-                    .get(30, TimeUnit.SECONDS);
-            System.out.println("Java  (CompletableFuture, pump as Executor) -> " + rendered);
-            System.out.print(java);
+            Task<Integer> java = JournalExample.saveNote(ui, io, board, dir.resolve("journal.log"), "hello from Java");
+            System.out.println("Java: board has " + java.await(Duration.ofSeconds(30)) + " note(s); hops:");
+            System.out.print(java.trace());
 
-            HopTrace kotlin = KotlinThreadTrace.run(ui);
-            System.out.println("Kotlin (withContext hops)");
-            System.out.print(kotlin);
+            Task<Integer> kotlin = new JournalKotlin(ui, io, castBoard(board)).saveNoteTask(dir.resolve("journal.log"), "hello from Kotlin");
+            System.out.println("Kotlin: board has " + kotlin.await(Duration.ofSeconds(30)) + " note(s)");
+
+            System.out.println("Kotlin withContext hops:");
+            System.out.print(KotlinThreadTrace.run(ui));
 
             try {
                 board.get();
             } catch (IllegalStateException offPump) {
-                System.out.println("Touching the board from '" + Thread.currentThread().getName() + "' fails:");
-                System.out.println("  " + offPump.getMessage());
+                System.out.println("Touching the board from '" + Thread.currentThread().getName() + "' fails:\n  "
+                        + offPump.getMessage());
             }
+            System.out.println("journal file:\n  " + String.join("\n  ", Files.readAllLines(dir.resolve("journal.log"))));
             PumpMetrics m = ui.metrics();
-            System.out.printf("pump '%s': %d dispatches, %d wake-ups (%.2f per dispatch), %d timers fired%n",
-                    m.pumpName(), m.dispatches(), m.wakeups(), m.wakeupsPerDispatch(), m.timersFired());
+            System.out.printf("pump '%s': %d dispatches, %d wake-ups (%.2f per dispatch); rings: %s%n",
+                    m.pumpName(), m.dispatches(), m.wakeups(), m.wakeupsPerDispatch(), io.metrics().operations());
         } finally {
-            cpu.shutdown();
-            System.out.println(ui.shutdown().get(30, TimeUnit.SECONDS));
+            io.shutdown().get();
+            System.out.println(ui.shutdown().get());
         }
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static Affine<List<String>> castBoard(Affine<List<String>> b) {
+        return (Affine) b;
     }
 }

@@ -1,0 +1,36 @@
+package dev.corobridge.examples
+
+import dev.corobridge.bridge.Task
+import dev.corobridge.bridge.task
+import dev.corobridge.pump.Affine
+import dev.corobridge.pump.MessagePump
+import dev.corobridge.ring.RingPool
+import dev.corobridge.ring.append
+import dev.corobridge.ring.close
+import dev.corobridge.ring.fdatasync
+import dev.corobridge.ring.open
+import kotlinx.coroutines.withContext
+import java.nio.ByteBuffer
+import java.nio.file.Path
+import java.nio.file.StandardOpenOption.APPEND
+import java.nio.file.StandardOpenOption.CREATE
+
+/** The README's Kotlin example, compiled: the same flow as suspend functions. */
+class JournalKotlin(private val ui: MessagePump, private val io: RingPool, private val board: Affine<MutableList<String>>) {
+
+    // README: begin
+    suspend fun saveNote(path: Path, note: String): Int {
+        val journal = io.open(path, CREATE, APPEND)                 // suspends; resumes on our dispatcher
+        journal.append(ByteBuffer.wrap("$note\n".toByteArray()))
+        journal.fdatasync()
+        journal.close()
+        return withContext(ui.dispatcher) {                          // hop to the pump
+            board.get().add(note)
+            board.get().size
+        }
+    }
+
+    /** Java callers get a Task; cancelling it cancels the coroutine. */
+    fun saveNoteTask(path: Path, note: String): Task<Int> = ui.scope.task { saveNote(path, note) }
+    // README: end
+}
