@@ -59,7 +59,7 @@ import org.openjdk.jmh.runner.IterationType;
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Fork(1)
-@Warmup(iterations = 2, time = 1)
+@Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 3, time = 2)
 public class PumpHopBenchmark {
 
@@ -99,6 +99,8 @@ public class PumpHopBenchmark {
     long measuredTargetSleeps;
     long measuredPumpWakeups;
     long measuredPumpDispatches;
+    long measuredPumpParks;
+    long measuredPumpSpinHits;
     long measuredCallerSleeps;
     MachineLoad measuredLoad = new MachineLoad(0, 0, 0, 0);
 
@@ -169,6 +171,10 @@ public class PumpHopBenchmark {
                     measuredCallerSleeps / trips));
             line.append(" pumpWakeupsPerDispatch=").append(pump == null ? "n/a" : String.format(Locale.ROOT,
                     "%.4f", measuredPumpWakeups / (double) measuredPumpDispatches));
+            if (pump != null) {
+                line.append(String.format(Locale.ROOT, " pumpParksPerOp=%.4f pumpSpinHitsPerOp=%.4f",
+                        measuredPumpParks / trips, measuredPumpSpinHits / trips));
+            }
             line.append(String.format(Locale.ROOT, " othersCpuPct=%.1f stealPct=%.1f",
                     measuredLoad.othersPctOfCore(), measuredLoad.stealPctOfCore()));
             report(line.toString());
@@ -264,6 +270,8 @@ public class PumpHopBenchmark {
             targetSleeps = b.targetTid < 0 ? 0 : ThreadStats.voluntarySwitches(b.targetTid) - targetBefore;
             callerSleeps = ThreadStats.delta(callersBefore, ThreadStats.voluntarySwitchesByPrefix(DEFAULT_WORKERS));
             long pumpDispatches = 0;
+            long pumpParks = 0;
+            long pumpSpinHits = 0;
             if (b.pump != null) {
                 // The pump counts a dispatch after the task returns, and by then the task may have
                 // resumed its caller: give the last count a moment to land.
@@ -275,6 +283,8 @@ public class PumpHopBenchmark {
                 }
                 pumpWakeups = now.wakeups() - pumpBefore.wakeups();
                 pumpDispatches = now.dispatches() - pumpBefore.dispatches();
+                pumpParks = now.parks() - pumpBefore.parks();
+                pumpSpinHits = now.spinHits() - pumpBefore.spinHits();
             }
             // A run that did no work must fail, not print a plausible zero.
             if (roundTrips == 0 || b.sink.hops == 0) {
@@ -292,6 +302,8 @@ public class PumpHopBenchmark {
                 b.measuredTargetSleeps += targetSleeps;
                 b.measuredPumpWakeups += pumpWakeups;
                 b.measuredPumpDispatches += pumpDispatches;
+                b.measuredPumpParks += pumpParks;
+                b.measuredPumpSpinHits += pumpSpinHits;
                 b.measuredCallerSleeps += callerSleeps;
                 b.measuredLoad = b.measuredLoad.plus(load);
             }
