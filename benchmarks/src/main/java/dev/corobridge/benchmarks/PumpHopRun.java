@@ -1,7 +1,10 @@
 package dev.corobridge.benchmarks;
 
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -45,11 +48,35 @@ public final class PumpHopRun {
         append.add("-D" + PumpHopBenchmark.REPORT_PROPERTY + "=" + report);
         options.jvmArgsAppend(append.toArray(String[]::new));
 
+        awaitOtherJmhRuns();
         Collection<RunResult> results = new Runner(options.build()).run();
         Map<String, Map<String, String>> hop = readHopLines(report, "HOP ");
         Map<String, Map<String, String>> idle = readHopLines(report, "HOP-IDLE ");
         Files.deleteIfExists(report);
         System.out.print(summary(results, hop, idle));
+    }
+
+    /**
+     * JMH refuses to start while another JMH run on the machine holds its lock file. Two
+     * benchmarks at once would skew each other anyway, so wait for the other one to finish
+     * instead of failing.
+     */
+    private static void awaitOtherJmhRuns() throws Exception {
+        Path lock = Path.of(System.getProperty("java.io.tmpdir"), "jmh.lock");
+        boolean told = false;
+        while (true) {
+            try (FileChannel ch = FileChannel.open(lock, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                 FileLock held = ch.tryLock()) {
+                if (held != null) {
+                    return;
+                }
+            }
+            if (!told) {
+                System.out.println("# another JMH run holds " + lock + "; waiting for it to finish");
+                told = true;
+            }
+            Thread.sleep(2000);
+        }
     }
 
     static String summary(Collection<RunResult> results, Map<String, Map<String, String>> hop,
