@@ -1,0 +1,207 @@
+package dev.corobridge.benchmarks;
+
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.openjdk.jmh.profile.GCProfiler;
+import org.openjdk.jmh.results.Result;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.CommandLineOptions;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+
+/**
+ * Runs {@link PumpHopBenchmark} (with {@code -prof gc} unless other profilers are given; any JMH
+ * option may be passed) and then prints one summary table: ops/s, ratio to the executor
+ * dispatcher, wake-ups per dispatch, B/op, the load of the rest of the machine, the idle CPU of
+ * each target thread, and the issue's goals for the pump as MET or MISSED.
+ */
+public final class PumpHopRun {
+
+    private static final String[] TARGETS = {"pump", "executor", "netty", "limited1"};
+    private static final int[] NS = {1, 8, 64};
+
+    private PumpHopRun() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        CommandLineOptions cli = new CommandLineOptions(args);
+        Path report = Files.createTempFile("pump-hop-", ".txt");
+        ChainedOptionsBuilder options = new OptionsBuilder().parent(cli);
+        if (cli.getIncludes().isEmpty()) {
+            options.include(PumpHopBenchmark.class.getName() + "\\.roundTrip$");
+        }
+        if (cli.getProfilers().isEmpty()) {
+            options.addProfiler(GCProfiler.class);
+        }
+        // Our own jvmArgsAppend would replace the command line's: keep both.
+        List<String> append = new ArrayList<>(cli.getJvmArgsAppend().orElse(List.of()));
+        append.add("-D" + PumpHopBenchmark.REPORT_PROPERTY + "=" + report);
+        options.jvmArgsAppend(append.toArray(String[]::new));
+
+        awaitOtherJmhRuns();
+        Collection<RunResult> results = new Runner(options.build()).run();
+        Map<String, Map<String, String>> hop = readHopLines(report, "HOP ");
+        Map<String, Map<String, String>> idle = readHopLines(report, "HOP-IDLE ");
+        Files.deleteIfExists(report);
+        System.out.print(summary(results, hop, idle));
+    }
+
+    /**
+     * JMH refuses to start while another JMH run on the machine holds its lock file. Two
+     * benchmarks at once would skew each other anyway, so wait for the other one to finish
+     * instead of failing.
+     */
+    private static void awaitOtherJmhRuns() throws Exception {
+        Path lock = Path.of(System.getProperty("java.io.tmpdir"), "jmh.lock");
+        boolean told = false;
+        while (true) {
+            try (FileChannel ch = FileChannel.open(lock, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                 FileLock held = ch.tryLock()) {
+                if (held != null) {
+                    return;
+                }
+            }
+            if (!told) {
+                System.out.println("# another JMH run holds " + lock + "; waiting for it to finish");
+                told = true;
+            }
+            Thread.sleep(2000);
+        }
+    }
+
+    static String summary(Collection<RunResult> results, Map<String, Map<String, String>> hop,
+                          Map<String, Map<String, String>> idle) {
+        Map<String, RunResult> byKey = new HashMap<>();
+        for (RunResult r : results) {
+            byKey.put(key(r.getParams().getParam("target"), Integer.parseInt(r.getParams().getParam("n"))), r);
+        }
+        StringBuilder out = new StringBuilder();
+        out.append("\n## PumpHopBenchmark summary\n\n");
+        out.append("| target | N | round trips/s | ± (99.9%) | × executor | target sleeps/op | pump wake-ups/dispatch "
+                + "| caller sleeps/op | B/op | others' CPU % of a core | steal % |\n");
+        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (int n : NS) {
+            for (String t : TARGETS) {
+                RunResult r = byKey.get(key(t, n));
+                if (r == null) {
+                    continue;
+                }
+                Map<String, String> h = hop.getOrDefault(key(t, n), Map.of());
+                out.append(String.format(Locale.ROOT, "| %s | %d | %,.0f | %,.0f | %s | %s | %s | %s | %s | %s | %s |%n",
+                        t, n, r.getPrimaryResult().getScore(), r.getPrimaryResult().getScoreError(),
+                        ratio(byKey, t, n), h.getOrDefault("targetSleepsPerOp", "?"),
+                        h.getOrDefault("pumpWakeupsPerDispatch", "?"), h.getOrDefault("callerSleepsPerOp", "?"),
+                        bytesPerOp(r), h.getOrDefault("othersCpuPct", "?"), h.getOrDefault("stealPct", "?")));
+            }
+        }
+        for (int n : NS) {
+            for (String t : TARGETS) {
+                if (!byKey.containsKey(key(t, n))) {
+                    out.append(String.format(Locale.ROOT, "| %s | %d | no result (failed, or not selected) |%n", t, n));
+                }
+            }
+        }
+        out.append("\nIdle CPU of the target thread after the last iteration (% of a core):\n\n");
+        out.append("| target | after N= | first 100 ms | next 1 s | sleeps in that 1 s |\n|---|---:|---:|---:|---:|\n");
+        for (int n : NS) {
+            for (String t : TARGETS) {
+                Map<String, String> i = idle.get(key(t, n));
+                if (i != null) {
+                    out.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %s |%n", t, n,
+                            i.get("cpuFirst100msPct"), i.get("cpuNext1sPct"), i.get("sleepsNext1s")));
+                }
+            }
+        }
+        out.append("\nGoals for the pump:\n");
+        goal(out, byKey, 1, 5.0, null);
+        goal(out, byKey, 8, 5.0, null);
+        goal(out, byKey, 64, 1.0, hop.get(key("pump", 64)));
+        for (int n : NS) {
+            RunResult p = byKey.get(key("pump", n));
+            RunResult e = byKey.get(key("executor", n));
+            if (p != null && e != null && norm(p) >= 0 && norm(e) >= 0) {
+                out.append(String.format(Locale.ROOT, "- N=%d B/op pump %.0f <= executor %.0f: %s%n", n,
+                        norm(p), norm(e), norm(p) <= norm(e) ? "MET" : "MISSED"));
+            }
+        }
+        double worstIdle = -1;
+        for (int n : NS) {
+            Map<String, String> i = idle.get(key("pump", n));
+            if (i != null) {
+                worstIdle = Math.max(worstIdle, Double.parseDouble(i.get("cpuNext1sPct")));
+            }
+        }
+        if (worstIdle >= 0) {
+            out.append(String.format(Locale.ROOT, "- idle CPU of the pump thread (worst trial) %.3f%% <= 1%%: %s%n",
+                    worstIdle, worstIdle <= 1.0 ? "MET" : "MISSED"));
+        }
+        return out.toString();
+    }
+
+    private static void goal(StringBuilder out, Map<String, RunResult> byKey, int n, double want,
+                             Map<String, String> pumpHop) {
+        RunResult p = byKey.get(key("pump", n));
+        RunResult e = byKey.get(key("executor", n));
+        if (p == null || e == null) {
+            return;
+        }
+        double x = p.getPrimaryResult().getScore() / e.getPrimaryResult().getScore();
+        boolean met = x >= want;
+        String wake = "";
+        if (pumpHop != null) {
+            double w = Double.parseDouble(pumpHop.get("pumpWakeupsPerDispatch"));
+            met &= w <= 1.0 / 16;
+            wake = String.format(Locale.ROOT, " and wake-ups/dispatch %.4f <= 0.0625", w);
+        }
+        out.append(String.format(Locale.ROOT, "- N=%d throughput %.2fx executor >= %.1fx%s: %s%n",
+                n, x, want, wake, met ? "MET" : "MISSED"));
+    }
+
+    private static String ratio(Map<String, RunResult> byKey, String t, int n) {
+        RunResult e = byKey.get(key("executor", n));
+        RunResult r = byKey.get(key(t, n));
+        return e == null ? "-" : String.format(Locale.ROOT, "%.2f",
+                r.getPrimaryResult().getScore() / e.getPrimaryResult().getScore());
+    }
+
+    private static double norm(RunResult r) {
+        Result<?> b = r.getSecondaryResults().get("gc.alloc.rate.norm");
+        return b == null ? -1 : b.getScore();
+    }
+
+    private static String bytesPerOp(RunResult r) {
+        double b = norm(r);
+        return b < 0 ? "-" : String.format(Locale.ROOT, "%.0f", b);
+    }
+
+    private static String key(String target, int n) {
+        return target + "/" + n;
+    }
+
+    /** Lines "PREFIX k=v k=v ..." by target/n. */
+    private static Map<String, Map<String, String>> readHopLines(Path file, String prefix) throws Exception {
+        Map<String, Map<String, String>> out = new HashMap<>();
+        for (String line : Files.readAllLines(file)) {
+            if (!line.startsWith(prefix)) {
+                continue;
+            }
+            Map<String, String> kv = new HashMap<>();
+            for (String pair : line.substring(prefix.length()).trim().split("\\s+")) {
+                int eq = pair.indexOf('=');
+                kv.put(pair.substring(0, eq), pair.substring(eq + 1));
+            }
+            out.put(key(kv.get("target"), Integer.parseInt(kv.get("n"))), kv);
+        }
+        return out;
+    }
+}

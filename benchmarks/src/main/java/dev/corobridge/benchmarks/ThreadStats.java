@@ -1,0 +1,114 @@
+package dev.corobridge.benchmarks;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Per-thread kernel counters of this JVM, read from {@code /proc/self/task}. A voluntary context
+ * switch is the thread blocking (park, futex wait, sleep), so for a thread that only waits for
+ * work, the voluntary switches are its real sleeps and hence the real wake-ups it needed, whatever
+ * executor it runs. Linux only.
+ */
+final class ThreadStats {
+
+    private static final Path TASKS = Path.of("/proc/self/task");
+    /** Linux keeps 15 characters of a thread name. */
+    private static final int COMM_LENGTH = 15;
+
+    private ThreadStats() {
+    }
+
+    /** The kernel thread id of the live thread whose name is {@code threadName}; throws if none or several. */
+    static int tidOf(String threadName) {
+        String comm = threadName.length() > COMM_LENGTH ? threadName.substring(0, COMM_LENGTH) : threadName;
+        Map<Integer, String> names = commByTid();
+        int found = -1;
+        for (Map.Entry<Integer, String> e : names.entrySet()) {
+            if (e.getValue().equals(comm)) {
+                if (found >= 0) {
+                    throw new IllegalStateException("two threads named '" + comm + "': give them unique names");
+                }
+                found = e.getKey();
+            }
+        }
+        if (found < 0) {
+            throw new IllegalStateException("no thread named '" + comm + "' in " + TASKS + " " + names.values());
+        }
+        return found;
+    }
+
+    /** {@code voluntary_ctxt_switches} of thread {@code tid}. */
+    static long voluntarySwitches(int tid) {
+        Long v = readVoluntary(TASKS.resolve(Integer.toString(tid)));
+        if (v == null) {
+            throw new IllegalStateException("thread " + tid + " has exited");
+        }
+        return v;
+    }
+
+    /** {@code voluntary_ctxt_switches} of every live thread whose name starts with {@code prefix}, by tid. */
+    static Map<Integer, Long> voluntarySwitchesByPrefix(String prefix) {
+        String p = prefix.length() > COMM_LENGTH ? prefix.substring(0, COMM_LENGTH) : prefix;
+        Map<Integer, Long> out = new HashMap<>();
+        for (Map.Entry<Integer, String> e : commByTid().entrySet()) {
+            if (e.getValue().startsWith(p)) {
+                Long v = readVoluntary(TASKS.resolve(e.getKey().toString()));
+                if (v != null) {
+                    out.put(e.getKey(), v);
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Switches between two {@link #voluntarySwitchesByPrefix} snapshots: threads born in between
+     * count from zero; threads that died in between are lost (idle pool threads die after a minute
+     * or more, far longer than an iteration).
+     */
+    static long delta(Map<Integer, Long> before, Map<Integer, Long> after) {
+        long sum = 0;
+        for (Map.Entry<Integer, Long> e : after.entrySet()) {
+            sum += e.getValue() - before.getOrDefault(e.getKey(), 0L);
+        }
+        return sum;
+    }
+
+    private static Map<Integer, String> commByTid() {
+        Map<Integer, String> out = new HashMap<>();
+        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(TASKS)) {
+            for (Path task : tasks) {
+                try {
+                    out.put(Integer.parseInt(task.getFileName().toString()),
+                            Files.readString(task.resolve("comm")).strip());
+                } catch (NoSuchFileException gone) {
+                    // The thread exited while we listed: not one of ours to find.
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out;
+    }
+
+    private static Long readVoluntary(Path task) {
+        try {
+            for (String line : Files.readAllLines(task.resolve("status"))) {
+                if (line.startsWith("voluntary_ctxt_switches:")) {
+                    return Long.parseLong(line.substring(line.indexOf(':') + 1).strip());
+                }
+            }
+            throw new IllegalStateException("no voluntary_ctxt_switches in " + task.resolve("status"));
+        } catch (NoSuchFileException gone) {
+            return null;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,80 @@
+package dev.corobridge.benchmarks
+
+import io.netty.channel.DefaultEventLoop
+import kotlinx.coroutines.CoroutineDispatcher
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.ExecutorCoroutineDispatcher
+import kotlinx.coroutines.async
+import kotlinx.coroutines.asCoroutineDispatcher
+import kotlinx.coroutines.awaitAll
+import kotlinx.coroutines.runBlocking
+import kotlinx.coroutines.withContext
+import java.util.concurrent.Executor
+import java.util.concurrent.ExecutorService
+import java.util.concurrent.Executors
+import java.util.concurrent.ThreadFactory
+
+/**
+ * State touched inside every hop, so the hop has an effect nothing can optimise away. Written only
+ * inside `withContext(target)`, which every target serialises (one thread, or parallelism 1).
+ */
+class HopSink(
+    /** The thread every hop must run on, or `null` when the target has no thread of its own. */
+    @JvmField val owner: Thread?,
+) {
+    @JvmField var value = 0L
+    @JvmField var hops = 0L
+    /** Hops that ran on a thread other than [owner]: must stay 0, or the numbers lie. */
+    @JvmField var strays = 0L
+
+    fun touch(i: Int) {
+        if (owner != null && Thread.currentThread() !== owner) strays++
+        value = value * 31 + i
+        hops++
+    }
+}
+
+/** The coroutine side of PumpHopBenchmark (kept in Kotlin: JMH needs the benchmark in Java). */
+object HopLoad {
+
+    /**
+     * Runs [n] coroutines on `Dispatchers.Default`, each doing [tripsEach] round trips
+     * `withContext(target) { sink.touch(i) }`, and waits for all. Returns the round trips done.
+     */
+    @JvmStatic
+    fun run(target: CoroutineDispatcher, n: Int, tripsEach: Int, sink: HopSink): Long = runBlocking {
+        val workers = List(n) {
+            async(Dispatchers.Default) {
+                var done = 0L
+                for (i in 0 until tripsEach) {
+                    withContext(target) { sink.touch(i) }
+                    done++
+                }
+                done
+            }
+        }
+        workers.awaitAll().sum()
+    }
+
+    /** `executor.asCoroutineDispatcher()`; its `close()` shuts the executor down. */
+    @JvmStatic
+    fun executorDispatcher(executor: ExecutorService): ExecutorCoroutineDispatcher = executor.asCoroutineDispatcher()
+
+    /** `executor.asCoroutineDispatcher()` for a plain [Executor]. */
+    @JvmStatic
+    fun plainDispatcher(executor: Executor): CoroutineDispatcher = executor.asCoroutineDispatcher()
+
+    /** A single-thread executor whose one thread is called [threadName]. */
+    @JvmStatic
+    fun namedSingleThreadExecutor(threadName: String): ExecutorService =
+        Executors.newSingleThreadExecutor { r -> Thread(r, threadName).apply { isDaemon = true } }
+
+    /** A Netty `DefaultEventLoop` whose thread is called [threadName]. */
+    @JvmStatic
+    fun namedEventLoop(threadName: String): DefaultEventLoop =
+        DefaultEventLoop(ThreadFactory { r -> Thread(r, threadName).apply { isDaemon = true } })
+
+    /** `Dispatchers.Default.limitedParallelism(1)`: serial, but no thread of its own. */
+    @JvmStatic
+    fun limitedOne(): CoroutineDispatcher = Dispatchers.Default.limitedParallelism(1)
+}
