@@ -43,12 +43,14 @@ import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
  *   <li>fires at most {@code batchSize} due timers;</li>
  *   <li>runs at most {@code batchSize} external completions (a second queue, fed by
  *       {@link #deliver(Runnable)} and {@link #completeOnPump(CompletionStage)});</li>
- *   <li>if nothing ran: runs the idle hook, spins for an adaptive budget re-checking the queues, then
- *       arms the {@link WakeupGate}, re-checks every source, and parks until the next timer.</li>
+ *   <li>if nothing ran: runs the idle hook, spins up to {@code spinBudget} re-checking the queues while
+ *       spinning has been paying off (a small score: up on a hit, halved on a miss; a probe every
+ *       16th idle otherwise), then arms the {@link WakeupGate}, re-checks every source, and parks
+ *       until the next timer. A pump whose traffic stopped parks without a timeout: no CPU.</li>
  * </ol>
  * Batches are bounded so that a task that re-posts itself forever cannot starve timers,
  * completions or other producers. The queues are lock-free multi-producer single-consumer
- * (JCTools' chunked array queue: no allocation per post). A producer wakes the pump only if it sees
+ * (JCTools' chunked array queue: no node per post; a 4 KiB chunk per 1024 posts). A producer wakes the pump only if it sees
  * the gate armed and wins the one compare-and-set that disarms it: no lost wake-ups, at most one
  * wake-up per sleep, and under load posts share wake-ups ({@link PumpMetrics#wakeupsPerDispatch()}).
  *
@@ -84,6 +86,9 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
     /** How often a nested loop re-checks a condition that may be changed off the pump. */
     private static final long NESTED_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final Runnable NO_OP = () -> { };
+    private static final int SPIN_SCORE_MAX = 16;
+    private static final int SPIN_HIT = 2;
+    private static final int SPIN_PROBE_EVERY = 16;
 
     final String name;
     final PumpConfig config;
@@ -112,7 +117,13 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
     // Pump-thread state.
     private boolean phase1Done;
     private int nesting;
-    private long spinNanos;
+    /**
+     * How much spinning has paid lately (measured in benchmarks/README.md): +SPIN_HIT per spin that
+     * found work, halved per spin that did not. The idle pump spins while it is positive, otherwise
+     * only every SPIN_PROBE_EVERY-th time, to notice when traffic gets dense again.
+     */
+    private int spinScore = SPIN_SCORE_MAX;
+    private int idleCount;
     private ScheduledFuture<?> watchdog;
 
     // Counters: written by the pump thread with release stores, read by anyone.
@@ -131,7 +142,6 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
         this.clock = clock;
         this.sampleMask = config.latencySampleEvery() == 0 ? -1 : config.latencySampleEvery() - 1;
         this.maxSpinNanos = config.spinBudget().toNanos();
-        this.spinNanos = maxSpinNanos;
         this.dispatcher = new PumpDispatcher(this, false);
         this.scope = PumpCoroutines.newPumpScope(dispatcher, name);
     }
@@ -720,29 +730,31 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
                 return;
             }
         }
-        if (spinNanos > 0) {
+        if (maxSpinNanos > 0 && (spinScore > 0 || ++idleCount % SPIN_PROBE_EVERY == 0)) {
             long start = System.nanoTime();
             do {
+                // Posts are what a spinning pump waits for: look at that queue after every pause
+                // (two index reads), so a caller that posts and then parks is answered before its
+                // park completes; the full check (a clock read for timers) every 32 pauses.
                 for (int i = 0; i < 32; i++) {
                     Thread.onSpinWait();
+                    if (!tasks.isEmpty()) {
+                        break;
+                    }
                 }
                 if (hasWork()) {
                     spinHits.lazySet(spinHits.get() + 1);
-                    spinNanos = maxSpinNanos;
+                    spinScore = Math.min(SPIN_SCORE_MAX, spinScore + SPIN_HIT);
                     return;
                 }
-            } while (System.nanoTime() - start < spinNanos);
-            // Spinning found nothing: halve the budget, and stop spinning when it gets small, so a
-            // pump with rare traffic parks at once and burns no CPU.
-            spinNanos = spinNanos >= maxSpinNanos / 8 ? spinNanos >> 1 : 0;
+            } while (System.nanoTime() - start < maxSpinNanos);
+            // A spin that found nothing burned a core for nothing or, on a busy machine, kept the
+            // producer it waits for off the CPU. Spinning stops after a few misses in a row and is
+            // only probed every SPIN_PROBE_EVERY-th idle. A short park is no reason to resume: on a
+            // busy machine the park is short precisely because it let the producer run.
+            spinScore >>= 1;
         }
-        long parkedAt = System.nanoTime();
-        if (sleep(limit)) {
-            long slept = System.nanoTime() - parkedAt;
-            if (maxSpinNanos > 0 && slept <= maxSpinNanos) {
-                spinNanos = maxSpinNanos; // traffic is dense again: a spin would have saved this wake-up
-            }
-        }
+        sleep(limit);
     }
 
     /** Nested loop idle: no spin, park at most until {@code deadline} or the next poll. */

@@ -16,8 +16,8 @@ import kotlinx.coroutines.ExecutorsKt;
  *   <tr><td>batchSize</td><td>64</td><td>most tasks (and most timers, and most completions) run per
  *       loop iteration before the other sources get their turn</td></tr>
  *   <tr><td>spinBudget</td><td>20 µs</td><td>longest the idle pump re-checks its queues before it parks;
- *       adaptive: shrinks when spinning finds nothing, regrows when work arrives soon after a park;
- *       {@code ZERO} never spins</td></tr>
+ *       adaptive: it spins only while recent spins found work (probing every 16th idle otherwise),
+ *       so rare traffic or a busy machine turns spinning off; {@code ZERO} never spins</td></tr>
  *   <tr><td>stallThreshold</td><td>1 s</td><td>a task running longer is reported once; {@code ZERO}
  *       turns the watchdog off</td></tr>
  *   <tr><td>shutdownGracePeriod</td><td>10 s</td><td>phase 2 of {@link MessagePump#shutdown()}</td></tr>
