@@ -71,7 +71,7 @@ import reactor.core.publisher.Mono;
  *
  * @param <T> the value type
  */
-public final class Task<T> implements Awaitable<T>, AutoCloseable {
+public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable {
 
     private static final int TRACE_CAPACITY = 16;
 
@@ -339,18 +339,8 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
     // ------------------------------------------------------------------ awaitable
 
     @Override
-    public boolean isDone() {
-        return promise.isDone();
-    }
-
-    @Override
-    public Outcome<T> outcomeOrNull() {
-        return promise.outcomeOrNull();
-    }
-
-    @Override
-    public Registration onComplete(Consumer<? super Outcome<T>> callback) {
-        return promise.onComplete(callback);
+    protected Promise<T> promise() {
+        return promise;
     }
 
     /** Cancels the task and the work underneath; {@code true} if this call decided the outcome. */

@@ -1,13 +1,12 @@
 package dev.corobridge.ring;
 
+import dev.corobridge.bridge.AbstractAwaitable;
 import dev.corobridge.bridge.Awaitable;
 import dev.corobridge.bridge.HopTrace;
 import dev.corobridge.bridge.Outcome;
 import dev.corobridge.bridge.Promise;
-import dev.corobridge.bridge.Registration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Consumer;
 
 /**
  * One ring operation in flight: an {@link Awaitable} of its result. It was submitted when it was
@@ -28,7 +27,7 @@ import java.util.function.Consumer;
  *
  * @param <T> the result type
  */
-public final class RingOp<T> implements Awaitable<T> {
+public final class RingOp<T> extends AbstractAwaitable<T> {
 
     private final Promise<T> promise = new Promise<>();
     private final String operation;
@@ -73,18 +72,8 @@ public final class RingOp<T> implements Awaitable<T> {
     }
 
     @Override
-    public boolean isDone() {
-        return promise.isDone();
-    }
-
-    @Override
-    public Outcome<T> outcomeOrNull() {
-        return promise.outcomeOrNull();
-    }
-
-    @Override
-    public Registration onComplete(Consumer<? super Outcome<T>> callback) {
-        return promise.onComplete(callback);
+    protected Promise<T> promise() {
+        return promise;
     }
 
     @Override
