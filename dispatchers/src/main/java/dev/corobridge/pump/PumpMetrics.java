@@ -32,4 +32,13 @@ public record PumpMetrics(String pumpName, String state, long queueDepth, long d
     public double wakeupsPerDispatch() {
         return dispatches == 0 ? 0.0 : (double) wakeups / dispatches;
     }
+
+    /**
+     * Dispatches per wake-up, the inverse view: how many resumptions (e.g. a batch of ring
+     * completions bound for coroutines on the pump) one wake-up of the sleeping pump served.
+     * {@code dispatches} when the pump never had to be woken.
+     */
+    public double dispatchesPerWakeup() {
+        return wakeups == 0 ? dispatches : (double) dispatches / wakeups;
+    }
 }

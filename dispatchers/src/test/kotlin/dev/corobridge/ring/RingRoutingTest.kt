@@ -83,6 +83,7 @@ class RingRoutingTest {
         jobs.forEach { it.join() }
         val used = ui.metrics().wakeups() - wakeupsBefore
         assertTrue(used <= 1, "64 completions for the pump cost $used wake-ups")
+        assertTrue(ui.metrics().dispatchesPerWakeup() >= 1.0, ui.metrics().toString())
         files.forEach { it.close() }
     }
 
