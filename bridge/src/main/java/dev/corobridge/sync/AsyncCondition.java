@@ -81,6 +81,7 @@ public final class AsyncCondition {
      *
      * @throws IllegalStateException if the mutex is not locked
      */
+    @kotlin.Deprecated(message = "Java face; Kotlin uses the suspending await()", level = kotlin.DeprecationLevel.HIDDEN)
     public Awaitable<Void> whenSignalled() {
         return enqueueAndUnlock(null);
     }
@@ -90,6 +91,7 @@ public final class AsyncCondition {
      *
      * @throws IllegalStateException if {@code owner} does not hold the mutex
      */
+    @kotlin.Deprecated(message = "Java face; Kotlin uses the suspending await(owner)", level = kotlin.DeprecationLevel.HIDDEN)
     public Awaitable<Void> whenSignalled(Object owner) {
         return enqueueAndUnlock(Objects.requireNonNull(owner, "owner"));
     }
@@ -102,11 +104,13 @@ public final class AsyncCondition {
      *
      * @throws IllegalStateException if the mutex is not locked
      */
+    @kotlin.Deprecated(message = "Java face; Kotlin uses the suspending awaitUntil { }", level = kotlin.DeprecationLevel.HIDDEN)
     public Awaitable<Void> whenTrue(BooleanSupplier predicate) {
         return predicateWait(null, predicate);
     }
 
     /** {@link #whenTrue(BooleanSupplier)} for a mutex held by {@code owner}. */
+    @kotlin.Deprecated(message = "Java face; Kotlin uses the suspending awaitUntil(owner) { }", level = kotlin.DeprecationLevel.HIDDEN)
     public Awaitable<Void> whenTrue(Object owner, BooleanSupplier predicate) {
         return predicateWait(Objects.requireNonNull(owner, "owner"), predicate);
     }

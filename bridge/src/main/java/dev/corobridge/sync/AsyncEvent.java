@@ -79,6 +79,7 @@ public final class AsyncEvent<T> {
      * A new waiter: completes with the value once the event is set (at once if it is). Cancelling
      * it withdraws this waiter only.
      */
+    @kotlin.Deprecated(message = "Java face; Kotlin uses the suspending await()", level = kotlin.DeprecationLevel.HIDDEN)
     public Awaitable<T> whenSet() {
         return Waiter.of(state);
     }

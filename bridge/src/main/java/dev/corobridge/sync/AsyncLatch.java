@@ -89,6 +89,7 @@ public final class AsyncLatch {
      * A new waiter: completes once the latch is open (at once if it is). Cancelling it withdraws
      * this waiter only.
      */
+    @kotlin.Deprecated(message = "Java face; Kotlin uses the suspending await()", level = kotlin.DeprecationLevel.HIDDEN)
     public Awaitable<Void> whenOpen() {
         return Waiter.of(open);
     }

@@ -12,9 +12,10 @@
  *   <li><b>Java</b>: every wait returns a fresh {@link dev.corobridge.bridge.Awaitable} — the
  *       waiter's own handle. {@code await()} it on a virtual thread (it parks cheaply; on the pump
  *       it throws instead of freezing the loop), register {@code onComplete}, or compose it with
- *       {@code Task.of(wait).thenOn(context, ...)}. Methods whose names the Kotlin face reuses
- *       ({@code lock}, {@code acquire}, {@code send}, {@code receive}, {@code next}) are hidden from
- *       Kotlin.</li>
+ *       {@code Task.of(wait).thenOn(context, ...)}. These methods are hidden from Kotlin (with
+ *       {@code @Deprecated(level = HIDDEN)}): the generic {@code Awaitable.await()} extension leaves
+ *       the awaited operation running when the coroutine is cancelled, which for a wait that takes
+ *       something (a lock, an element, a signal) would take it for nobody.</li>
  *   <li><b>Kotlin</b>: {@code suspend} functions with the same names ({@code mutex.withLock {}},
  *       {@code channel.send(x)}, {@code latch.await()}, ...), resuming on the caller's dispatcher —
  *       a waiter on the pump resumes on the pump.</li>

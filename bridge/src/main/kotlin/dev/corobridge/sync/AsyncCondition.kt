@@ -14,7 +14,7 @@ package dev.corobridge.sync
  * @throws IllegalStateException if the mutex is not held
  */
 suspend fun AsyncCondition.await(owner: Any? = null) {
-    (if (owner == null) whenSignalled() else whenSignalled(owner)).awaitDecided()
+    enqueueAndUnlock(owner).awaitDecided()
 }
 
 /**

@@ -47,6 +47,10 @@ internal object ChannelFaces {
         return null
     }
 
+    /** `true` if sent now; `false` if it would have to wait or the channel is closed. */
+    @JvmStatic
+    fun <E> offer(channel: SendChannel<E>, element: E): Boolean = channel.trySend(element).isSuccess
+
     /** `true` if sent now, `false` if it would have to wait; throws once closed for sending. */
     @JvmStatic
     fun <E> trySend(channel: SendChannel<E>, element: E): Boolean {
