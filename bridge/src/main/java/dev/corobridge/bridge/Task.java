@@ -194,7 +194,7 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
         if (awaitable instanceof Task<T> t) {
             return t;
         }
-        Task<T> t = new Task<>(String.valueOf(awaitable), awaitable.traceOrNull());
+        Task<T> t = new Task<>("of " + awaitable.getClass().getSimpleName(), awaitable.traceOrNull());
         t.adopted = awaitable;
         awaitable.onComplete(t.promise::settle);
         return t;

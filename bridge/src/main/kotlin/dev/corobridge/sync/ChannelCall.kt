@@ -71,7 +71,7 @@ internal class SendCall<E>(private val channel: SendChannel<E>, private val elem
         return this
     }
 
-    override fun success(value: Unit?): Outcome<Void?> = Outcome.Success(null)
+    override fun success(value: Unit?): Outcome<Void?> = SENT
 
     override fun toString() = "send($element)" + stateSuffix()
 }
@@ -118,6 +118,9 @@ internal class NextCall<E>(private val channel: ReceiveChannel<E>) : ChannelCall
 
     override fun toString() = "next" + stateSuffix()
 }
+
+/** The outcome of every completed send (immutable, so shared). */
+private val SENT = Outcome.Success<Void?>(null)
 
 // The kotlinx suspend functions as plain functions taking the continuation last (how they compile).
 @Suppress("UNCHECKED_CAST")

@@ -21,7 +21,7 @@ internal abstract class PermitCall : KotlinxCall<Unit, Void?>() {
 
     final override fun onResult(value: Unit?, error: Throwable?) {
         if (error == null) {
-            if (!complete(null)) giveBack()
+            if (!settle(GRANTED)) giveBack()
         } else {
             settle(Outcome.ofError(error)) // after our own cancel: already settled, a no-op
         }
@@ -31,6 +31,9 @@ internal abstract class PermitCall : KotlinxCall<Unit, Void?>() {
         if (outcome is Outcome.Cancelled) withdraw(outcome.cause())
     }
 }
+
+/** The outcome of every granted permit (immutable, so shared). */
+private val GRANTED = Outcome.Success<Void?>(null)
 
 /** `Mutex.lock(owner)` for a Java caller. */
 internal class LockCall(private val mutex: Mutex, private val owner: Any?) : PermitCall() {
