@@ -193,7 +193,6 @@ public final class AsyncChannel<T> {
     }
 
     /** Whether the channel is closed and drained: no element will ever be received. */
-    @SuppressWarnings("deprecation")
     public boolean isClosedForReceive() {
         return delegate.isClosedForReceive();
     }

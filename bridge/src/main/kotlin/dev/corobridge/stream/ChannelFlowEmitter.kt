@@ -2,6 +2,7 @@ package dev.corobridge.stream
 
 import dev.corobridge.bridge.Awaitable
 import dev.corobridge.sync.ChannelFaces
+import kotlinx.coroutines.DelicateCoroutinesApi
 import kotlinx.coroutines.channels.ProducerScope
 import java.util.concurrent.ConcurrentLinkedQueue
 
@@ -29,6 +30,7 @@ internal class ChannelFlowEmitter<T>(private val scope: ProducerScope<T>) : Flow
         scope.channel.close(error)
     }
 
+    @OptIn(DelicateCoroutinesApi::class) // a snapshot is all isClosed() promises
     override fun isClosed(): Boolean = ended || scope.channel.isClosedForSend
 
     override fun onClose(action: Runnable) {

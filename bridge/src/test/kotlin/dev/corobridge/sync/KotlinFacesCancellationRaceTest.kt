@@ -30,7 +30,7 @@ class KotlinFacesCancellationRaceTest {
     fun `channel elements are neither lost nor duplicated when senders and receivers are cancelled`() = runBlocking<Unit> {
         withTimeout(60.seconds) {
             val ch = AsyncChannel.rendezvous<Int>()
-            val perProducer = 25_000
+            val perProducer = 30_000
             val producers = 2
             val n = producers * perProducer
             val delivered = AtomicIntegerArray(n)

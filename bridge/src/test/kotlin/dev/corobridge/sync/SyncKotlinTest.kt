@@ -15,6 +15,7 @@ import kotlinx.coroutines.launch
 import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.withContext
 import kotlinx.coroutines.withTimeout
+import kotlinx.coroutines.withTimeoutOrNull
 import kotlinx.coroutines.yield
 import org.junit.jupiter.api.AfterEach
 import org.junit.jupiter.api.Test
@@ -25,6 +26,7 @@ import kotlin.test.assertFalse
 import kotlin.test.assertIs
 import kotlin.test.assertNull
 import kotlin.test.assertTrue
+import kotlin.time.Duration.Companion.milliseconds
 import kotlin.time.Duration.Companion.seconds
 
 /** The Kotlin faces of the sync primitives: suspend instead of block, resume on the caller's dispatcher. */
@@ -248,5 +250,31 @@ class SyncKotlinTest {
         }
         matched.join()
         assertEquals("kept", got, "plain kotlinx would drop it here; this face delivers it")
+    }
+
+    @Test
+    fun `a receive under withTimeout that times out takes nothing`() = test {
+        val ch = AsyncChannel.bounded<String>(1)
+        assertNull(withTimeoutOrNull(20.milliseconds) { ch.receive() })
+        ch.send("still here")
+        assertEquals("still here", ch.tryReceive(), "the timed-out receive was withdrawn")
+        val mutex = AsyncMutex().apply { tryLock() }
+        assertNull(withTimeoutOrNull(20.milliseconds) { mutex.lock() })
+        mutex.unlock()
+        assertFalse(mutex.isLocked, "the timed-out lock never took the mutex")
+    }
+
+    @Test
+    fun `control - in the same race a plain kotlinx receive drops the element`() = test {
+        val ch = kotlinx.coroutines.channels.Channel<String>()
+        var got: String? = null
+        val matched = launch(home, start = CoroutineStart.UNDISPATCHED) { got = ch.receive() }
+        withContext(home) {
+            assertTrue(ch.trySend("dropped").isSuccess)
+            matched.cancel()
+        }
+        matched.join()
+        assertNull(got, "kotlinx's prompt cancellation: the element was taken from the channel and lost")
+        assertTrue(ch.tryReceive().isFailure, "and it is not in the channel either")
     }
 }
