@@ -80,6 +80,8 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
     private final HopTrace trace;
     private volatile Runnable canceller;
     private volatile boolean detached;
+    /** For {@link #of(Awaitable)} (and its {@link #withTimeout}): what decides this task's cancellation. */
+    private volatile Awaitable<T> adopted;
 
     Task(String name, HopTrace trace) {
         this.name = name;
@@ -177,6 +179,27 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
         return TaskCoroutines.taskOf(Objects.requireNonNull(deferred, "deferred"), "Deferred");
     }
 
+    /**
+     * The task of any {@link Awaitable} — a {@link Promise}, a mutex lock, a channel receive — so
+     * Java can compose it: {@code Task.of(channel.receive()).thenOn(ui, v -> show(v))}. The task
+     * completes with the awaitable's outcome; a {@code Task} is returned as is.
+     *
+     * <p><b>Cancellation is decided by the awaitable.</b> {@link #cancel()} (and a {@link #withTimeout}
+     * of this task, running out or cancelled) cancels the awaitable and the task follows its decision: when the awaitable
+     * could not be withdrawn any more — a channel receive that already took an element — the task
+     * completes with that value instead of being cancelled, so nothing is lost on the way.
+     */
+    public static <T> Task<T> of(Awaitable<T> awaitable) {
+        Objects.requireNonNull(awaitable, "awaitable");
+        if (awaitable instanceof Task<T> t) {
+            return t;
+        }
+        Task<T> t = new Task<>("of " + awaitable.getClass().getSimpleName(), awaitable.traceOrNull());
+        t.adopted = awaitable;
+        awaitable.onComplete(t.promise::settle);
+        return t;
+    }
+
     // ------------------------------------------------------------------ compose
 
     /** Applies {@code fn} to the value on {@code executor}. */
@@ -251,6 +274,8 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
     /**
      * This task limited to {@code limit}: when it passes first, the result is cancelled with a
      * {@link TaskTimeoutException} and this task is cancelled with it (the limit owns the work).
+     * For a task {@linkplain #of(Awaitable) of an awaitable} the awaitable decides: if it can no
+     * longer be withdrawn, the result completes with its value instead.
      */
     public Task<T> withTimeout(Duration limit) {
         Objects.requireNonNull(limit, "limit");
@@ -258,13 +283,20 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
             throw new IllegalArgumentException("limit must not be negative, was " + limit);
         }
         Task<T> next = derived("timeout " + limit);
+        boolean sourceDecides = adopted != null;
         ScheduledFuture<?> timer = Tasks.TIMER.schedule(() -> {
             TaskTimeoutException e = new TaskTimeoutException(limit);
-            if (next.promise.cancel(e)) {
+            if (sourceDecides) {
+                cancel(e); // the adopted awaitable decides; next follows this task's outcome
+            } else if (next.promise.cancel(e)) {
                 promise.cancel(e);
             }
         }, Math.max(0, Waiting.saturatedNanos(limit)), TimeUnit.NANOSECONDS);
-        next.setCanceller(this::cancel);
+        if (sourceDecides) {
+            next.adopted = this;
+        } else {
+            next.setCanceller(this::cancel);
+        }
         onComplete(o -> {
             timer.cancel(false);
             next.promise.settle(o);
@@ -343,14 +375,27 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
         return promise;
     }
 
-    /** Cancels the task and the work underneath; {@code true} if this call decided the outcome. */
+    /**
+     * Cancels the task and the work underneath; {@code true} if this call decided the outcome. For
+     * a task {@linkplain #of(Awaitable) of an awaitable} the awaitable decides (see there).
+     */
     @Override
     public boolean cancel() {
-        return promise.cancel(new CancellationException("task " + name + " cancelled"));
+        return cancel(new CancellationException("task " + name + " cancelled"));
     }
 
     /** Cancels with {@code cause}. */
     public boolean cancel(CancellationException cause) {
+        Awaitable<T> source = adopted;
+        if (source != null) {
+            // The source decides; when it is withdrawn its outcome reaches this task synchronously
+            // through the callback registered in of(...).
+            return switch (source) {
+                case Promise<T> p -> p.cancel(cause);
+                case Task<T> t -> t.cancel(cause);
+                default -> source.cancel();
+            };
+        }
         return promise.cancel(cause);
     }
 

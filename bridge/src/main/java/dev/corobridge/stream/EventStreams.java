@@ -1,0 +1,53 @@
+package dev.corobridge.stream;
+
+import java.util.Objects;
+import kotlinx.coroutines.CoroutineDispatcher;
+import kotlinx.coroutines.Dispatchers;
+import kotlinx.coroutines.flow.Flow;
+import org.reactivestreams.Publisher;
+
+/**
+ * Java access to Kotlin flows and Reactive Streams publishers as {@link EventStream}s, read with
+ * back-pressure one {@code next()} at a time.
+ *
+ * <pre>{@code
+ * try (EventStream<Quote> quotes = EventStreams.of(quoteService.quotes())) {   // a Kotlin Flow
+ *     for (var q = quotes.next().await(); q.hasValue(); q = quotes.next().await()) { show(q.value()); }
+ * }
+ * }</pre>
+ *
+ * The flow is collected by a coroutine on the given dispatcher (default {@code Dispatchers.Default})
+ * into a channel of {@code capacity} elements (default 0: the flow computes the next element
+ * only when the previous one was taken). Closing the stream cancels the collection — the flow's
+ * {@code finally} blocks run, a publisher's subscription is cancelled. The flow completing gives
+ * {@link Next.End}; the flow failing gives {@link Next.Failed}.
+ */
+public final class EventStreams {
+
+    private EventStreams() {
+    }
+
+    /** {@code flow} as a stream, collected on {@code Dispatchers.Default} without a buffer. */
+    public static <T> EventStream<T> of(Flow<? extends T> flow) {
+        return of(flow, Dispatchers.getDefault(), 0);
+    }
+
+    /**
+     * {@code flow} as a stream, collected on {@code dispatcher} into a buffer of {@code capacity}.
+     *
+     * @throws IllegalArgumentException if {@code capacity} is negative
+     */
+    public static <T> EventStream<T> of(Flow<? extends T> flow, CoroutineDispatcher dispatcher, int capacity) {
+        Objects.requireNonNull(flow, "flow");
+        Objects.requireNonNull(dispatcher, "dispatcher");
+        if (capacity < 0) {
+            throw new IllegalArgumentException("capacity must not be negative, got " + capacity);
+        }
+        return new ChannelEventStream<>(StreamFlows.produce(flow, dispatcher, capacity), null, "flow");
+    }
+
+    /** {@code publisher} as a stream: it is requested from as {@code next()} is called. */
+    public static <T> EventStream<T> of(Publisher<? extends T> publisher) {
+        return of(Flows.fromPublisher(Objects.requireNonNull(publisher, "publisher")));
+    }
+}

@@ -1,0 +1,215 @@
+package dev.corobridge.sync;
+
+import dev.corobridge.bridge.Awaitable;
+import dev.corobridge.stream.Next;
+import java.util.Objects;
+import java.util.concurrent.CancellationException;
+import kotlinx.coroutines.channels.Channel;
+import kotlinx.coroutines.channels.ClosedReceiveChannelException;
+import kotlinx.coroutines.channels.ClosedSendChannelException;
+
+/**
+ * A channel between producers and consumers whose {@code send} waits while the channel is full and
+ * {@code receive} while it is empty — without blocking a thread: kotlinx's {@link Channel}, with
+ * a Java face and one guarantee more (below).
+ *
+ * <pre>{@code
+ * AsyncChannel<Job> jobs = AsyncChannel.bounded(16);
+ * // Java, on virtual threads                    // Kotlin
+ * jobs.send(job).await();                         jobs.send(job)
+ * for (var e = jobs.next().await(); e.hasValue(); e = jobs.next().await()) {
+ *     run(e.value());                             jobs.receiveAsFlow().collect { run(it) }
+ * }
+ * jobs.close();   // consumers drain what is buffered, then see the end
+ * }</pre>
+ *
+ * <ul>
+ *   <li><b>Capacity.</b> {@link #rendezvous()} (a send waits for a receive and vice versa),
+ *       {@link #bounded(int)}, {@link #unbounded()} (a send never waits). Elements are received in
+ *       the order they were sent; waiting senders and receivers are served FIFO.</li>
+ *   <li><b>Close and cancel.</b> {@link #close()} stops sending: receivers drain the buffer, then
+ *       {@code receive()} fails with {@link ClosedReceiveChannelException} (or the cause given to
+ *       {@link #close(Throwable)}) and {@link #next()} returns {@link Next.End} (or
+ *       {@link Next.Failed}); a later {@code send} fails with {@link ClosedSendChannelException}.
+ *       {@link #cancel()} discards the buffer and ends both sides with a
+ *       {@link CancellationException}.</li>
+ *   <li><b>Cancellation never loses or duplicates an element.</b> Cancelling a pending
+ *       {@code send} or {@code receive} (its awaitable, or the Kotlin coroutine) withdraws it if it
+ *       has not matched yet: {@code cancel()} returns {@code true} and nothing was sent or
+ *       received. If it had matched — the element already changed hands — {@code cancel()} returns
+ *       {@code false} and the operation completes normally: the receiver gets the element, the
+ *       sender learns it was delivered. (A plain kotlinx {@code receive} that is cancelled in that
+ *       instant drops the element; this face does not.) A Kotlin coroutine cancelled after its
+ *       operation matched returns normally and sees the cancellation at its next suspension point.
+ *       So {@code cancel()} on a channel operation is a request; {@code Task.of(op)} and its
+ *       {@code withTimeout} follow the same decision.</li>
+ *   <li><b>Errors.</b> {@code null} elements are refused ({@link NullPointerException}); capacity
+ *       below 1 for {@link #bounded(int)} throws {@link IllegalArgumentException}.</li>
+ *   <li><b>Threads.</b> A Java awaitable completes on the thread of the matching party (callbacks
+ *       run there: keep them short or hop with {@code Task.of(op).thenOn(context, ...)}); a
+ *       virtual thread in {@code await()} is unparked. A Kotlin coroutine resumes on its own
+ *       dispatcher (a receiver on the pump resumes on the pump).</li>
+ * </ul>
+ *
+ * <h2>Implementation overview</h2>
+ * Every operation delegates to one kotlinx {@code Channel} (lock-free, segment-based). A Java
+ * {@code send}/{@code receive} first tries the non-suspending {@code trySend}/{@code tryReceive}
+ * and returns an already completed awaitable; otherwise it calls kotlinx's suspending function
+ * directly with a continuation that has no dispatcher and a private job (no coroutine is started;
+ * see {@code KotlinxCall}). Without a dispatcher the resumption is delivered as is, never replaced
+ * by a late cancellation, so the operation's result is known exactly; cancelling the private job
+ * withdraws the operation only if it is still waiting. The Kotlin face waits for that same call
+ * with a non-cancellable suspension whose caller cancellation is forwarded to it
+ * ({@code awaitDecided}).
+ *
+ * <p><b>Memory effects.</b> Actions before a {@code send} happen-before actions after the
+ * {@code receive} of that element.
+ *
+ * <p><b>Thread-safety.</b> All methods are safe from any thread.
+ *
+ * @param <T> the element type
+ */
+public final class AsyncChannel<T> {
+
+    private static final int RENDEZVOUS = 0;
+    private static final int UNLIMITED = Integer.MAX_VALUE;
+
+    /** The kotlinx channel this one is (the Kotlin face uses it through {@code ChannelFaces}). */
+    final Channel<T> delegate;
+    private final int capacity;
+
+    private AsyncChannel(int capacity) {
+        this.capacity = capacity;
+        this.delegate = ChannelFaces.newChannel(capacity);
+    }
+
+    /** A channel without a buffer: each send waits for a receive, and each receive for a send. */
+    public static <T> AsyncChannel<T> rendezvous() {
+        return new AsyncChannel<>(RENDEZVOUS);
+    }
+
+    /**
+     * A channel buffering up to {@code capacity} elements; a send waits while it is full.
+     *
+     * @throws IllegalArgumentException if {@code capacity < 1} (use {@link #rendezvous()} for none)
+     */
+    public static <T> AsyncChannel<T> bounded(int capacity) {
+        if (capacity < 1 || capacity == UNLIMITED) {
+            throw new IllegalArgumentException("bounded capacity must be in [1, " + (UNLIMITED - 1) + "], got " + capacity
+                    + (capacity == 0 ? " (use rendezvous())" : ""));
+        }
+        return new AsyncChannel<>(capacity);
+    }
+
+    /** A channel with an unlimited buffer: a send never waits (memory is the limit). */
+    public static <T> AsyncChannel<T> unbounded() {
+        return new AsyncChannel<>(UNLIMITED);
+    }
+
+    /**
+     * Sends {@code element}, waiting while the channel is full (for a rendezvous channel: until a
+     * receiver takes it). Completes once the element is in the channel or handed over; fails with
+     * {@link ClosedSendChannelException} (or the close cause) if the channel is closed. Cancelling
+     * the awaitable withdraws the send if it is still waiting (see the class comment).
+     * Hidden from Kotlin, where {@code send(e)} suspends.
+     *
+     * @throws NullPointerException if {@code element} is null
+     */
+    @kotlin.Deprecated(message = "Java face; Kotlin uses the suspending send(element)", level = kotlin.DeprecationLevel.HIDDEN)
+    public Awaitable<Void> send(T element) {
+        return ChannelFaces.send(delegate, Objects.requireNonNull(element, "element"));
+    }
+
+    /**
+     * Sends {@code element} if that is possible without waiting.
+     *
+     * @return {@code true} if sent, {@code false} if the channel is full
+     * @throws ClosedSendChannelException (or the close cause) if the channel is closed
+     * @throws NullPointerException       if {@code element} is null
+     */
+    public boolean trySend(T element) {
+        return ChannelFaces.trySend(delegate, Objects.requireNonNull(element, "element"));
+    }
+
+    /**
+     * Receives the next element, waiting while the channel is empty. Fails with
+     * {@link ClosedReceiveChannelException} (or the close cause) once the channel is closed and
+     * drained. Cancelling the awaitable withdraws the receive if no element was handed to it yet;
+     * otherwise the element is its value (see the class comment). Hidden from Kotlin, where
+     * {@code receive()} suspends.
+     */
+    @kotlin.Deprecated(message = "Java face; Kotlin uses the suspending receive()", level = kotlin.DeprecationLevel.HIDDEN)
+    public Awaitable<T> receive() {
+        return ChannelFaces.receive(delegate);
+    }
+
+    /**
+     * {@link #receive()} with the end as a value: {@link Next.Value}, or {@link Next.End} once the
+     * channel is closed and drained (or cancelled), or {@link Next.Failed} with the cause given to
+     * {@link #close(Throwable)}. Hidden from Kotlin, where {@code next()} suspends.
+     */
+    @kotlin.Deprecated(message = "Java face; Kotlin uses the suspending next()", level = kotlin.DeprecationLevel.HIDDEN)
+    public Awaitable<Next<T>> next() {
+        return ChannelFaces.next(delegate);
+    }
+
+    /**
+     * Receives an element if one is ready.
+     *
+     * @return the element, or {@code null} if the channel is empty
+     * @throws ClosedReceiveChannelException (or the close cause) once the channel is closed and drained
+     */
+    public T tryReceive() {
+        return ChannelFaces.tryReceive(delegate);
+    }
+
+    /**
+     * Closes the channel for sending; receivers drain the buffer and then see the end.
+     * {@code true} if this call closed it.
+     */
+    public boolean close() {
+        return delegate.close(null);
+    }
+
+    /**
+     * Closes the channel for sending with {@code cause}: after the buffer is drained, receivers
+     * fail with it ({@link Next.Failed}). {@code true} if this call closed it.
+     */
+    public boolean close(Throwable cause) {
+        return delegate.close(Objects.requireNonNull(cause, "cause"));
+    }
+
+    /**
+     * Cancels the channel: discards buffered elements and ends every pending and later send and
+     * receive with a {@link CancellationException} ({@link #next()}: {@link Next.End}).
+     */
+    public void cancel() {
+        delegate.cancel(new CancellationException("AsyncChannel cancelled"));
+    }
+
+    /** Whether {@link #close()} or {@link #cancel()} was called. */
+    public boolean isClosedForSend() {
+        return delegate.isClosedForSend();
+    }
+
+    /** Whether the channel is closed and drained: no element will ever be received. */
+    public boolean isClosedForReceive() {
+        return delegate.isClosedForReceive();
+    }
+
+    /** Whether no element is buffered now (a snapshot). */
+    public boolean isEmpty() {
+        return delegate.isEmpty();
+    }
+
+    /** The buffer size: 0 for rendezvous, {@link Integer#MAX_VALUE} for unbounded. */
+    public int capacity() {
+        return capacity;
+    }
+
+    @Override
+    public String toString() {
+        String kind = capacity == RENDEZVOUS ? "rendezvous" : capacity == UNLIMITED ? "unbounded" : "bounded(" + capacity + ")";
+        return "AsyncChannel[" + kind + (isClosedForSend() ? ", closed" : "") + "]";
+    }
+}

@@ -1,0 +1,34 @@
+package dev.corobridge.sync;
+
+import dev.corobridge.bridge.Awaitable;
+import dev.corobridge.bridge.Promise;
+
+/** Already completed awaitables for the fast paths (an operation that did not have to wait). */
+final class Completions {
+
+    private static final Promise<Void> DONE = new Promise<>();
+
+    static {
+        DONE.complete(null);
+    }
+
+    private Completions() {
+    }
+
+    /** The shared awaitable completed with {@code null}: cancelling it is a no-op. */
+    static Awaitable<Void> done() {
+        return DONE;
+    }
+
+    static <T> Awaitable<T> value(T value) {
+        Promise<T> p = new Promise<>();
+        p.complete(value);
+        return p;
+    }
+
+    static <T> Awaitable<T> failed(Throwable error) {
+        Promise<T> p = new Promise<>();
+        p.fail(error);
+        return p;
+    }
+}

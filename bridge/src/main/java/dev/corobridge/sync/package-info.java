@@ -1,0 +1,39 @@
+/**
+ * Coordination primitives for Java and Kotlin that make waiters <em>wait without blocking a
+ * thread</em>, so they are safe on the pump: {@link dev.corobridge.sync.AsyncMutex},
+ * {@link dev.corobridge.sync.AsyncSemaphore}, {@link dev.corobridge.sync.AsyncChannel} (kotlinx's
+ * {@code Mutex}, {@code Semaphore} and {@code Channel}, wrapped), and
+ * {@link dev.corobridge.sync.AsyncEvent}, {@link dev.corobridge.sync.AsyncLatch},
+ * {@link dev.corobridge.sync.WaitGroup}, {@link dev.corobridge.sync.AsyncCondition} (ours: kotlinx has
+ * none). To wait for several tasks use {@code Task.whenAll} / {@code Task.whenAny}.
+ *
+ * <h2>Two faces of each primitive</h2>
+ * <ul>
+ *   <li><b>Java</b>: every wait returns a fresh {@link dev.corobridge.bridge.Awaitable} — the
+ *       waiter's own handle. {@code await()} it on a virtual thread (it parks cheaply; on the pump
+ *       it throws instead of freezing the loop), register {@code onComplete}, or compose it with
+ *       {@code Task.of(wait).thenOn(context, ...)}. These methods are hidden from Kotlin (with
+ *       {@code @Deprecated(level = HIDDEN)}): the generic {@code Awaitable.await()} extension leaves
+ *       the awaited operation running when the coroutine is cancelled, which for a wait that takes
+ *       something (a lock, an element, a signal) would take it for nobody.</li>
+ *   <li><b>Kotlin</b>: {@code suspend} functions with the same names ({@code mutex.withLock {}},
+ *       {@code channel.send(x)}, {@code latch.await()}, ...), resuming on the caller's dispatcher —
+ *       a waiter on the pump resumes on the pump.</li>
+ * </ul>
+ *
+ * <h2>Cancellation never steals</h2>
+ * Every wait is cancellable — the Java awaitable's {@code cancel()}, or cancelling the Kotlin
+ * coroutine — and a cancelled waiter never takes a permit, a signal or an element from another:
+ * <ul>
+ *   <li><b>Permits</b> (mutex, semaphore): cancelling decides at once; a permit granted in that
+ *       same instant is passed on to the next waiter.</li>
+ *   <li><b>Broadcasts</b> (event, latch, wait group): cancelling withdraws that waiter only;
+ *       a wake-up reaches every other waiter.</li>
+ *   <li><b>Hand-overs</b> (channel elements, condition signals): cancelling withdraws the wait if
+ *       nothing was handed to it yet; otherwise {@code cancel()} returns {@code false} and the wait
+ *       completes normally with what it got, because an element or a signal that changed hands
+ *       cannot be given back without reordering. A Kotlin coroutine cancelled in that instant
+ *       returns normally and meets the cancellation at its next suspension point.</li>
+ * </ul>
+ */
+package dev.corobridge.sync;

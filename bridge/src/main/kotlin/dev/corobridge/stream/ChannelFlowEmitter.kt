@@ -1,0 +1,53 @@
+package dev.corobridge.stream
+
+import dev.corobridge.bridge.Awaitable
+import dev.corobridge.sync.ChannelFaces
+import kotlinx.coroutines.DelicateCoroutinesApi
+import kotlinx.coroutines.channels.ProducerScope
+import java.util.concurrent.ConcurrentLinkedQueue
+
+/**
+ * The [FlowEmitter] of one collection of a [Flows.create] flow: sends into the `callbackFlow`
+ * channel through the channel face (so a cancelled `emit` never delivers behind its caller's back),
+ * and runs the close actions once when the collection ends.
+ */
+internal class ChannelFlowEmitter<T>(private val scope: ProducerScope<T>) : FlowEmitter<T> {
+
+    private val closeActions = ConcurrentLinkedQueue<Runnable>()
+
+    @Volatile
+    private var ended = false
+
+    override fun emit(value: T): Awaitable<Void?> = ChannelFaces.send(scope.channel, requireNotNull(value) { "value" })
+
+    override fun tryEmit(value: T): Boolean = scope.channel.trySend(requireNotNull(value) { "value" }).isSuccess
+
+    override fun complete() {
+        scope.channel.close()
+    }
+
+    override fun fail(error: Throwable) {
+        scope.channel.close(error)
+    }
+
+    @OptIn(DelicateCoroutinesApi::class) // a snapshot is all isClosed() promises
+    override fun isClosed(): Boolean = ended || scope.channel.isClosedForSend
+
+    override fun onClose(action: Runnable) {
+        closeActions.add(action)
+        if (ended) runCloseActions()
+    }
+
+    /** The collection ended: run every close action once. */
+    fun ended() {
+        ended = true
+        runCloseActions()
+    }
+
+    private fun runCloseActions() {
+        while (true) {
+            val action = closeActions.poll() ?: return
+            action.run()
+        }
+    }
+}

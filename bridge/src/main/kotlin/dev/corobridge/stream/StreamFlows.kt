@@ -1,0 +1,45 @@
+package dev.corobridge.stream
+
+import kotlinx.coroutines.CoroutineDispatcher
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.channels.ReceiveChannel
+import kotlinx.coroutines.channels.awaitClose
+import kotlinx.coroutines.flow.Flow
+import kotlinx.coroutines.flow.buffer
+import kotlinx.coroutines.flow.callbackFlow
+import kotlinx.coroutines.flow.produceIn
+import kotlinx.coroutines.reactive.asFlow
+import kotlinx.coroutines.reactive.asPublisher
+import kotlinx.coroutines.reactor.asFlux
+import org.reactivestreams.Publisher
+import reactor.core.publisher.Flux
+import kotlin.coroutines.EmptyCoroutineContext
+
+// The coroutine plumbing behind the Java classes of this package. Internal: the public Kotlin API
+// is in EventStreamFlows.kt; Java uses Flows, EventStreams, Generators.
+
+internal object StreamFlows {
+
+    /** Collects [flow] in a coroutine of its own on [dispatcher] into a channel of [capacity]. */
+    @JvmStatic
+    fun <T> produce(flow: Flow<T>, dispatcher: CoroutineDispatcher, capacity: Int): ReceiveChannel<T> =
+        flow.buffer(capacity).produceIn(CoroutineScope(dispatcher))
+
+    @JvmStatic
+    fun <T : Any> toFlux(flow: Flow<T>, dispatcher: CoroutineDispatcher?): Flux<T> =
+        flow.asFlux(dispatcher ?: EmptyCoroutineContext)
+
+    @JvmStatic
+    fun <T : Any> toPublisher(flow: Flow<T>): Publisher<T> = flow.asPublisher()
+
+    @JvmStatic
+    fun <T : Any> fromPublisher(publisher: Publisher<T>): Flow<T> = publisher.asFlow()
+
+    /** A cold flow whose every collection runs [producer] with an emitter on a `callbackFlow` channel. */
+    @JvmStatic
+    fun <T> create(capacity: Int, producer: FlowProducer<T>): Flow<T> = callbackFlow {
+        val emitter = ChannelFlowEmitter(this)
+        producer.produce(emitter)
+        awaitClose { emitter.ended() }
+    }.buffer(capacity)
+}

@@ -1,0 +1,46 @@
+package dev.corobridge.sync
+
+import dev.corobridge.stream.Next
+import kotlinx.coroutines.flow.Flow
+import kotlinx.coroutines.flow.flow
+
+// Kotlin face of AsyncChannel. Unlike plain kotlinx channel operations, a cancelled send or
+// receive never loses or duplicates an element: see AsyncChannel and awaitDecided.
+
+/**
+ * Sends [element], suspending while the channel is full. If the coroutine is cancelled while
+ * waiting, the send is withdrawn (`CancellationException`, nothing sent) unless the element was
+ * already taken — then it returns normally. Resumes on the caller's dispatcher.
+ *
+ * @throws kotlinx.coroutines.channels.ClosedSendChannelException if the channel is closed
+ */
+suspend fun <T : Any> AsyncChannel<T>.send(element: T) = ChannelFaces.sendSuspending(delegate, element)
+
+/**
+ * Receives the next element, suspending while the channel is empty. If the coroutine is cancelled
+ * while waiting, the receive is withdrawn (`CancellationException`, nothing taken) unless an element
+ * was already handed to it — then it returns that element. Resumes on the caller's dispatcher.
+ *
+ * @throws kotlinx.coroutines.channels.ClosedReceiveChannelException once closed and drained
+ */
+suspend fun <T : Any> AsyncChannel<T>.receive(): T = ChannelFaces.receiveSuspending(delegate)
+
+/** [receive] with the end as a value: [Next.Value], [Next.End] or [Next.Failed]. */
+suspend fun <T : Any> AsyncChannel<T>.next(): Next<T> = ChannelFaces.nextSuspending(delegate)
+
+/** [receive], or `null` once the channel is closed and drained; rethrows a close cause. */
+suspend fun <T : Any> AsyncChannel<T>.receiveOrNull(): T? = when (val n = next()) {
+    is Next.Value -> n.value()
+    is Next.End -> null
+    is Next.Failed -> throw n.error()
+}
+
+/**
+ * The elements as a hot [Flow] (each element goes to one collector): completes when the channel is
+ * closed and drained, fails with a close cause. Stopping the collection never loses an element.
+ */
+fun <T : Any> AsyncChannel<T>.receiveAsFlow(): Flow<T> = flow {
+    while (true) {
+        emit(receiveOrNull() ?: break)
+    }
+}

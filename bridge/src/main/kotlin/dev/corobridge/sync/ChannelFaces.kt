@@ -1,0 +1,82 @@
+package dev.corobridge.sync
+
+import dev.corobridge.bridge.Awaitable
+import dev.corobridge.stream.Next
+import kotlinx.coroutines.channels.Channel
+import kotlinx.coroutines.channels.ClosedReceiveChannelException
+import kotlinx.coroutines.channels.ReceiveChannel
+import kotlinx.coroutines.channels.SendChannel
+
+/**
+ * The operations of the channel faces on any kotlinx channel (an [AsyncChannel]'s, a flow's
+ * `produceIn`, a `callbackFlow`'s): a non-suspending fast path when the operation can complete
+ * now, else a [ChannelCall] (Java) or an [awaitDecided] wait on one (Kotlin).
+ */
+internal object ChannelFaces {
+
+    @JvmStatic
+    fun <E> newChannel(capacity: Int): Channel<E> = Channel(capacity)
+
+    @JvmStatic
+    fun <E> send(channel: SendChannel<E>, element: E): Awaitable<Void?> =
+        if (channel.trySend(element).isSuccess) Completions.done() else SendCall(channel, element).start()
+
+    @JvmStatic
+    fun <E> receive(channel: ReceiveChannel<E>): Awaitable<E> {
+        val r = channel.tryReceive()
+        @Suppress("UNCHECKED_CAST")
+        return if (r.isSuccess) Completions.value(r.getOrThrow()) else ReceiveCall(channel).start()
+    }
+
+    @JvmStatic
+    fun <E> next(channel: ReceiveChannel<E>): Awaitable<Next<E>> {
+        val r = channel.tryReceive()
+        return when {
+            r.isSuccess -> Completions.value(Next.Value(r.getOrThrow()))
+            r.isClosed -> Completions.value(nextOfClose(r.exceptionOrNull()))
+            else -> NextCall(channel).start()
+        }
+    }
+
+    /** The element, or `null` if none is ready; throws the close cause once closed and drained. */
+    @JvmStatic
+    fun <E> tryReceive(channel: ReceiveChannel<E>): E? {
+        val r = channel.tryReceive()
+        if (r.isSuccess) return r.getOrThrow()
+        if (r.isClosed) throw r.exceptionOrNull() ?: ClosedReceiveChannelException("Channel was closed")
+        return null
+    }
+
+    /** `true` if sent now; `false` if it would have to wait or the channel is closed. */
+    @JvmStatic
+    fun <E> offer(channel: SendChannel<E>, element: E): Boolean = channel.trySend(element).isSuccess
+
+    /** `true` if sent now, `false` if it would have to wait; throws once closed for sending. */
+    @JvmStatic
+    fun <E> trySend(channel: SendChannel<E>, element: E): Boolean {
+        val r = channel.trySend(element)
+        if (r.isSuccess) return true
+        if (r.isClosed) throw r.exceptionOrNull() ?: kotlinx.coroutines.channels.ClosedSendChannelException("Channel was closed")
+        return false
+    }
+
+    // ------------------------------------------------------------ Kotlin face (suspending)
+
+    suspend fun <E> sendSuspending(channel: SendChannel<E>, element: E) {
+        if (channel.trySend(element).isSuccess) return
+        SendCall(channel, element).start().awaitDecided()
+    }
+
+    suspend fun <E> receiveSuspending(channel: ReceiveChannel<E>): E {
+        val r = channel.tryReceive()
+        if (r.isSuccess) return r.getOrThrow()
+        return ReceiveCall(channel).start().awaitDecided()
+    }
+
+    suspend fun <E> nextSuspending(channel: ReceiveChannel<E>): Next<E> {
+        val r = channel.tryReceive()
+        if (r.isSuccess) return Next.Value(r.getOrThrow())
+        if (r.isClosed) return nextOfClose(r.exceptionOrNull())
+        return NextCall(channel).start().awaitDecided()
+    }
+}

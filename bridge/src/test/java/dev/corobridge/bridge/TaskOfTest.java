@@ -1,0 +1,78 @@
+package dev.corobridge.bridge;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.junit.jupiter.api.Test;
+
+/** {@link Task#of(Awaitable)}: any awaitable becomes composable; its source decides cancellation. */
+class TaskOfTest {
+
+    /** An operation that, like a channel receive that already matched, may refuse to be cancelled. */
+    private static final class Stubborn extends Promise<String> {
+        volatile boolean refuse;
+
+        @Override
+        public boolean cancel(CancellationException cause) {
+            return !refuse && super.cancel(cause);
+        }
+    }
+
+    @Test
+    void aPromiseBecomesATaskThatComposesOnAnyExecutor() throws Exception {
+        ExecutorService single = Executors.newSingleThreadExecutor(r -> new Thread(r, "stage"));
+        try {
+            Promise<Integer> p = new Promise<>();
+            Task<String> t = Task.of(p).thenOn(single, v -> v + "@" + Thread.currentThread().getName());
+            p.complete(7);
+            assertEquals("7@stage", t.await(Duration.ofSeconds(30)));
+            Task<Integer> already = Task.completed(1);
+            assertSame(already, Task.of(already));
+            assertThrows(NullPointerException.class, () -> Task.of(null));
+        } finally {
+            single.shutdownNow();
+        }
+    }
+
+    @Test
+    void cancellingTheTaskCancelsTheSourceWhichDecides() {
+        Stubborn withdrawable = new Stubborn();
+        Task<String> t = Task.of(withdrawable);
+        assertTrue(t.cancel());
+        assertTrue(withdrawable.outcomeOrNull().isCancelled());
+        assertTrue(t.outcomeOrNull().isCancelled());
+
+        Stubborn matched = new Stubborn();
+        matched.refuse = true;
+        Task<String> kept = Task.of(matched);
+        assertFalse(kept.cancel(), "the source refused: the task is not cancelled behind its back");
+        assertFalse(kept.isDone());
+        matched.complete("the element");
+        assertEquals("the element", kept.resultNow(), "the value is not lost");
+    }
+
+    @Test
+    void aTimeoutOfAnAdoptedTaskAsksTheSource() throws Exception {
+        Stubborn withdrawable = new Stubborn();
+        Task<String> limited = Task.of(withdrawable).withTimeout(Duration.ofMillis(10));
+        TaskTimeoutException e = assertThrows(TaskTimeoutException.class, () -> limited.await(Duration.ofSeconds(30)));
+        assertEquals(Duration.ofMillis(10), e.limit());
+        assertInstanceOf(TaskTimeoutException.class, withdrawable.outcomeOrNull().errorOrNull(), "the source was cancelled with the timeout");
+
+        Stubborn matched = new Stubborn();
+        matched.refuse = true;
+        Task<String> late = Task.of(matched).withTimeout(Duration.ofMillis(10));
+        Task<String> gate = Task.of(matched).withTimeout(Duration.ofSeconds(30));
+        assertFalse(gate.cancel(), "cancelling the limited task also asks the source");
+        matched.complete("late but kept");
+        assertEquals("late but kept", late.await(Duration.ofSeconds(30)));
+    }
+}

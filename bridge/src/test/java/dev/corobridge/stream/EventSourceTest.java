@@ -1,0 +1,128 @@
+package dev.corobridge.stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.corobridge.bridge.Awaitable;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** The Java face of event streams: next() as value / end / failure, unsubscribing by closing. */
+class EventSourceTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    @Test
+    void everySubscriberGetsTheEventsPublishedAfterItSubscribedThenTheEnd() throws Exception {
+        EventSource<String> source = new EventSource<>("states");
+        source.publish("before anyone listens");
+        EventStream<String> a = source.subscribe();
+        EventStream<String> b = source.subscribe();
+        assertEquals(2, source.subscriberCount());
+        assertTrue(source.publish("loading"));
+        assertTrue(source.publish("ready"));
+        assertTrue(source.close());
+        assertFalse(source.publish("after close"));
+        for (EventStream<String> s : List.of(a, b)) {
+            List<String> got = new ArrayList<>();
+            for (var e = s.next().await(WAIT); e.hasValue(); e = s.next().await(WAIT)) {
+                got.add(e.value());
+            }
+            assertEquals(List.of("loading", "ready"), got);
+            assertTrue(s.next().await(WAIT).isEnd(), "the end repeats");
+        }
+        assertTrue(source.subscribe().next().await(WAIT).isEnd(), "a closed source ends a new subscription at once");
+    }
+
+    @Test
+    void aVirtualThreadLoopReadsUntilTheSourceCloses() throws Exception {
+        EventSource<Integer> source = new EventSource<>();
+        try (ExecutorService vts = Executors.newVirtualThreadPerTaskExecutor()) {
+            EventStream<Integer> events = source.subscribe();
+            Future<Integer> sum = vts.submit(() -> {
+                int total = 0;
+                try (events) {
+                    for (var e = events.next().await(); e.hasValue(); e = events.next().await()) {
+                        total += e.value();
+                    }
+                }
+                return total;
+            });
+            for (int i = 1; i <= 100; i++) {
+                source.publish(i);
+            }
+            source.close();
+            assertEquals(5050, sum.get(WAIT.toSeconds(), TimeUnit.SECONDS));
+        }
+    }
+
+    @Test
+    void closingTheStreamUnsubscribesAndEndsAPendingNext() throws Exception {
+        EventSource<String> source = new EventSource<>();
+        EventStream<String> s = source.subscribe();
+        Awaitable<Next<String>> pending = s.next();
+        s.close();
+        s.close(); // idempotent
+        Next<String> n = pending.await(WAIT);
+        assertTrue(n.isEnd());
+        assertNotNull(((Next.End<String>) n).cancellation(), "ended by the subscriber: says so");
+        assertEquals(0, source.subscriberCount(), "no token bookkeeping: closing removed it");
+        assertTrue(source.publish("nobody listens"));
+    }
+
+    @Test
+    void failingTheSourceDeliversTheFailureAfterTheBufferedEvents() throws Exception {
+        EventSource<String> source = new EventSource<>();
+        EventStream<String> s = source.subscribe();
+        source.publish("last words");
+        IllegalStateException boom = new IllegalStateException("source broke");
+        source.fail(boom);
+        assertEquals("last words", s.next().await(WAIT).value());
+        Next<String> n = s.next().await(WAIT);
+        assertInstanceOf(Next.Failed.class, n);
+        assertSame(boom, root(n.errorOrNull()));
+        assertThrows(IllegalStateException.class, n::hasValue, "a loop on hasValue() sees the failure");
+    }
+
+    @Test
+    void cancellingAPendingNextLosesNoEvent() throws Exception {
+        EventSource<String> source = new EventSource<>();
+        EventStream<String> s = source.subscribe();
+        Awaitable<Next<String>> withdrawn = s.next();
+        assertTrue(withdrawn.cancel());
+        source.publish("kept");
+        assertEquals("kept", s.next().await(WAIT).value(), "the withdrawn request took nothing");
+
+        Awaitable<Next<String>> matched = s.next();
+        source.publish("delivered");
+        assertFalse(matched.cancel(), "already handed over");
+        assertEquals("delivered", matched.await(WAIT).value());
+    }
+
+    @Test
+    void badInputIsAClearError() {
+        EventSource<String> source = new EventSource<>();
+        assertThrows(NullPointerException.class, () -> source.publish(null));
+        assertThrows(NullPointerException.class, () -> source.fail(null));
+        assertThrows(NullPointerException.class, () -> new EventSource<>(null));
+    }
+
+    static Throwable root(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause().getClass() == t.getClass()) {
+            t = t.getCause();
+        }
+        return t;
+    }
+}

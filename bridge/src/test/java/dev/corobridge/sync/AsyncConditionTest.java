@@ -1,0 +1,197 @@
+package dev.corobridge.sync;
+
+import static dev.corobridge.sync.SyncTestSupport.WAIT;
+import static dev.corobridge.sync.SyncTestSupport.outcomeOf;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.corobridge.bridge.Awaitable;
+import dev.corobridge.bridge.Outcome;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** The Java face of {@link AsyncCondition}: release, signal, re-acquire; predicates; cancellation. */
+class AsyncConditionTest {
+
+    @Test
+    void aWaitReleasesTheMutexAndCompletesHoldingItAgain() throws Exception {
+        AsyncMutex m = new AsyncMutex();
+        AsyncCondition c = new AsyncCondition(m);
+        assertFalse(c.signal(), "nobody waits");
+        m.lock();
+        Awaitable<Void> w = c.whenSignalled();
+        assertFalse(m.isLocked(), "released while waiting");
+        assertTrue(c.hasWaiters());
+        m.lock(); // someone else takes it and signals
+        assertTrue(c.signal());
+        assertFalse(w.isDone(), "signalled, but the mutex is still held by the signaller");
+        m.unlock();
+        assertTrue(w.isDone() && w.outcomeOrNull().isSuccess());
+        assertTrue(m.isLocked(), "the waiter holds the mutex again");
+        m.unlock();
+    }
+
+    @Test
+    void waitingWithoutTheMutexIsAClearError() {
+        AsyncMutex m = new AsyncMutex();
+        AsyncCondition c = new AsyncCondition(m);
+        IllegalStateException e = assertThrows(IllegalStateException.class, c::whenSignalled);
+        assertTrue(e.getMessage().contains("holding its mutex"), e.getMessage());
+        assertThrows(IllegalStateException.class, () -> c.whenTrue(() -> true));
+        m.lock("alice");
+        assertThrows(IllegalStateException.class, () -> c.whenSignalled("bob"));
+        assertFalse(c.hasWaiters(), "the refused wait was not queued");
+        m.unlock("alice");
+        assertThrows(NullPointerException.class, () -> new AsyncCondition(null));
+    }
+
+    @Test
+    void signalWakesTheLongestWaiterAndSignalAllTheRest() throws Exception {
+        AsyncMutex m = new AsyncMutex();
+        AsyncCondition c = new AsyncCondition(m);
+        List<Integer> woken = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            int n = i;
+            m.lock();
+            c.whenSignalled().onComplete(o -> {
+                woken.add(n);
+                m.unlock();
+            });
+        }
+        assertTrue(c.signal());
+        assertEquals(List.of(0), woken);
+        assertEquals(3, c.signalAll());
+        assertEquals(List.of(0, 1, 2, 3), woken);
+        assertFalse(m.isLocked());
+    }
+
+    @Test
+    void aWithdrawnWaitNeverTakesASignalAndEndsHoldingTheMutex() throws Exception {
+        AsyncMutex m = new AsyncMutex();
+        AsyncCondition c = new AsyncCondition(m);
+        m.lock();
+        Awaitable<Void> quitter = c.whenSignalled();
+        m.lock();
+        Awaitable<Void> stayer = c.whenSignalled();
+        m.lock(); // held by "us" while the quitter withdraws
+        assertTrue(quitter.cancel());
+        assertFalse(quitter.isDone(), "cancelled, but published only once the mutex is held again");
+        assertTrue(c.signal(), "the signal goes to the remaining waiter");
+        m.unlock(); // FIFO: the quitter re-acquires first, then the stayer
+        assertTrue(quitter.outcomeOrNull().isCancelled());
+        assertFalse(stayer.isDone());
+        m.unlock(); // the quitter's finally
+        assertTrue(stayer.outcomeOrNull().isSuccess());
+        m.unlock();
+        assertFalse(c.signal());
+    }
+
+    @Test
+    void cancellingAfterTheSignalIsTooLateAndTheWaitCompletesNormally() throws Exception {
+        AsyncMutex m = new AsyncMutex();
+        AsyncCondition c = new AsyncCondition(m);
+        m.lock();
+        Awaitable<Void> w = c.whenSignalled();
+        assertTrue(c.signal());
+        assertFalse(w.cancel(), "a signal chose it already: the signal is not wasted");
+        assertTrue(outcomeOf(w).isSuccess());
+        m.unlock();
+    }
+
+    @Test
+    void whenTrueReevaluatesAfterEveryWakeUp() throws Exception {
+        AsyncMutex m = new AsyncMutex();
+        AsyncCondition c = new AsyncCondition(m);
+        int[] value = {0};
+        int[] evaluations = {0};
+        m.lock();
+        Awaitable<Void> w = c.whenTrue(() -> {
+            evaluations[0]++;
+            return value[0] >= 2;
+        });
+        for (int i = 1; i <= 2; i++) {
+            m.lock();
+            value[0] = i;
+            c.signal();
+            m.unlock();
+        }
+        assertTrue(w.isDone() && w.outcomeOrNull().isSuccess());
+        assertEquals(3, evaluations[0]);
+        assertTrue(m.isLocked());
+        m.unlock();
+        m.lock();
+        assertTrue(c.whenTrue(() -> true).isDone(), "already true: no wait, the mutex stays held");
+        assertTrue(m.isLocked());
+        IllegalArgumentException boom = new IllegalArgumentException("predicate broke");
+        Outcome<Void> failed = c.whenTrue(() -> {
+            throw boom;
+        }).outcomeOrNull();
+        assertSame(boom, failed.errorOrNull());
+        assertTrue(m.isLocked(), "a failing predicate leaves the mutex held");
+        m.unlock();
+    }
+
+    @Test
+    void cancellingWhenTrueEndsItHoldingTheMutex() throws Exception {
+        AsyncMutex m = new AsyncMutex();
+        AsyncCondition c = new AsyncCondition(m);
+        m.lock();
+        Awaitable<Void> w = c.whenTrue(() -> false);
+        assertTrue(w.cancel());
+        assertFalse(w.cancel());
+        assertTrue(outcomeOf(w).isCancelled());
+        assertTrue(m.isLocked());
+        m.unlock();
+        assertFalse(c.hasWaiters());
+    }
+
+    @Test
+    void boundedBufferWithTwoConditionsOnVirtualThreads() throws Exception {
+        AsyncMutex m = new AsyncMutex();
+        AsyncCondition notFull = new AsyncCondition(m);
+        AsyncCondition notEmpty = new AsyncCondition(m);
+        ArrayDeque<Integer> buffer = new ArrayDeque<>();
+        int n = 2_000;
+        try (ExecutorService vts = Executors.newVirtualThreadPerTaskExecutor()) {
+            Future<?> producer = vts.submit(() -> {
+                for (int i = 0; i < n; i++) {
+                    m.lock().await();
+                    try {
+                        notFull.whenTrue(() -> buffer.size() < 4).await();
+                        buffer.add(i);
+                        notEmpty.signal();
+                    } finally {
+                        m.unlock();
+                    }
+                }
+                return null;
+            });
+            Future<Long> consumer = vts.submit(() -> {
+                long sum = 0;
+                for (int i = 0; i < n; i++) {
+                    m.lock().await();
+                    try {
+                        notEmpty.whenTrue(() -> !buffer.isEmpty()).await();
+                        sum += buffer.removeFirst();
+                        notFull.signal();
+                    } finally {
+                        m.unlock();
+                    }
+                }
+                return sum;
+            });
+            producer.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            assertEquals((long) n * (n - 1) / 2, consumer.get(WAIT.toSeconds(), TimeUnit.SECONDS));
+        }
+        assertFalse(m.isLocked());
+    }
+}
