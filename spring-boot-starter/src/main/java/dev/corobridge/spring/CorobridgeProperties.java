@@ -14,16 +14,18 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param ring   the io_uring ring pool
  * @param cpu    the CPU dispatcher
  * @param health the health contributors
+ * @param webflux the WebFlux integration
  */
 @ConfigurationProperties("corobridge")
 public record CorobridgeProperties(@DefaultValue Pump pump, @DefaultValue Ring ring, @DefaultValue Cpu cpu,
-                                   @DefaultValue Health health) {
+                                   @DefaultValue Health health, @DefaultValue Webflux webflux) {
 
     public CorobridgeProperties {
         Objects.requireNonNull(pump, "pump");
         Objects.requireNonNull(ring, "ring");
         Objects.requireNonNull(cpu, "cpu");
         Objects.requireNonNull(health, "health");
+        Objects.requireNonNull(webflux, "webflux");
     }
 
     /**
@@ -126,5 +128,24 @@ public record CorobridgeProperties(@DefaultValue Pump pump, @DefaultValue Ring r
                         "corobridge.health.pump-responsive-threshold must be positive, was " + pumpResponsiveThreshold);
             }
         }
+    }
+
+    /** Where Kotlin {@code suspend} WebFlux handler methods start. */
+    public enum SuspendDispatcher {
+        /** Spring's default: {@code Dispatchers.Unconfined}, so on the Netty thread of the request. */
+        NONE,
+        /** On the message pump. */
+        PUMP,
+        /** On the CPU dispatcher bean {@code corobridgeCpuDispatcher}. */
+        CPU
+    }
+
+    /**
+     * The WebFlux integration ({@code Task<T>} as a return type is always on with WebFlux).
+     *
+     * @param suspendDispatcher where every Kotlin suspend handler method starts: none (Spring's
+     *                          default), pump or cpu; through a SuspendHandlerDispatcherFilter bean
+     */
+    public record Webflux(@DefaultValue("none") SuspendDispatcher suspendDispatcher) {
     }
 }
