@@ -1,0 +1,220 @@
+package dev.corobridge.spring;
+
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import dev.corobridge.pump.MessagePump;
+import dev.corobridge.pump.PumpConfig;
+import dev.corobridge.ring.RingPool;
+import dev.corobridge.ring.Transport;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import kotlinx.coroutines.CoroutineDispatcher;
+import kotlinx.coroutines.Dispatchers;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class CorobridgeAutoConfigurationTests {
+
+    /** Small pools and the fallback transport: the same on every machine, cheap on two cores. */
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(CorobridgeAutoConfiguration.class,
+                    CorobridgeWebFluxAutoConfiguration.class, CorobridgeMetricsAutoConfiguration.class,
+                    CorobridgeHealthAutoConfiguration.class))
+            .withPropertyValues("corobridge.ring.count=1", "corobridge.ring.size=16", "corobridge.ring.force-fallback=true");
+
+    @Test
+    void providesTheContextsAndTheirLifecycles() {
+        runner.run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context).hasSingleBean(MessagePump.class).hasSingleBean(RingPool.class)
+                    .hasBean(CorobridgeAutoConfiguration.CPU_DISPATCHER)
+                    .hasBean("corobridgePumpLifecycle").hasBean("corobridgeRingPoolLifecycle")
+                    .hasSingleBean(PumpMeterBinder.class).hasSingleBean(RingMeterBinder.class)
+                    .hasSingleBean(PumpHealthIndicator.class).hasSingleBean(RingPoolHealthIndicator.class)
+                    .hasSingleBean(TaskReactiveAdapters.class);
+            MessagePump pump = context.getBean(MessagePump.class);
+            assertThat(pump.name()).isEqualTo("corobridge-pump");
+            assertThat(pump.call(() -> Thread.currentThread().getName()).await(Duration.ofSeconds(30)))
+                    .startsWith("corobridge-pump");
+            assertThat(context.getBean(CorobridgeAutoConfiguration.CPU_DISPATCHER)).isSameAs(Dispatchers.getDefault());
+        });
+    }
+
+    @Test
+    void bindsProperties() {
+        runner.withPropertyValues("corobridge.pump.name=board-pump", "corobridge.pump.stall-threshold=250ms",
+                        "corobridge.ring.name=journal", "corobridge.ring.count=2", "corobridge.cpu.parallelism=2",
+                        "spring.lifecycle.timeout-per-shutdown-phase=2s", "corobridge.pump.shutdown-grace=5s",
+                        "corobridge.ring.shutdown-grace=1s")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    CorobridgeProperties p = context.getBean(CorobridgeProperties.class);
+                    assertThat(p.pump().stallThreshold()).isEqualTo(Duration.ofMillis(250));
+                    assertThat(context.getBean(MessagePump.class).name()).isEqualTo("board-pump");
+                    RingPool pool = context.getBean(RingPool.class);
+                    assertThat(pool.name()).isEqualTo("journal");
+                    assertThat(pool.rings()).hasSize(2);
+                    assertThat(pool.transport()).isEqualTo(Transport.FALLBACK);
+                    assertThat(pool.fallbackReason()).contains("forced");
+                    CoroutineDispatcher cpu = context.getBean(CorobridgeAutoConfiguration.CPU_DISPATCHER, CoroutineDispatcher.class);
+                    assertThat(cpu).isNotSameAs(Dispatchers.getDefault());
+                    // The pump's grace is capped at 90% of the phase timeout; the pool's is below it.
+                    assertThat(context.getBean("corobridgePumpLifecycle", CorobridgeLifecycle.class).grace())
+                            .isEqualTo(Duration.ofMillis(1800));
+                    assertThat(context.getBean("corobridgeRingPoolLifecycle", CorobridgeLifecycle.class).grace())
+                            .isEqualTo(Duration.ofSeconds(1));
+                });
+    }
+
+    @Test
+    void rejectsBadValuesNamingTheProperty() {
+        runner.withPropertyValues("corobridge.ring.size=100").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(rootCause(context.getStartupFailure())).hasMessageContaining("corobridge.ring.size");
+        });
+        runner.withPropertyValues("corobridge.pump.stall-threshold=5ms").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(rootCause(context.getStartupFailure())).hasMessageContaining("corobridge.pump.stall-threshold");
+        });
+        runner.withPropertyValues("corobridge.cpu.parallelism=-1").run(context -> assertThat(context).hasFailed());
+    }
+
+    @Test
+    void userBeansWin() {
+        runner.withUserConfiguration(UserBeans.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context).hasSingleBean(MessagePump.class);
+            assertThat(context.getBean(MessagePump.class).name()).isEqualTo("user-pump");
+            assertThat(context.getBean(CorobridgeAutoConfiguration.CPU_DISPATCHER)).isSameAs(Dispatchers.getIO());
+            // The starter's lifecycle, meters and health work on the user's pump.
+            assertThat(context.getBean(PumpHealthIndicator.class).health().getDetails()).containsEntry("pump", "user-pump");
+        });
+    }
+
+    @Test
+    void optionalPartsNeedTheirClasses() {
+        runner.withClassLoader(new FilteredClassLoader("io.micrometer.core", "org.springframework.boot.health",
+                        "org.springframework.web.reactive"))
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context).hasSingleBean(MessagePump.class)
+                            .doesNotHaveBean(PumpMeterBinder.class).doesNotHaveBean(RingMeterBinder.class)
+                            .doesNotHaveBean(PumpHealthIndicator.class).doesNotHaveBean(RingPoolHealthIndicator.class)
+                            .doesNotHaveBean(TaskReactiveAdapters.class);
+                });
+        runner.withPropertyValues("management.health.corobridge.enabled=false").run(context ->
+                assertThat(context).doesNotHaveBean(PumpHealthIndicator.class).hasSingleBean(PumpMeterBinder.class));
+    }
+
+    @Test
+    void meterBindersRegisterMeters() {
+        runner.run(context -> {
+            SimpleMeterRegistry registry = new SimpleMeterRegistry();
+            context.getBean(PumpMeterBinder.class).bindTo(registry);
+            context.getBean(RingMeterBinder.class).bindTo(registry);
+            MessagePump pump = context.getBean(MessagePump.class);
+            pump.call(() -> 1).await(Duration.ofSeconds(30));
+            assertThat(registry.get("corobridge.pump.dispatches").tag("pump", "corobridge-pump").functionCounter().count())
+                    .isGreaterThanOrEqualTo(1);
+            assertThat(registry.get("corobridge.pump.queue.depth").gauge().value()).isGreaterThanOrEqualTo(0);
+            assertThat(registry.get("corobridge.pump.running").gauge().value()).isEqualTo(1);
+            assertThat(registry.get("corobridge.pump.queue.latency.p99").timeGauge()).isNotNull();
+            assertThat(registry.get("corobridge.ring.transport").tag("transport", "FALLBACK").gauge().value()).isEqualTo(1);
+            assertThat(registry.get("corobridge.ring.operations").tag("kind", "fdatasync").functionCounter().count()).isZero();
+            assertThat(registry.get("corobridge.ring.in.flight").gauge().value()).isZero();
+            assertThat(registry.get("corobridge.ring.rings").gauge().value()).isEqualTo(1);
+        });
+    }
+
+    @Test
+    void healthUpThenDownWhenThePumpIsBusyOrShutDown() throws Exception {
+        runner.withPropertyValues("corobridge.health.pump-responsive-threshold=100ms").run(context -> {
+            PumpHealthIndicator pumpHealth = context.getBean(PumpHealthIndicator.class);
+            Health up = pumpHealth.health();
+            assertThat(up.getStatus()).isEqualTo(Status.UP);
+            assertThat(up.getDetails()).containsKey("roundTripMicros").containsEntry("state", "RUNNING");
+
+            MessagePump pump = context.getBean(MessagePump.class);
+            CountDownLatch release = new CountDownLatch(1);
+            pump.post(() -> {
+                try {
+                    release.await(30, TimeUnit.SECONDS); // holds the pump: no round trip gets through
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            try {
+                Health busy = pumpHealth.health();
+                assertThat(busy.getStatus()).isEqualTo(Status.DOWN);
+                assertThat(busy.getDetails().get("error")).asString().contains("within PT0.1S");
+            } finally {
+                release.countDown();
+            }
+            assertThat(pumpHealth.health().getStatus()).isEqualTo(Status.UP);
+
+            Health ring = context.getBean(RingPoolHealthIndicator.class).health();
+            assertThat(ring.getStatus()).isEqualTo(Status.UP);
+            assertThat(ring.getDetails()).containsEntry("transport", "FALLBACK");
+            assertThat(ring.getDetails().get("fallbackReason")).asString().contains("forced");
+
+            pump.shutdown(Duration.ofSeconds(5)).get(30, TimeUnit.SECONDS);
+            assertThat(pumpHealth.health().getStatus()).isEqualTo(Status.DOWN);
+            context.getBean(RingPool.class).shutdown(Duration.ofSeconds(5)).get(30, TimeUnit.SECONDS);
+            assertThat(context.getBean(RingPoolHealthIndicator.class).health().getStatus()).isEqualTo(Status.DOWN);
+        });
+    }
+
+    @Test
+    void ringPoolOnWhateverTransportThisMachineHas() {
+        runner.withPropertyValues("corobridge.ring.force-fallback=false").run(context -> {
+            RingPool pool = context.getBean(RingPool.class);
+            Health health = context.getBean(RingPoolHealthIndicator.class).health();
+            assertThat(health.getStatus()).isEqualTo(Status.UP);
+            assertThat(health.getDetails()).containsEntry("transport", pool.transport().name());
+            if (pool.transport() == Transport.FALLBACK) {
+                assertThat(health.getDetails()).containsKey("fallbackReason");
+            }
+        });
+    }
+
+    @Test
+    void sharingReactorNettyLoopsFallsBackToOwnLoopsWhenItCannot() {
+        // Forced fallback: no io_uring loops to share, so the pool starts its own (and logs why).
+        runner.withPropertyValues("corobridge.ring.share-reactor-netty-loops=true").run(context -> {
+            assertThat(context).hasNotFailed();
+            RingPool pool = context.getBean(RingPool.class);
+            assertThat(pool.transport()).isEqualTo(Transport.FALLBACK);
+            assertThat(pool.rings()).hasSize(1);
+        });
+    }
+
+    private static Throwable rootCause(Throwable t) {
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class UserBeans {
+
+        @Bean
+        MessagePump userPump() {
+            return MessagePump.start(PumpConfig.builder("user-pump").build());
+        }
+
+        @Bean(CorobridgeAutoConfiguration.CPU_DISPATCHER)
+        CoroutineDispatcher userCpu() {
+            return Dispatchers.getIO();
+        }
+    }
+}

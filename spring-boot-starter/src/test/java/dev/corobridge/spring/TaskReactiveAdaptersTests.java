@@ -1,0 +1,80 @@
+package dev.corobridge.spring;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import dev.corobridge.bridge.Outcome;
+import dev.corobridge.bridge.Task;
+import org.junit.jupiter.api.Test;
+import org.reactivestreams.Publisher;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.ReactiveAdapter;
+import org.springframework.core.ReactiveAdapterRegistry;
+import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
+import reactor.test.StepVerifier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class TaskReactiveAdaptersTests {
+
+    private static ReactiveAdapter adapter() {
+        ReactiveAdapterRegistry registry = new ReactiveAdapterRegistry();
+        TaskReactiveAdapters.register(registry);
+        ReactiveAdapter adapter = registry.getAdapter(Task.class);
+        assertThat(adapter).isNotNull();
+        return adapter;
+    }
+
+    @Test
+    void aTaskIsASingleOptionalValue() {
+        ReactiveAdapter adapter = adapter();
+        assertThat(adapter.isMultiValue()).isFalse();
+        assertThat(adapter.supportsEmpty()).isTrue();
+        assertThat(adapter.getReactiveType()).isEqualTo(Task.class);
+    }
+
+    @Test
+    void convertsATaskToAPublisherOfItsOutcome() {
+        ReactiveAdapter adapter = adapter();
+        Publisher<Object> ok = adapter.toPublisher(Task.completed("board-1"));
+        StepVerifier.create(ok).expectNext("board-1").expectComplete().verify(Duration.ofSeconds(30));
+        Publisher<Object> failed = adapter.toPublisher(Task.failed(new IllegalStateException("stale version")));
+        StepVerifier.create(failed).expectErrorMessage("stale version").verify(Duration.ofSeconds(30));
+    }
+
+    @Test
+    void convertsAPublisherToATask() throws Exception {
+        Object task = adapter().fromPublisher(Mono.just("note"));
+        assertThat(task).isInstanceOf(Task.class);
+        assertThat(((Task<?>) task).await(Duration.ofSeconds(30))).isEqualTo("note");
+    }
+
+    @Test
+    void cancellingTheSubscriptionCancelsTheTask() throws Exception {
+        Task<String> task = Task.from(new CompletableFuture<String>()); // never completes by itself
+        Publisher<Object> publisher = adapter().toPublisher(task);
+        CompletableFuture<Outcome<String>> outcome = new CompletableFuture<>();
+        task.onComplete(outcome::complete);
+
+        Disposable subscription = Mono.from(publisher).subscribe();
+        assertThat(task.isDone()).isFalse();
+        subscription.dispose(); // what WebFlux does when the client disconnects
+
+        assertThat(outcome.get(30, TimeUnit.SECONDS)).isInstanceOf(Outcome.Cancelled.class);
+    }
+
+    @Test
+    void thePostProcessorRegistersTaskOnTheWebFluxRegistryBean() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(CorobridgeWebFluxAutoConfiguration.class))
+                .withBean("webFluxAdapterRegistry", ReactiveAdapterRegistry.class, ReactiveAdapterRegistry::new)
+                .run(context -> {
+                    ReactiveAdapterRegistry registry = context.getBean("webFluxAdapterRegistry", ReactiveAdapterRegistry.class);
+                    assertThat(registry.getAdapter(Task.class)).isNotNull();
+                    assertThat(registry.getAdapter(Task.completed(1).getClass())).isNotNull();
+                });
+    }
+}

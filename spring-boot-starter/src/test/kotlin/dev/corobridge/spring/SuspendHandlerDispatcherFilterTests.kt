@@ -1,0 +1,77 @@
+package dev.corobridge.spring
+
+import dev.corobridge.pump.MessagePump
+import kotlinx.coroutines.Dispatchers
+import org.assertj.core.api.Assertions.assertThat
+import org.junit.jupiter.api.AfterAll
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.TestInstance
+import org.springframework.boot.autoconfigure.AutoConfigurations
+import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner
+import org.springframework.test.web.reactive.server.WebTestClient
+import org.springframework.test.web.reactive.server.expectBody
+import org.springframework.web.bind.annotation.GetMapping
+import org.springframework.web.bind.annotation.RestController
+import java.time.Duration
+
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class SuspendHandlerDispatcherFilterTests {
+
+    private val pump = MessagePump.start("filter-test-pump")
+
+    @RestController
+    class WhereController {
+        @GetMapping("/where")
+        suspend fun where(): String = Thread.currentThread().name
+
+        @GetMapping("/other")
+        suspend fun other(): String = Thread.currentThread().name
+    }
+
+    private fun client(filter: SuspendHandlerDispatcherFilter?): WebTestClient {
+        val spec = WebTestClient.bindToController(WhereController())
+        if (filter != null) spec.webFilter<WebTestClient.ControllerSpec>(filter)
+        return spec.build().mutate().responseTimeout(Duration.ofSeconds(30)).build()
+    }
+
+    private fun WebTestClient.threadOf(path: String): String =
+        get().uri(path).exchange().expectStatus().isOk.expectBody<String>().returnResult().responseBody!!
+
+    @Test
+    fun `a suspend handler starts on the chosen dispatcher`() {
+        val client = client(SuspendHandlerDispatcherFilter(pump.dispatcher))
+        assertThat(client.threadOf("/where")).startsWith("filter-test-pump")
+    }
+
+    @Test
+    fun `requests the filter does not apply to keep Spring's default`() {
+        val client = client(SuspendHandlerDispatcherFilter(pump.dispatcher) { it.request.path.value() == "/where" })
+        assertThat(client.threadOf("/where")).startsWith("filter-test-pump")
+        assertThat(client.threadOf("/other")).doesNotStartWith("filter-test-pump")
+        assertThat(client(null).threadOf("/where")).doesNotStartWith("filter-test-pump")
+    }
+
+    @Test
+    fun `the property registers the filter for the pump or the CPU dispatcher`() {
+        val runner = ReactiveWebApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(CorobridgeAutoConfiguration::class.java,
+                CorobridgeWebFluxAutoConfiguration::class.java))
+            .withPropertyValues("corobridge.ring.count=1", "corobridge.ring.size=16", "corobridge.ring.force-fallback=true")
+        runner.run { assertThat(it).doesNotHaveBean(SuspendHandlerDispatcherFilter::class.java) }
+        runner.withPropertyValues("corobridge.webflux.suspend-dispatcher=pump").run {
+            assertThat(it).hasSingleBean(SuspendHandlerDispatcherFilter::class.java)
+            assertThat(it.getBean(SuspendHandlerDispatcherFilter::class.java).toString())
+                .contains(it.getBean(MessagePump::class.java).dispatcher.toString())
+        }
+        runner.withPropertyValues("corobridge.webflux.suspend-dispatcher=cpu").run {
+            assertThat(it).hasSingleBean(SuspendHandlerDispatcherFilter::class.java)
+            assertThat(it.getBean(SuspendHandlerDispatcherFilter::class.java).toString())
+                .contains(Dispatchers.Default.toString())
+        }
+    }
+
+    @AfterAll
+    fun stopPump() {
+        pump.shutdown(Duration.ofSeconds(5)).get()
+    }
+}
