@@ -192,6 +192,11 @@ public final class RingConnection {
         return op;
     }
 
+    /** Whether a read is waiting for data (ring thread's view; for tests). */
+    boolean readPending() {
+        return pendingRead != null;
+    }
+
     // ------------------------------------------------------------------ ring-thread internals
 
     private int drainInto(ByteBuffer buf) {

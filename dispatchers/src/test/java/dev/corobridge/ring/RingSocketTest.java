@@ -98,12 +98,15 @@ class RingSocketTest {
 
     @ParameterizedTest
     @EnumSource(Transport.class)
-    void aPeerResetIsATypedErrorNotAHang(Transport transport) throws Exception {
+    void aPeerResetWhileAReadWaitsIsATypedErrorNotAHang(Transport transport) throws Exception {
         RingPool pool = pool(transport);
         CompletableFuture<Throwable> serverSaw = new CompletableFuture<>();
+        CompletableFuture<RingConnection> firstReadDone = new CompletableFuture<>();
         try (RingServer server = RingServer.bind(pool, ANY_LOOPBACK, conn -> Thread.ofVirtual().start(() -> {
             ByteBuffer buf = ByteBuffer.allocate(64);
             try {
+                conn.read(buf).await();
+                firstReadDone.complete(conn);
                 while (conn.read(buf).await() > 0) {
                     // drain until the reset
                 }
@@ -115,6 +118,8 @@ class RingSocketTest {
             RingConnection client = await(pool.connect(server.localAddress()));
             ByteBuffer b = ByteBuffer.allocate(8);
             await(client.write(b, 8));
+            RingConnection serverSide = firstReadDone.get(30, java.util.concurrent.TimeUnit.SECONDS);
+            RingTestSupport.waitUntil(serverSide::readPending, "the server's second read to wait for data");
             await(client.abort());
             Throwable seen = serverSaw.get(30, java.util.concurrent.TimeUnit.SECONDS);
             Throwable cause = seen instanceof java.util.concurrent.CompletionException ? seen.getCause() : seen;
