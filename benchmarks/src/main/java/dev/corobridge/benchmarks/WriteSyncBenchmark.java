@@ -42,7 +42,7 @@ import org.openjdk.jmh.runner.IterationType;
  * reference, a plain {@code FileChannel} ({@code write} then {@code force(false)}; grouped: 8
  * writes one after another, then one force). One operation is one durable write. The writes go
  * to 4 KiB blocks of a preallocated 64 MiB file (overwrites, so fdatasync has no size change to
- * record), in {@code -Dwrite.dir} or else the working directory (fdatasync on tmpfs would cost
+ * record), in {@code -Dwrite.dir} or else {@code java.io.tmpdir} (fdatasync on tmpfs would cost
  * nothing: pick a disk-backed directory, see the README). Every write must write 4096 bytes.
  */
 @State(Scope.Benchmark)
@@ -78,7 +78,7 @@ public class WriteSyncBenchmark {
 
     @Setup(Level.Trial)
     public void start() throws Exception {
-        Path dir = Path.of(System.getProperty("write.dir", "."));
+        Path dir = Path.of(System.getProperty("write.dir", System.getProperty("java.io.tmpdir")));
         file = Files.createTempFile(dir.toAbsolutePath(), "write-sync-", ".bin");
         ByteBuffer chunk = ByteBuffer.allocateDirect(1 << 20);
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
