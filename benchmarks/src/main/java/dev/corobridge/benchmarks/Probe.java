@@ -10,7 +10,9 @@ import java.util.Map;
  * The side counts of one benchmark trial, taken around every iteration and summed over the
  * measurement iterations only: operations, wake-ups (voluntary context switches of the threads
  * that matter, from {@link ThreadStats}), process CPU time per operation, the threads that were
- * busy, and the CPU the rest of the machine used ({@link MachineLoad}). {@link #end} throws when an
+ * busy (at least {@link #BUSY_SHARE} of a core) and the threads that ran at all (at least one
+ * 10 ms clock tick; JIT and GC threads left out of both, the most in any one measurement
+ * iteration), and the CPU the rest of the machine used ({@link MachineLoad}). {@link #end} throws when an
  * iteration did no work, so an empty run can never print a number.
  */
 final class Probe {
@@ -41,6 +43,7 @@ final class Probe {
     private long sleeps;
     private MachineLoad load = new MachineLoad(0, 0, 0, 0);
     private ThreadStats.BusyThreads busiest = new ThreadStats.BusyThreads(0, "");
+    private ThreadStats.BusyThreads ran = new ThreadStats.BusyThreads(0, "");
 
     Probe(String what, List<Integer> sleepTids, List<String> sleepPrefixes) {
         this.what = what;
@@ -63,7 +66,9 @@ final class Probe {
         long cpu = OS.getProcessCpuTime() - cpu0;
         MachineLoad l = MachineLoad.now().minus(load0);
         long s = tidSleeps() - sleeps0 + ThreadStats.delta(prefixSleeps0, prefixSleeps());
-        ThreadStats.BusyThreads busy = ThreadStats.busyThreads(ticks0, ThreadStats.cpuTicksByThread(), wall, BUSY_SHARE);
+        Map<String, Long> ticks = ThreadStats.cpuTicksByThread();
+        ThreadStats.BusyThreads busy = ThreadStats.busyThreads(ticks0, ticks, wall, BUSY_SHARE);
+        ThreadStats.BusyThreads any = ThreadStats.busyThreads(ticks0, ticks, wall, 0);
         if (iterationOps <= 0) {
             throw new IllegalStateException(what + ": an iteration counted no operations");
         }
@@ -78,6 +83,9 @@ final class Probe {
             load = load.plus(l);
             if (busy.count() > busiest.count()) {
                 busiest = busy;
+            }
+            if (any.count() > ran.count()) {
+                ran = any;
             }
         }
     }
@@ -95,6 +103,8 @@ final class Probe {
         v.put("cpuCores", String.format(Locale.ROOT, "%.2f", cpuNanos / (double) wallNanos));
         v.put("busyThreads", Integer.toString(busiest.count()));
         v.put("busyThreadNames", busiest.names().isEmpty() ? "-" : busiest.names());
+        v.put("threadsRan", Integer.toString(ran.count()));
+        v.put("threadsRanNames", ran.names().isEmpty() ? "-" : ran.names());
         v.put("othersCpuPct", String.format(Locale.ROOT, "%.1f", load.othersPctOfCore()));
         v.put("stealPct", String.format(Locale.ROOT, "%.1f", load.stealPctOfCore()));
         return v;

@@ -88,14 +88,14 @@ public final class SuiteRun {
             out.append("\n## ").append(bench).append("\n\n");
             out.append("| ").append(String.join(", ", groupKeys(e.getValue().get(0).getParams(), peer[0])))
                     .append(" | ").append(peer[0]).append(" | ops/s | ± (99.9%) | × ").append(peer[1])
-                    .append(" | ns/op | wake-ups/op | B/op | CPU ns/op | CPU cores | busy threads | others' CPU % |\n");
-            out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
+                    .append(" | ns/op | wake-ups/op | B/op | CPU ns/op | CPU cores | busy threads (≥ 10 % of a core) | threads that ran | others' CPU % |\n");
+            out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|\n");
             for (RunResult r : e.getValue()) {
                 BenchmarkParams p = r.getParams();
                 Map<String, String> l = lines.getOrDefault(bench + " " + paramsKey(p), Map.of());
                 Double o = ours.get(group(p, peer[0]));
                 double ops = opsPerSec(r);
-                out.append(String.format(Locale.ROOT, "| %s | %s | %,.0f | %s | %s | %,.1f | %s | %s | %s | %s | %s | %s |%n",
+                out.append(String.format(Locale.ROOT, "| %s | %s | %,.0f | %s | %s | %,.1f | %s | %s | %s | %s | %s | %s | %s |%n",
                         group(p, peer[0]), p.getParam(peer[0]), ops, error(r),
                         o == null ? "-" : String.format(Locale.ROOT, "%.2f", ops / o), 1e9 / ops,
                         l.getOrDefault("wakeupsPerOp", "?"), bytesPerOp(r), l.getOrDefault("cpuNsPerOp", "?"),
