@@ -61,7 +61,7 @@ public final class PumpHopRun {
      * benchmarks at once would skew each other anyway, so wait for the other one to finish
      * instead of failing.
      */
-    private static void awaitOtherJmhRuns() throws Exception {
+    static void awaitOtherJmhRuns() throws Exception {
         Path lock = Path.of(System.getProperty("java.io.tmpdir"), "jmh.lock");
         boolean told = false;
         while (true) {

@@ -80,6 +80,77 @@ final class ThreadStats {
         return sum;
     }
 
+    /** The kernel thread id of the calling thread (from the {@code /proc/thread-self} link). */
+    static int currentTid() {
+        try {
+            Path link = Files.readSymbolicLink(Path.of("/proc/thread-self")); // "<pid>/task/<tid>"
+            return Integer.parseInt(link.getFileName().toString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * CPU time (utime + stime, in clock ticks of 10 ms) of every live thread of this JVM, by name:
+     * threads of the same name without their trailing number ({@code DefaultDispatcher-worker-3} is
+     * {@code DefaultDispatcher-worker-}) are kept apart by tid in the key {@code name#tid}.
+     */
+    static Map<String, Long> cpuTicksByThread() {
+        Map<String, Long> out = new HashMap<>();
+        for (Map.Entry<Integer, String> e : commByTid().entrySet()) {
+            try {
+                String stat = Files.readString(TASKS.resolve(e.getKey().toString()).resolve("stat"));
+                String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split("\\s+");
+                out.put(e.getValue() + "#" + e.getKey(), Long.parseLong(f[11]) + Long.parseLong(f[12]));
+            } catch (NoSuchFileException gone) {
+                // exited while we listed
+            } catch (IOException x) {
+                throw new UncheckedIOException(x);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The threads that used at least {@code minShare} of a core between two
+     * {@link #cpuTicksByThread} snapshots taken {@code wallNanos} apart, as a count and a summary
+     * such as {@code ring-+DefaultDispatcher-workerx2} (names as Linux keeps them, 15 characters, without their trailing digits; JIT and GC threads left out).
+     */
+    static BusyThreads busyThreads(Map<String, Long> before, Map<String, Long> after, long wallNanos, double minShare) {
+        double ticks = wallNanos / 1e7; // 100 ticks per second
+        Map<String, Integer> byName = new java.util.TreeMap<>();
+        int count = 0;
+        for (Map.Entry<String, Long> e : after.entrySet()) {
+            long used = e.getValue() - before.getOrDefault(e.getKey(), 0L);
+            if (used >= minShare * ticks && used > 0 && !isJvmInternal(e.getKey())) {
+                count++;
+                String name = e.getKey().substring(0, e.getKey().lastIndexOf('#')).replaceAll("[-#]?\\d+$", "").replace(' ', '_');
+                byName.merge(name, 1, Integer::sum);
+            }
+        }
+        StringBuilder sb = new StringBuilder();
+        for (Map.Entry<String, Integer> e : byName.entrySet()) {
+            if (sb.length() > 0) {
+                sb.append("+");
+            }
+            sb.append(e.getKey());
+            if (e.getValue() > 1) {
+                sb.append('x').append(e.getValue());
+            }
+        }
+        return new BusyThreads(count, sb.toString());
+    }
+
+    /** The JIT compilers' and the garbage collector's threads: their CPU counts, but they are not "used" by the work. */
+    private static boolean isJvmInternal(String nameAndTid) {
+        return nameAndTid.startsWith("C1 Compiler") || nameAndTid.startsWith("C2 Compiler") || nameAndTid.startsWith("GC Thread")
+                || nameAndTid.startsWith("G1 ") || nameAndTid.startsWith("VM Thread");
+    }
+
+    /** See {@link #busyThreads}. */
+    record BusyThreads(int count, String names) {
+    }
+
     private static Map<Integer, String> commByTid() {
         Map<Integer, String> out = new HashMap<>();
         try (DirectoryStream<Path> tasks = Files.newDirectoryStream(TASKS)) {

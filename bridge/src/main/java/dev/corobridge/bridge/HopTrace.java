@@ -1,6 +1,6 @@
 package dev.corobridge.bridge;
 
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -14,14 +14,22 @@ import java.util.List;
  * <p><b>Bounds.</b> At most {@link #capacity()} hops are kept: the first hop and the most recent
  * ones, so a long-running loop cannot grow a trace without limit; {@link #dropped()} says how many
  * were left out. Recording costs one small allocation and a short critical section.
+ *
+ * <p><b>Cost.</b> Every traced task has a trace, so it is kept small: the hops live in a plain
+ * array allocated at the first hop with room for two (a task's own hop and one more stage) and
+ * doubled up to {@link #capacity()} when a chain grows longer.
  */
 public final class HopTrace {
 
     /** Default number of hops kept. */
     public static final int DEFAULT_CAPACITY = 32;
 
+    private static final int INITIAL_ROOM = 2;
+
     private final int capacity;
-    private final List<Hop> hops = new ArrayList<>();
+    /** The hops kept, oldest first, in {@code hops[0..size)}; {@code null} until the first hop. */
+    private Hop[] hops;
+    private int size;
     private long dropped;
 
     /** A trace that keeps {@link #DEFAULT_CAPACITY} hops. */
@@ -48,17 +56,25 @@ public final class HopTrace {
     }
 
     /** Appends a hop, dropping the oldest hop after the first when the trace is full. */
-    public synchronized void add(Hop hop) {
-        if (hops.size() == capacity) {
-            hops.remove(1);
-            dropped++;
+    public void add(Hop hop) {
+        java.util.Objects.requireNonNull(hop, "hop");
+        synchronized (this) {
+            if (hops == null) {
+                hops = new Hop[Math.min(capacity, INITIAL_ROOM)];
+            } else if (size == capacity) {
+                System.arraycopy(hops, 2, hops, 1, size - 2); // drop the oldest after the first
+                size--;
+                dropped++;
+            } else if (size == hops.length) {
+                hops = Arrays.copyOf(hops, Math.min(capacity, size * 2));
+            }
+            hops[size++] = hop;
         }
-        hops.add(java.util.Objects.requireNonNull(hop, "hop"));
     }
 
     /** A snapshot of the hops kept, oldest first. */
     public synchronized List<Hop> hops() {
-        return List.copyOf(hops);
+        return size == 0 ? List.of() : List.of(Arrays.copyOf(hops, size));
     }
 
     /** How many hops were left out because the trace was full. */
@@ -75,11 +91,11 @@ public final class HopTrace {
     @Override
     public synchronized String toString() {
         StringBuilder sb = new StringBuilder();
-        for (int i = 0; i < hops.size(); i++) {
+        for (int i = 0; i < size; i++) {
             if (i == 1 && dropped > 0) {
                 sb.append("  ... ").append(dropped).append(" hops left out\n");
             }
-            sb.append("  ").append(i + 1).append(". ").append(hops.get(i)).append('\n');
+            sb.append("  ").append(i + 1).append(". ").append(hops[i]).append('\n');
         }
         return sb.toString();
     }
