@@ -1,0 +1,223 @@
+package dev.corobridge.it;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The bad input sweep: a table of malformed requests (bad JSON, wrong types, huge bodies,
+ * traversal attempts in every path and name parameter, odd unicode, missing or wrong content
+ * types, wrong methods and media types), each of which must get a 4xx with problem JSON, never a
+ * 5xx, and leave the state unchanged (the board list and the journal's change count are compared
+ * before and after).
+ */
+public final class BadInput {
+
+    private static final String JSON_CT = "application/json";
+    private static final Set<Integer> S400 = Set.of(400);
+    private static final Set<Integer> S404 = Set.of(404);
+    private static final Set<Integer> S400_404 = Set.of(400, 404);
+
+    /** One malformed request and the statuses the contract allows for it. */
+    public record Case(String name, String method, String path, String contentType, byte[] body,
+                       Map<String, String> headers, Set<Integer> expected) {
+        @Override
+        public String toString() {
+            return name + " [" + method + " " + (path.length() > 80 ? path.substring(0, 80) + "..." : path) + "]";
+        }
+    }
+
+    /** What the sweep found. */
+    public record Result(int cases, List<String> failures) {
+        public void assertAllPassed() {
+            if (!failures.isEmpty()) {
+                throw new AssertionError(failures.size() + " of " + cases + " bad-input cases failed:\n  "
+                        + String.join("\n  ", failures));
+            }
+        }
+    }
+
+    private final Http http;
+
+    public BadInput(Http http) {
+        this.http = http;
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static Case c(String name, String method, String path, String ct, String body, Set<Integer> expected) {
+        return new Case(name, method, path, ct, body == null ? null : utf8(body), Map.of(), expected);
+    }
+
+    private static Case c(String name, String method, String path, String ct, byte[] body, Set<Integer> expected) {
+        return new Case(name, method, path, ct, body, Map.of(), expected);
+    }
+
+    /** The table, against board {@code b} holding note {@code n} (version 1). */
+    public static List<Case> table(String b, String n) {
+        List<Case> t = new ArrayList<>();
+        String big = "{\"name\":\"" + "x".repeat(100 * 1024) + "\"}";
+        String bigText = "{\"text\":\"" + "y".repeat(100 * 1024) + "\"}";
+        byte[] invalidUtf8 = {'{', '"', 'n', 'a', 'm', 'e', '"', ':', '"', (byte) 0xC3, (byte) 0x28, '"', '}'};
+        byte[] invalidUtf8Text = {'{', '"', 't', 'e', 'x', 't', '"', ':', '"', (byte) 0xFF, (byte) 0xFE, '"', '}'};
+        String deep = "[".repeat(5000) + "]".repeat(5000);
+        for (String face : Scenarios.FACES) {
+            String boards = face + "/boards";
+            String notes = boards + "/" + b + "/notes";
+            String note = notes + "/" + n;
+            String f = face.equals("/api") ? "java: " : "kotlin: ";
+            // create board: JSON and types
+            t.add(c(f + "truncated JSON", "POST", boards, JSON_CT, "{\"name\": \"abc", S400));
+            t.add(c(f + "empty body", "POST", boards, JSON_CT, "", S400));
+            t.add(c(f + "JSON null", "POST", boards, JSON_CT, "null", S400));
+            t.add(c(f + "JSON array", "POST", boards, JSON_CT, "[]", S400));
+            t.add(c(f + "JSON string", "POST", boards, JSON_CT, "\"Groceries\"", S400));
+            t.add(c(f + "name is a number", "POST", boards, JSON_CT, "{\"name\": 5}", S400));
+            t.add(c(f + "name is a boolean", "POST", boards, JSON_CT, "{\"name\": true}", S400));
+            t.add(c(f + "name is null", "POST", boards, JSON_CT, "{\"name\": null}", S400));
+            t.add(c(f + "name is an array", "POST", boards, JSON_CT, "{\"name\": [\"a\"]}", S400));
+            t.add(c(f + "name is an object", "POST", boards, JSON_CT, "{\"name\": {\"a\": 1}}", S400));
+            t.add(c(f + "name missing", "POST", boards, JSON_CT, "{}", S400));
+            t.add(c(f + "name misspelled only", "POST", boards, JSON_CT, "{\"nmae\": \"x\"}", S400));
+            t.add(c(f + "name empty", "POST", boards, JSON_CT, "{\"name\": \"\"}", S400));
+            t.add(c(f + "name blank", "POST", boards, JSON_CT, "{\"name\": \" \\t\\n \"}", S400));
+            t.add(c(f + "name of em spaces (unicode blank)", "POST", boards, JSON_CT, "{\"name\": \"\u2003\u2003\"}", S400));
+            t.add(c(f + "name 101 chars", "POST", boards, JSON_CT, "{\"name\": \"" + "x".repeat(101) + "\"}", S400));
+            t.add(c(f + "name 101 CJK chars", "POST", boards, JSON_CT, "{\"name\": \"" + "漢".repeat(101) + "\"}", S400));
+            t.add(c(f + "invalid UTF-8 in name", "POST", boards, JSON_CT, invalidUtf8, S400));
+            t.add(c(f + "nesting 5000 deep", "POST", boards, JSON_CT, deep, S400));
+            t.add(c(f + "number beyond any range", "POST", boards, JSON_CT, "{\"name\": 1e999999999}", S400));
+            // content types and sizes
+            t.add(c(f + "text/plain body", "POST", boards, "text/plain", "{\"name\": \"x\"}", Set.of(415)));
+            t.add(c(f + "no content type", "POST", boards, null, "{\"name\": \"x\"}", Set.of(415)));
+            t.add(c(f + "XML body", "POST", boards, "application/xml", "<board><name>x</name></board>", Set.of(415)));
+            t.add(c(f + "form body", "POST", boards, "application/x-www-form-urlencoded", "name=x", Set.of(415)));
+            t.add(c(f + "body of 100 KB", "POST", boards, JSON_CT, big, Set.of(413)));
+            t.add(c(f + "note body of 100 KB", "POST", notes, JSON_CT, bigText, Set.of(413)));
+            // add note
+            t.add(c(f + "note to unknown board", "POST", boards + "/b999999/notes", JSON_CT, "{\"text\": \"x\"}", S404));
+            t.add(c(f + "note text empty", "POST", notes, JSON_CT, "{\"text\": \"\"}", S400));
+            t.add(c(f + "note text blank", "POST", notes, JSON_CT, "{\"text\": \"\\t \\n\"}", S400));
+            t.add(c(f + "note text a number", "POST", notes, JSON_CT, "{\"text\": 12}", S400));
+            t.add(c(f + "note text null", "POST", notes, JSON_CT, "{\"text\": null}", S400));
+            t.add(c(f + "note text 2001 chars", "POST", notes, JSON_CT, "{\"text\": \"" + "z".repeat(2001) + "\"}", S400));
+            t.add(c(f + "note truncated JSON", "POST", notes, JSON_CT, "{\"text\": \"abc", S400));
+            t.add(c(f + "note invalid UTF-8", "POST", notes, JSON_CT, invalidUtf8Text, S400));
+            t.add(c(f + "note text/plain", "POST", notes, "text/plain", "milk", Set.of(415)));
+            // edit note
+            t.add(c(f + "edit with stale version", "PUT", note, JSON_CT, "{\"text\": \"x\", \"expectedVersion\": 7}", Set.of(409)));
+            t.add(c(f + "edit version is a string", "PUT", note, JSON_CT, "{\"text\": \"x\", \"expectedVersion\": \"one\"}", S400));
+            t.add(c(f + "edit version is fractional", "PUT", note, JSON_CT, "{\"text\": \"x\", \"expectedVersion\": 1.5}", S400));
+            t.add(c(f + "edit text empty", "PUT", note, JSON_CT, "{\"text\": \"\", \"expectedVersion\": 1}", S400));
+            t.add(c(f + "edit unknown note", "PUT", notes + "/n99999999", JSON_CT, "{\"text\": \"x\", \"expectedVersion\": 1}", S404));
+            t.add(c(f + "edit no content type", "PUT", note, null, "{\"text\": \"x\", \"expectedVersion\": 1}", Set.of(415)));
+            // delete note and its query parameter
+            t.add(c(f + "delete version not a number", "DELETE", note + "?expectedVersion=abc", null, (String) null, S400));
+            t.add(c(f + "delete version overflows", "DELETE", note + "?expectedVersion=99999999999999999999999", null, (String) null, S400));
+            t.add(c(f + "delete version traversal", "DELETE", note + "?expectedVersion=..%2F..%2Fjournal.log", null, (String) null, S400));
+            t.add(c(f + "delete stale version", "DELETE", note + "?expectedVersion=9", null, (String) null, Set.of(409)));
+            t.add(c(f + "delete unknown note", "DELETE", notes + "/n99999999", null, (String) null, S404));
+            // traversal in every path parameter
+            t.add(c(f + "board id ../", "GET", boards + "/..%2F..%2Fetc%2Fpasswd", null, (String) null, S400_404));
+            t.add(c(f + "board id dot-dot segments", "GET", boards + "/%2e%2e/%2e%2e/journal.log", null, (String) null, S400_404));
+            t.add(c(f + "board id with NUL", "GET", boards + "/b1%00", null, (String) null, S400_404));
+            t.add(c(f + "board id absolute path", "GET", boards + "/%2Fetc%2Fpasswd", null, (String) null, S400_404));
+            t.add(c(f + "board id odd unicode", "GET", boards + "/%E2%80%AEb1", null, (String) null, S400_404));
+            t.add(c(f + "board id 3000 chars", "GET", boards + "/b" + "1".repeat(3_000), null, (String) null, S400_404));
+            t.add(c(f + "notes of traversal board", "POST", boards + "/..%2Fb1/notes", JSON_CT, "{\"text\": \"x\"}", S400_404));
+            t.add(c(f + "note id traversal", "PUT", notes + "/..%2F..%2Fjournal.log", JSON_CT, "{\"text\": \"x\", \"expectedVersion\": 1}", S400_404));
+            t.add(c(f + "note id dot-dot", "DELETE", notes + "/%2e%2e", null, (String) null, Set.of(400, 404, 405)));
+            t.add(c(f + "events of traversal board", "GET", boards + "/..%2F..%2Fetc/events", null, (String) null, S400_404));
+            t.add(c(f + "stats of unknown board", "GET", boards + "/b99999999/stats", null, (String) null, S404));
+            t.add(c(f + "stats of traversal board", "GET", boards + "/%2e%2e%2f%2e%2e/stats", null, (String) null, S400_404));
+            t.add(c(f + "invalid board id syntax", "GET", boards + "/BAD!ID", null, (String) null, S400_404));
+            // methods and media types
+            t.add(c(f + "PATCH boards", "PATCH", boards, JSON_CT, "{\"name\": \"x\"}", Set.of(405)));
+            t.add(c(f + "DELETE boards", "DELETE", boards, null, (String) null, Set.of(405)));
+            t.add(c(f + "PUT board", "PUT", boards + "/" + b, JSON_CT, "{\"name\": \"x\"}", Set.of(405)));
+            t.add(new Case(f + "Accept: application/xml", "GET", boards + "/" + b, null, null,
+                    Map.of("Accept", "application/xml"), Set.of(406)));
+        }
+        t.add(c("unknown route", "GET", "/api/nope", null, (String) null, S404));
+        t.add(c("unknown nested route", "GET", "/api/boards/x/y/z/w", null, (String) null, S400_404));
+        return t;
+    }
+
+    /**
+     * Runs the table against a fresh target board and note, and returns every failure: wrong or 5xx
+     * status, a body that is not problem JSON, or a changed state.
+     */
+    public Result sweep() {
+        Scenarios s = new Scenarios(http);
+        String b = s.createBoard("/api", "sweep target").path("id").asText();
+        String n = s.addNote("/api", b, "untouchable").path("id").asText();
+
+        JsonNode before = s.snapshotAll();
+        long changesBefore = http.get("/api/live").expect(200).path("journal").path("changes").asLong();
+
+        List<Case> table = table(b, n);
+        List<String> failures = new ArrayList<>();
+        for (Case c : table) {
+            try {
+                Http.Response r = http.send(c.method(), c.path(), c.contentType(), c.body(), c.headers());
+                String problem = problemViolation(r, c.expected());
+                if (problem != null) {
+                    failures.add(c + ": " + problem);
+                }
+            } catch (RuntimeException e) {
+                failures.add(c + ": request failed: " + e);
+            }
+        }
+
+        JsonNode after = s.snapshotAll();
+        long changesAfter = http.get("/api/live").expect(200).path("journal").path("changes").asLong();
+        if (!after.equals(before)) {
+            failures.add("state changed by the sweep:\n    before " + before + "\n    after  " + after);
+        }
+        if (changesAfter != changesBefore) {
+            failures.add("journal changes went from " + changesBefore + " to " + changesAfter + " during the sweep");
+        }
+        return new Result(table.size(), failures);
+    }
+
+    /** Null if the response is a 4xx problem JSON with an allowed status, else what is wrong. */
+    public static String problemViolation(Http.Response r, Set<Integer> expected) {
+        String got = r.status() + " " + r.contentType() + " " + r.abbreviated();
+        if (r.status() >= 500) {
+            return "5xx: " + got;
+        }
+        if (!expected.contains(r.status())) {
+            return "expected " + expected + " but got " + got;
+        }
+        if (!r.contentType().startsWith("application/problem+json")) {
+            return "not problem JSON: " + got;
+        }
+        JsonNode j;
+        try {
+            j = r.json();
+        } catch (AssertionError e) {
+            return "problem body is not JSON: " + got;
+        }
+        if (j.path("status").asInt() != r.status()) {
+            return "problem status " + j.path("status") + " differs from " + r.status();
+        }
+        if (!j.hasNonNull("title")) {
+            return "problem has no title: " + got;
+        }
+        return null;
+    }
+
+    /** Asserts a 4xx problem JSON with one of the statuses. */
+    public static void checkProblem(Http.Response r, Set<Integer> expected) {
+        String v = problemViolation(r, expected);
+        if (v != null) {
+            throw new AssertionError(r.request() + ": " + v);
+        }
+    }
+}

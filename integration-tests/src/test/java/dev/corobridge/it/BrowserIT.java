@@ -1,0 +1,160 @@
+package dev.corobridge.it;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.WindowType;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The page in headless Chromium (Debian's chromium and chromium-driver, driven by Selenium with
+ * the system driver: no download): create a board and open it in one tab, open the same board by
+ * its URL hash in a second tab, add a note through the first tab and see it appear live in the
+ * second; the metrics panel shows the transport. Screenshots of both tabs go to
+ * {@code target/browser/}. Skipped, with a message, where Chromium or its driver is not installed.
+ */
+class BrowserIT {
+
+    @TempDir
+    static Path data;
+    @TempDir
+    static Path profile;
+
+    static DemoProcess demo;
+
+    @BeforeAll
+    static void start() {
+        String chromium = System.getProperty("it.chromium", "/usr/bin/chromium");
+        String driver = System.getProperty("it.chromedriver", "/usr/bin/chromedriver");
+        assumeTrue(Files.isExecutable(Path.of(chromium)) && Files.isExecutable(Path.of(driver)),
+                "SKIPPED: headless browser test needs " + chromium + " and " + driver
+                        + " (apt-get install chromium chromium-driver; CI installs them)");
+        demo = DemoProcess.start("browser", data);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (demo != null) {
+            demo.close();
+        }
+        DemoProcess.assertNoLeftovers();
+    }
+
+    static ChromeDriver chrome() {
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(System.getProperty("it.chromium", "/usr/bin/chromium"));
+        options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--disable-dev-shm-usage", "--window-size=1280,900", "--user-data-dir=" + profile.toAbsolutePath());
+        ChromeDriverService service = new ChromeDriverService.Builder()
+                .usingDriverExecutable(new File(System.getProperty("it.chromedriver", "/usr/bin/chromedriver")))
+                .usingAnyFreePort()
+                .build();
+        return new ChromeDriver(service, options);
+    }
+
+    @Test
+    void aNoteAddedInOneTabAppearsLiveInTheOther() throws IOException {
+        Path artifacts = Path.of(System.getProperty("it.artifacts", "target/browser"));
+        Files.createDirectories(artifacts);
+        ChromeDriver driver = chrome();
+        try {
+            WebDriverWait wait = new WebDriverWait(driver, Duration.ofSeconds(20));
+            String boardName = "Browser board " + System.currentTimeMillis() % 100000;
+
+            // Tab A: create the board through the page and open it.
+            driver.get(demo.baseUrl() + "/");
+            String tabA = driver.getWindowHandle();
+            wait.until(d -> d.findElement(By.id("create-board")).isDisplayed());
+            driver.findElement(By.id("board-name")).sendKeys(boardName);
+            driver.findElement(By.id("create-board")).click();
+            WebElement item = wait.until(d -> boardItem(d, boardName));
+            String boardId = item.getAttribute("data-board-id");
+            assertThat(boardId).matches("b\\d+");
+            item.click();
+            wait.until(d -> d.getCurrentUrl().endsWith("#" + boardId));
+            wait.until(d -> d.findElement(By.id("status")).getText().trim().equalsIgnoreCase("live"));
+
+            // Tab B: the same board, straight from its URL hash.
+            driver.switchTo().newWindow(WindowType.TAB);
+            String tabB = driver.getWindowHandle();
+            driver.get(demo.baseUrl() + "/#" + boardId);
+            wait.until(d -> d.findElement(By.id("status")).getText().trim().equalsIgnoreCase("live"));
+
+            // Add a note in tab A.
+            driver.switchTo().window(tabA);
+            String text = "note from tab A " + System.nanoTime() % 100000;
+            driver.findElement(By.id("note-text")).sendKeys(text);
+            driver.findElement(By.id("add-note")).click();
+            wait.until(d -> noteTexts(d).contains(text));
+
+            // It appears in tab B without a reload.
+            driver.switchTo().window(tabB);
+            wait.until(d -> noteTexts(d).contains(text));
+            WebElement note = driver.findElements(By.cssSelector("#notes [data-note-id]")).stream()
+                    .filter(e -> e.findElement(By.cssSelector(".note-text")).getText().equals(text)).findFirst().orElseThrow();
+            String noteId = note.getAttribute("data-note-id");
+
+            // The metrics panel.
+            wait.until(d -> !d.findElement(By.id("transport")).getText().isBlank());
+            String transport = driver.findElement(By.id("transport")).getText();
+            for (String id : List.of("metrics", "wakeups-per-dispatch", "fsyncs-per-change", "queue-depth")) {
+                assertThat(driver.findElements(By.id(id))).as("#%s on the page", id).isNotEmpty();
+            }
+            shot(driver, artifacts.resolve("tab-b-live-note.png"));
+            driver.switchTo().window(tabA);
+            shot(driver, artifacts.resolve("tab-a-after-add.png"));
+            System.out.printf("[browser] board %s, note %s appeared live in the second tab; transport shown: %s; screenshots in %s%n",
+                    boardId, noteId, transport, artifacts.toAbsolutePath());
+
+            // The server agrees.
+            JsonNode snap = new Scenarios(demo.http()).board("/api", boardId);
+            assertThat(snap.path("name").asText()).isEqualTo(boardName);
+            assertThat(snap.path("notes").findValuesAsText("text")).contains(text);
+        } catch (RuntimeException | AssertionError e) {
+            try {
+                shot(driver, artifacts.resolve("failure.png"));
+            } catch (RuntimeException ignored) {
+                // the failure is what matters
+            }
+            throw e;
+        } finally {
+            driver.quit();
+        }
+    }
+
+    private static WebElement boardItem(WebDriver d, String name) {
+        return d.findElements(By.cssSelector("#boards [data-board-id]")).stream()
+                .filter(e -> e.getText().contains(name)).findFirst().orElse(null);
+    }
+
+    private static List<String> noteTexts(WebDriver d) {
+        return d.findElements(By.cssSelector("#notes [data-note-id] .note-text")).stream().map(WebElement::getText).toList();
+    }
+
+    private static void shot(WebDriver driver, Path to) throws IOException {
+        File f = ((TakesScreenshot) driver).getScreenshotAs(OutputType.FILE);
+        Files.copy(f.toPath(), to, StandardCopyOption.REPLACE_EXISTING);
+    }
+}
