@@ -16,7 +16,6 @@ import dev.corobridge.bridge.HopTrace;
 import dev.corobridge.bridge.Outcome;
 import dev.corobridge.bridge.Promise;
 import dev.corobridge.bridge.Task;
-import dev.corobridge.bridge.TaskTimeoutException;
 import dev.corobridge.demo.board.Applied;
 import dev.corobridge.demo.board.BoardEvent;
 import dev.corobridge.demo.board.BoardException;
@@ -183,16 +182,9 @@ public final class BoardService {
      * {@link DemoProperties#longPollTimeout()}. Cancelling the task (client gone) unregisters the waiter.
      */
     public Task<BoardSnapshot> awaitChange(String boardId, long afterRevision, HopTrace trace) {
-        Task<Promise<BoardSnapshot>> waiting = onPump(trace, "wait", s -> s.awaitRevision(boardId, afterRevision));
-        Task<BoardSnapshot> result = waiting.thenComposeOn(pump, p -> Task.of(p)
-                .withTimeout(properties.longPollTimeout())
-                .recoverOn(pump, error -> {
-                    if (error instanceof TaskTimeoutException) {
-                        trace.record(pump.name(), "timed out");
-                        return store.snapshot(boardId);
-                    }
-                    throw error instanceof RuntimeException re ? re : new IllegalStateException(error);
-                }));
+        Task<Promise<BoardSnapshot>> waiting = onPump(trace, "wait",
+                s -> s.awaitRevision(boardId, afterRevision, properties.longPollTimeout()));
+        Task<BoardSnapshot> result = waiting.thenComposeOn(Runnable::run, p -> p);
         // Client gone (the adapter cancels the task): withdraw the waiter, whichever finishes last.
         Runnable withdraw = () -> {
             if (result.outcomeOrNull() instanceof Outcome.Cancelled<BoardSnapshot>
@@ -214,7 +206,7 @@ public final class BoardService {
             RingMetrics rm = ring.metrics();
             var jm = journal.metrics();
             Map<String, Object> out = new LinkedHashMap<>();
-            out.put("transport", rm.transport().toString());
+            out.put("transport", rm.transport() == dev.corobridge.ring.Transport.IO_URING ? "io_uring" : "nio");
             out.put("fallbackReason", rm.fallbackReason() == null || rm.fallbackReason().isEmpty() ? null : rm.fallbackReason());
             Map<String, Object> p = new LinkedHashMap<>();
             p.put("name", pm.pumpName());

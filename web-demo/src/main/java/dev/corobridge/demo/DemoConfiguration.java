@@ -48,12 +48,14 @@ public class DemoConfiguration {
         return new ServiceState();
     }
 
-    @Bean
+    /** Closed on the pump by {@link #shutdownNotice}; not a destroy method (it is pump-only). */
+    @Bean(destroyMethod = "")
     BoardStore boardStore(MessagePump pump) {
         return new BoardStore(pump);
     }
 
-    @Bean
+    /** Closed by {@link #journalLifecycle} at the right phase; not by bean destruction. */
+    @Bean(destroyMethod = "")
     Journal journal(RingPool pool, MessagePump pump, BoardStore store, DemoProperties properties) throws Exception {
         Journal journal = Journal.open(pool, properties.journalFile(), properties.ioTimeout());
         long started = System.nanoTime();

@@ -9,13 +9,13 @@ public final class BoardException extends RuntimeException {
     /** Why; each with the HTTP status the web layer answers with. */
     public enum Kind {
         /** The request is malformed or a field is invalid. */
-        INVALID(400, "Invalid request"),
+        INVALID(400, "Bad Request"),
         /** The board or note does not exist. */
-        NOT_FOUND(404, "Not found"),
+        NOT_FOUND(404, "Not Found"),
         /** The expected version is stale. */
-        CONFLICT(409, "Version conflict"),
+        CONFLICT(409, "Conflict"),
         /** The service cannot take changes now (shutting down, journal failed). */
-        UNAVAILABLE(503, "Service unavailable");
+        UNAVAILABLE(503, "Service Unavailable");
 
         private final int status;
         private final String title;

@@ -1,5 +1,6 @@
 package dev.corobridge.demo.board;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -8,6 +9,7 @@ import java.util.Map;
 
 import dev.corobridge.bridge.Promise;
 import dev.corobridge.pump.MessagePump;
+import dev.corobridge.pump.PumpTimer;
 
 /**
  * The boards and their notes: state owned by the UI-affinity pump.
@@ -228,9 +230,10 @@ public final class BoardStore {
 
     /**
      * A snapshot as soon as the board's revision is above {@code afterRevision}: at once when it is
-     * already, otherwise at the next change. Cancelling the returned promise unregisters it.
+     * already, otherwise at the next change, or the board as it is when {@code timeout} passes
+     * first. Cancelling the returned promise (the client left) unregisters it at once.
      */
-    public Promise<BoardSnapshot> awaitRevision(String boardId, long afterRevision) {
+    public Promise<BoardSnapshot> awaitRevision(String boardId, long afterRevision, Duration timeout) {
         pump.checkAccess();
         checkOpen();
         Board b = board(boardId);
@@ -240,8 +243,15 @@ public final class BoardStore {
             return p;
         }
         b.waiters.add(p);
-        // A cancelled waiter (client gone) leaves at once rather than at the next change.
-        p.onComplete(o -> pump.post(() -> b.waiters.remove(p)));
+        PumpTimer timer = pump.postDelayed(() -> {
+            if (b.waiters.remove(p)) {
+                p.complete(b.snapshot());
+            }
+        }, timeout);
+        p.onComplete(o -> {
+            timer.cancel();
+            pump.post(() -> b.waiters.remove(p));
+        });
         return p;
     }
 

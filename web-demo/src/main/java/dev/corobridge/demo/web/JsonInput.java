@@ -136,18 +136,23 @@ public final class JsonInput {
 
     /** A value safe to echo in a message: bounded, control characters escaped. */
     static String printable(String s) {
+        return printable(s, 40);
+    }
+
+    /** {@link #printable(String)} with room for {@code max} code points. */
+    static String printable(String s, int max) {
         if (s == null) {
             return "";
         }
         StringBuilder b = new StringBuilder();
-        s.codePoints().limit(40).forEach(cp -> {
+        s.codePoints().limit(max).forEach(cp -> {
             if (Character.isISOControl(cp) || Character.getType(cp) == Character.SURROGATE) {
                 b.append(String.format("\\u%04X", cp));
             } else {
                 b.appendCodePoint(cp);
             }
         });
-        return s.codePointCount(0, s.length()) > 40 ? b + "..." : b.toString();
+        return s.codePointCount(0, s.length()) > max ? b + "..." : b.toString();
     }
 
     private static BoardException invalid(String detail) {

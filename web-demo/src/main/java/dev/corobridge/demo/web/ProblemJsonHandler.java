@@ -17,6 +17,7 @@ import org.springframework.web.server.ResponseStatusException;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.ServerWebInputException;
 import org.springframework.web.server.WebExceptionHandler;
+import org.springframework.web.reactive.resource.NoResourceFoundException;
 import reactor.core.publisher.Mono;
 
 import dev.corobridge.bridge.ContextShutdownException;
@@ -76,17 +77,20 @@ public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
                 return problem(b.kind().status(), b.kind().title(), b.getMessage(), null);
             }
             if (t instanceof PayloadTooLargeException || t instanceof DataBufferLimitException) {
-                return problem(413, "Payload too large", t instanceof PayloadTooLargeException p ? p.getReason()
+                return problem(413, "Content Too Large", t instanceof PayloadTooLargeException p ? p.getReason()
                         : "the request body is too large", null);
             }
             if (t instanceof ContextShutdownException) {
-                return problem(503, "Service unavailable", "the service is shutting down", null);
+                return problem(503, "Service Unavailable", "the service is shutting down", null);
             }
             if (t instanceof TaskTimeoutException) {
-                return problem(503, "Service unavailable", "the request took too long", null);
+                return problem(503, "Service Unavailable", "the request took too long", null);
             }
             if (t instanceof ServerWebInputException in) {
-                return problem(400, "Invalid request", inputDetail(in), null);
+                return problem(400, "Bad Request", inputDetail(in), null);
+            }
+            if (t instanceof NoResourceFoundException) {
+                return problem(404, "Not Found", "no such endpoint or file", null);
             }
             if (t instanceof ResponseStatusException rs) {
                 int status = rs.getStatusCode().value();
@@ -96,10 +100,10 @@ public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
                 return problem(status, title, detail, rs.getHeaders());
             }
             if (t instanceof CancellationException) {
-                return problem(503, "Service unavailable", "the request was cancelled", null);
+                return problem(503, "Service Unavailable", "the request was cancelled", null);
             }
         }
-        return problem(500, "Internal error", "the service failed to handle the request; it is logged", null);
+        return problem(500, "Internal Server Error", "the service failed to handle the request; it is logged", null);
     }
 
     private static String inputDetail(ServerWebInputException in) {
@@ -111,7 +115,7 @@ public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
             // "JSON decoding error: Unexpected character ..." without Jackson's source excerpt.
             int src = m.indexOf(" at [Source");
             m = src >= 0 ? m.substring(0, src) : m;
-            return "malformed JSON: " + JsonInput.printable(m.length() > 200 ? m.substring(0, 200) : m);
+            return "malformed JSON: " + JsonInput.printable(m, 200);
         }
         return in.getReason() != null ? in.getReason() : "invalid request";
     }
