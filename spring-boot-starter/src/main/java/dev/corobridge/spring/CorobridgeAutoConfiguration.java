@@ -86,7 +86,7 @@ public class CorobridgeAutoConfiguration {
      * The CPU dispatcher: {@code Dispatchers.Default}, limited to {@code corobridge.cpu.parallelism}
      * coroutines at once when that is set (a view: it shares Default's threads).
      */
-    @Bean(CPU_DISPATCHER)
+    @Bean(name = CPU_DISPATCHER, destroyMethod = "") // Dispatchers.Default must not be closed
     @ConditionalOnMissingBean(name = CPU_DISPATCHER)
     public CoroutineDispatcher corobridgeCpuDispatcher(CorobridgeProperties properties) {
         int n = properties.cpu().parallelism();

@@ -1,0 +1,245 @@
+package dev.corobridge.demo;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Queue;
+
+import kotlinx.coroutines.CoroutineDispatcher;
+import org.springframework.http.codec.ServerSentEvent;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.util.concurrent.Queues;
+
+import dev.corobridge.bridge.HopTrace;
+import dev.corobridge.bridge.Outcome;
+import dev.corobridge.bridge.Promise;
+import dev.corobridge.bridge.Task;
+import dev.corobridge.demo.board.Applied;
+import dev.corobridge.demo.board.BoardEvent;
+import dev.corobridge.demo.board.BoardException;
+import dev.corobridge.demo.board.BoardListener;
+import dev.corobridge.demo.board.BoardSnapshot;
+import dev.corobridge.demo.board.BoardStore;
+import dev.corobridge.demo.board.Change;
+import dev.corobridge.demo.board.WordStats;
+import dev.corobridge.demo.journal.Journal;
+import dev.corobridge.pump.MessagePump;
+import dev.corobridge.pump.PumpMetrics;
+import dev.corobridge.ring.RingMetrics;
+import dev.corobridge.ring.RingPool;
+
+/**
+ * The parts of every flow that both faces (the Java and the Kotlin controller) share: committing a
+ * prepared change, event streams, statistics and live metrics.
+ *
+ * <p><b>Commit order.</b> {@link #commit} journals a change and applies it on the pump after it is
+ * durable. The journal completes its promises in file order on one thread, and each completion
+ * posts the apply to the pump from there, so changes are applied in journal order, which is the
+ * order replay uses: the state a client saw acknowledged is the state a restart rebuilds.
+ *
+ * <p><b>Thread-safety.</b> All methods may be called from any thread; board state is only touched
+ * in tasks posted to the pump.
+ */
+public final class BoardService {
+
+    private final MessagePump pump;
+    private final BoardStore store;
+    private final Journal journal;
+    private final RingPool ring;
+    private final CoroutineDispatcher cpu;
+    private final DemoProperties properties;
+
+    public BoardService(MessagePump pump, BoardStore store, Journal journal, RingPool ring, CoroutineDispatcher cpu,
+                        DemoProperties properties) {
+        this.pump = pump;
+        this.store = store;
+        this.journal = journal;
+        this.ring = ring;
+        this.cpu = cpu;
+        this.properties = properties;
+    }
+
+    public MessagePump pump() {
+        return pump;
+    }
+
+    /** The pump-owned store: touch it only on the pump. */
+    public BoardStore store() {
+        return store;
+    }
+
+    /** The CPU dispatcher (statistics run there). */
+    public CoroutineDispatcher cpu() {
+        return cpu;
+    }
+
+    public DemoProperties properties() {
+        return properties;
+    }
+
+    /**
+     * Makes a prepared change durable, then applies it on the pump; completes with what was applied,
+     * or fails with {@link BoardException} (the change lost a race, or the service cannot take it).
+     */
+    public Task<Applied> commit(Change change, HopTrace trace) {
+        Promise<Applied> result = new Promise<>();
+        journal.append(change, trace).onComplete(durable -> {
+            if (!(durable instanceof Outcome.Success<Long>)) {
+                result.settle(castFailure(durable));
+                return;
+            }
+            // Posted from the journal's thread in journal order: the pump applies in that order.
+            boolean posted = pump.post(() -> {
+                if (trace != null) {
+                    trace.record(pump.name(), "apply");
+                }
+                try {
+                    result.complete(store.apply(change));
+                } catch (RuntimeException e) {
+                    result.fail(e);
+                }
+            });
+            if (!posted) {
+                result.fail(new BoardException(BoardException.Kind.UNAVAILABLE,
+                        "the service is shutting down; the change is durable and shows after a restart"));
+            }
+        });
+        return Task.of(result);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> Outcome<T> castFailure(Outcome<?> o) {
+        return (Outcome<T>) o; // a Failure or Cancelled carries no value
+    }
+
+    /** Runs {@code body} on the pump, recording a hop named {@code step}. */
+    public <T> Task<T> onPump(HopTrace trace, String step, java.util.function.Function<BoardStore, T> body) {
+        return pump.call(() -> {
+            if (trace != null) {
+                trace.record(pump.name(), step);
+            }
+            return body.apply(store);
+        });
+    }
+
+    /**
+     * A board's events as server-sent events: a {@code snapshot} first, then every change in
+     * revision order. A subscriber more than {@link DemoProperties#eventBuffer()} events behind is
+     * disconnected (it reconnects and starts from a fresh snapshot); the stream ends at shutdown.
+     * Fails with {@link BoardException} (404) before the first event for an unknown board.
+     */
+    public Flux<ServerSentEvent<Object>> events(String boardId) {
+        return Flux.defer(() -> {
+            Queue<ServerSentEvent<Object>> buffer = Queues.<ServerSentEvent<Object>>get(properties.eventBuffer()).get();
+            Sinks.Many<ServerSentEvent<Object>> sink = Sinks.many().unicast().onBackpressureBuffer(buffer);
+            BoardListener listener = new BoardListener() {
+                @Override
+                public boolean onEvent(BoardEvent e) {
+                    Sinks.EmitResult r = sink.tryEmitNext(ServerSentEvent.builder((Object) e)
+                            .id(Long.toString(e.revision())).event(e.type()).build());
+                    if (r.isFailure()) {
+                        sink.tryEmitComplete(); // too far behind, or gone: end the stream
+                        return false;
+                    }
+                    return true;
+                }
+
+                @Override
+                public void onClose() {
+                    sink.tryEmitComplete();
+                }
+            };
+            Task<BoardSnapshot> subscribed = pump.call(() -> {
+                BoardSnapshot s = store.subscribe(boardId, listener);
+                // Emitted on the pump before any change can be: no gap, no repeat.
+                sink.tryEmitNext(ServerSentEvent.builder((Object) s).id(Long.toString(s.revision()))
+                        .event("snapshot").build());
+                return s;
+            });
+            return Mono.fromFuture(subscribed.toCompletableFuture())
+                    .thenMany(sink.asFlux())
+                    .doFinally(signal -> pump.post(() -> store.unsubscribe(boardId, listener)));
+        });
+    }
+
+    /** Word statistics: a snapshot on the pump, counting on the CPU dispatcher, a check back on the pump. */
+    public Task<WordStats> stats(String boardId, HopTrace trace) {
+        return onPump(trace, "snapshot", s -> s.snapshot(boardId))
+                .thenOn(cpu, snapshot -> {
+                    trace.record("cpu", "count words");
+                    return WordStats.of(snapshot);
+                })
+                .thenOn(pump, stats -> {
+                    trace.record(pump.name(), "check revision");
+                    return store.revision(boardId) == stats.revision() ? stats : stats.stale();
+                });
+    }
+
+    /**
+     * The board as soon as its revision is above {@code afterRevision}, or as it is after
+     * {@link DemoProperties#longPollTimeout()}. Cancelling the task (client gone) unregisters the waiter.
+     */
+    public Task<BoardSnapshot> awaitChange(String boardId, long afterRevision, HopTrace trace) {
+        Task<Promise<BoardSnapshot>> waiting = onPump(trace, "wait",
+                s -> s.awaitRevision(boardId, afterRevision, properties.longPollTimeout()));
+        Task<BoardSnapshot> result = waiting.thenComposeOn(Runnable::run, p -> p);
+        // Client gone (the adapter cancels the task): withdraw the waiter, whichever finishes last.
+        Runnable withdraw = () -> {
+            if (result.outcomeOrNull() instanceof Outcome.Cancelled<BoardSnapshot>
+                    && waiting.outcomeOrNull() instanceof Outcome.Success<Promise<BoardSnapshot>> s) {
+                s.value().cancel();
+            }
+        };
+        result.onComplete(o -> withdraw.run());
+        waiting.onComplete(o -> withdraw.run());
+        return result;
+    }
+
+    /** Live metrics of the pump, the ring pool, the journal and the boards (one pump hop). */
+    public Task<Map<String, Object>> live() {
+        return pump.call(() -> {
+            int[] sw = store.subscriberAndWaiterCounts();
+            long[] changes = store.changeCounts();
+            PumpMetrics pm = pump.metrics();
+            RingMetrics rm = ring.metrics();
+            var jm = journal.metrics();
+            Map<String, Object> out = new LinkedHashMap<>();
+            out.put("transport", rm.transport() == dev.corobridge.ring.Transport.IO_URING ? "io_uring" : "nio");
+            out.put("fallbackReason", rm.fallbackReason() == null || rm.fallbackReason().isEmpty() ? null : rm.fallbackReason());
+            Map<String, Object> p = new LinkedHashMap<>();
+            p.put("name", pm.pumpName());
+            p.put("queueDepth", pm.queueDepth());
+            p.put("dispatches", pm.dispatches());
+            p.put("wakeups", pm.wakeups());
+            p.put("wakeupsPerDispatch", pm.wakeupsPerDispatch());
+            p.put("queueLatencyP99Micros", pm.queueLatencyP99Nanos() / 1000.0);
+            p.put("subscribers", sw[0]);
+            p.put("waiters", sw[1]);
+            out.put("pump", p);
+            Map<String, Object> r = new LinkedHashMap<>();
+            r.put("rings", rm.rings());
+            r.put("inFlight", rm.inFlight());
+            r.put("operations", rm.operations().values().stream().mapToLong(Long::longValue).sum());
+            r.put("errors", rm.errors().values().stream().mapToLong(Long::longValue).sum());
+            out.put("ring", r);
+            Map<String, Object> j = new LinkedHashMap<>();
+            j.put("changes", jm.changes());
+            j.put("fsyncs", jm.fsyncs());
+            j.put("fsyncsPerChange", jm.fsyncsPerChange());
+            j.put("largestBatch", jm.largestBatch());
+            j.put("bytes", jm.bytes());
+            j.put("applied", changes[0]);
+            j.put("rejected", changes[1]);
+            j.put("broken", jm.broken());
+            out.put("journal", j);
+            return out;
+        });
+    }
+
+    /** Long-poll timeout. */
+    public Duration longPollTimeout() {
+        return properties.longPollTimeout();
+    }
+}

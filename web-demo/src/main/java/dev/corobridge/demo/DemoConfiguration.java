@@ -1,0 +1,132 @@
+package dev.corobridge.demo;
+
+import java.util.concurrent.TimeUnit;
+
+import kotlinx.coroutines.CoroutineDispatcher;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.context.ApplicationListener;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.event.ContextClosedEvent;
+
+import dev.corobridge.demo.board.BoardStore;
+import dev.corobridge.demo.board.Change;
+import dev.corobridge.demo.journal.Journal;
+import dev.corobridge.demo.web.ProblemJsonHandler;
+import dev.corobridge.demo.web.RequestGuardFilter;
+import dev.corobridge.demo.web.ServiceState;
+import dev.corobridge.pump.MessagePump;
+import dev.corobridge.ring.RingPool;
+import dev.corobridge.spring.CorobridgeAutoConfiguration;
+import dev.corobridge.spring.CorobridgeLifecycle;
+
+/**
+ * Wires the notes board onto the starter's pump, ring pool and CPU dispatcher.
+ *
+ * <p><b>Start.</b> The journal is opened and replayed into the store (on the pump) while the beans
+ * are created, so the web server, which starts after every bean exists, never serves a half-loaded
+ * board, and readiness turns {@code UP} only after the replay.
+ *
+ * <p><b>Stop.</b> When the context starts closing, the service refuses new requests (503) and
+ * ends event streams and long polls, so graceful shutdown only waits for real work; after the web
+ * server has drained, the journal commits what is queued and closes, then the starter stops the
+ * pump and the ring pool.
+ */
+@Configuration(proxyBeanMethods = false)
+public class DemoConfiguration {
+
+    private static final Log LOG = LogFactory.getLog(DemoConfiguration.class);
+
+    /** Stops after the web server drained (DEFAULT - 1024) and before the pump (PUMP_PHASE). */
+    static final int JOURNAL_PHASE = CorobridgeLifecycle.PUMP_PHASE + 1024;
+
+    @Bean
+    ServiceState serviceState() {
+        return new ServiceState();
+    }
+
+    /** Closed on the pump by {@link #shutdownNotice}; not a destroy method (it is pump-only). */
+    @Bean(destroyMethod = "")
+    BoardStore boardStore(MessagePump pump) {
+        return new BoardStore(pump);
+    }
+
+    /** Closed by {@link #journalLifecycle} at the right phase; not by bean destruction. */
+    @Bean(destroyMethod = "")
+    Journal journal(RingPool pool, MessagePump pump, BoardStore store, DemoProperties properties) throws Exception {
+        Journal journal = Journal.open(pool, properties.journalFile(), properties.ioTimeout());
+        long started = System.nanoTime();
+        int[] skipped = pump.call(() -> {
+            int n = 0;
+            for (Change c : journal.replayed()) {
+                if (!store.replay(c)) {
+                    n++;
+                }
+            }
+            return new int[] {n};
+        }).await(properties.ioTimeout());
+        LOG.info("Replayed " + journal.replayed().size() + " changes (" + skipped[0] + " rejected as they were live) in "
+                + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) + " ms");
+        return journal;
+    }
+
+    @Bean
+    BoardService boardService(MessagePump pump, BoardStore store, Journal journal, RingPool pool,
+                              @Qualifier(CorobridgeAutoConfiguration.CPU_DISPATCHER) CoroutineDispatcher cpu,
+                              DemoProperties properties) {
+        return new BoardService(pump, store, journal, pool, cpu, properties);
+    }
+
+    @Bean
+    RequestGuardFilter requestGuardFilter(ServiceState state, DemoProperties properties) {
+        return new RequestGuardFilter(state, properties.maxBody().toBytes());
+    }
+
+    @Bean
+    ProblemJsonHandler problemJsonHandler() {
+        return new ProblemJsonHandler();
+    }
+
+    /** Refuses new requests and ends streams and long polls as soon as the context starts closing. */
+    @Bean
+    ApplicationListener<ContextClosedEvent> shutdownNotice(ServiceState state, MessagePump pump, BoardStore store) {
+        return event -> {
+            state.shutDown();
+            if (!pump.post(store::close)) {
+                LOG.warn("The pump stopped before the boards could close their streams");
+            }
+        };
+    }
+
+    /** Closes the journal between the web server's drain and the pump's shutdown. */
+    @Bean
+    SmartLifecycle journalLifecycle(Journal journal, DemoProperties properties) {
+        return new SmartLifecycle() {
+            private volatile boolean running;
+
+            @Override
+            public void start() {
+                running = true;
+            }
+
+            @Override
+            public void stop() {
+                running = false;
+                journal.close(properties.ioTimeout());
+            }
+
+            @Override
+            public boolean isRunning() {
+                return running;
+            }
+
+            @Override
+            public int getPhase() {
+                return JOURNAL_PHASE;
+            }
+        };
+    }
+}

@@ -1,0 +1,46 @@
+package dev.corobridge.demo;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * Settings of the notes board, under {@code demo.*}; checked when bound, so a bad value stops the
+ * service at start with the property named.
+ *
+ * @param dataDir          directory of the journal ({@code journal.log})
+ * @param maxBody          larger request bodies are refused with 413
+ * @param longPollTimeout  how long {@code /changes} waits for a change at most
+ * @param eventBuffer      events a slow SSE subscriber may fall behind before it is disconnected
+ * @param ioTimeout        limit for one journal operation at start-up and shutdown
+ */
+@ConfigurationProperties("demo")
+public record DemoProperties(@DefaultValue("./data") Path dataDir,
+                             @DefaultValue("64KB") DataSize maxBody,
+                             @DefaultValue("30s") Duration longPollTimeout,
+                             @DefaultValue("1024") int eventBuffer,
+                             @DefaultValue("30s") Duration ioTimeout) {
+
+    public DemoProperties {
+        if (maxBody.toBytes() < 1024 || maxBody.toBytes() > 16L * 1024 * 1024) {
+            throw new IllegalArgumentException("demo.max-body must be within 1KB..16MB, was " + maxBody);
+        }
+        if (longPollTimeout.isNegative() || longPollTimeout.isZero() || longPollTimeout.toMinutes() > 10) {
+            throw new IllegalArgumentException("demo.long-poll-timeout must be within (0, 10m], was " + longPollTimeout);
+        }
+        if (eventBuffer < 16 || eventBuffer > 1 << 20) {
+            throw new IllegalArgumentException("demo.event-buffer must be within 16..1048576, was " + eventBuffer);
+        }
+        if (ioTimeout.isNegative() || ioTimeout.isZero()) {
+            throw new IllegalArgumentException("demo.io-timeout must be positive, was " + ioTimeout);
+        }
+    }
+
+    /** The journal file. */
+    public Path journalFile() {
+        return dataDir.resolve("journal.log");
+    }
+}

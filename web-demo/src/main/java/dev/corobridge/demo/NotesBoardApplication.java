@@ -1,0 +1,20 @@
+package dev.corobridge.demo;
+
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
+
+/**
+ * The notes board service: boards and notes owned by the UI-affinity {@code MessagePump}, changes
+ * made durable in a group-committed journal on the {@code RingPool}, served over WebFlux by a Java
+ * controller returning {@code Task<T>} and a Kotlin controller with {@code suspend} functions.
+ * See {@code web-demo/API.md}.
+ */
+@SpringBootApplication
+@ConfigurationPropertiesScan
+public class NotesBoardApplication {
+
+    public static void main(String[] args) {
+        SpringApplication.run(NotesBoardApplication.class, args);
+    }
+}

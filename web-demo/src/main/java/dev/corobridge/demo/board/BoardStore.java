@@ -1,0 +1,366 @@
+package dev.corobridge.demo.board;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.corobridge.bridge.Promise;
+import dev.corobridge.pump.MessagePump;
+import dev.corobridge.pump.PumpTimer;
+
+/**
+ * The boards and their notes: state owned by the UI-affinity pump.
+ *
+ * <p><b>Thread-safety.</b> None inside: every public method checks that it runs on the pump
+ * ({@link MessagePump#checkAccess()}) and throws {@link IllegalStateException} otherwise, so a
+ * caller on the wrong thread fails loudly instead of racing. Values handed out (snapshots, notes,
+ * events) are immutable and may travel to any thread.
+ *
+ * <p><b>Two steps per change.</b> {@code prepare*} checks a request against the current state and
+ * builds a {@link Change} with fresh ids, without changing anything; the change is then made
+ * durable and {@link #apply(Change)} carries it out, in journal order. {@code apply} checks again,
+ * since other changes may have been applied in between; replaying the journal calls the same
+ * {@code apply}, so a restarted service rebuilds exactly the boards it acknowledged.
+ *
+ * <p><b>Subscribers</b> ({@link BoardListener}) and <b>waiters</b> (long polls) are told of each
+ * applied change, on the pump, in revision order.
+ */
+public final class BoardStore {
+
+    /** Most boards; a request for more is refused. */
+    public static final int MAX_BOARDS = 10_000;
+    /** Most notes per board. */
+    public static final int MAX_NOTES_PER_BOARD = 10_000;
+
+    private final MessagePump pump;
+    private final Map<String, Board> boards = new LinkedHashMap<>();
+    private long nextBoard = 1;
+    private long nextNote = 1;
+    private long changesApplied;
+    private long changesRejected;
+    private boolean closed;
+
+    public BoardStore(MessagePump pump) {
+        this.pump = pump;
+    }
+
+    /** The pump that owns this store. */
+    public MessagePump pump() {
+        return pump;
+    }
+
+    // ---- reads ----
+
+    public List<BoardSummary> list() {
+        pump.checkAccess();
+        List<BoardSummary> out = new ArrayList<>(boards.size());
+        for (Board b : boards.values()) {
+            out.add(new BoardSummary(b.id, b.name, b.notes.size(), b.revision));
+        }
+        return out;
+    }
+
+    public BoardSnapshot snapshot(String boardId) {
+        pump.checkAccess();
+        return board(boardId).snapshot();
+    }
+
+    /** One note. */
+    public Note note(String boardId, String noteId) {
+        pump.checkAccess();
+        Note n = board(boardId).notes.get(noteId);
+        if (n == null) {
+            throw BoardException.noNote(boardId, noteId);
+        }
+        return n;
+    }
+
+    /** The board's current revision. */
+    public long revision(String boardId) {
+        pump.checkAccess();
+        return board(boardId).revision;
+    }
+
+    // ---- prepare (no change) ----
+
+    public Change.CreateBoard prepareCreateBoard(String name) {
+        pump.checkAccess();
+        checkOpen();
+        if (boards.size() >= MAX_BOARDS) {
+            throw new BoardException(BoardException.Kind.INVALID, "at most " + MAX_BOARDS + " boards");
+        }
+        return new Change.CreateBoard("b" + nextBoard++, name);
+    }
+
+    public Change.AddNote prepareAddNote(String boardId, String text) {
+        pump.checkAccess();
+        checkOpen();
+        Board b = board(boardId);
+        if (b.notes.size() >= MAX_NOTES_PER_BOARD) {
+            throw new BoardException(BoardException.Kind.INVALID,
+                    "board '" + boardId + "' has the most notes allowed (" + MAX_NOTES_PER_BOARD + ")");
+        }
+        return new Change.AddNote(boardId, "n" + nextNote++, text);
+    }
+
+    public Change.EditNote prepareEditNote(String boardId, String noteId, String text, long expectedVersion) {
+        pump.checkAccess();
+        checkOpen();
+        checkVersion(board(boardId), noteId, expectedVersion);
+        return new Change.EditNote(boardId, noteId, text, expectedVersion);
+    }
+
+    public Change.DeleteNote prepareDeleteNote(String boardId, String noteId, long expectedVersion) {
+        pump.checkAccess();
+        checkOpen();
+        checkVersion(board(boardId), noteId, expectedVersion);
+        return new Change.DeleteNote(boardId, noteId, expectedVersion);
+    }
+
+    // ---- apply ----
+
+    /**
+     * Carries out a durable change and tells subscribers and waiters.
+     *
+     * @throws BoardException if the change is no longer valid; nothing was changed then
+     */
+    public Applied apply(Change change) {
+        pump.checkAccess();
+        Applied applied;
+        try {
+            applied = applyQuietly(change);
+        } catch (BoardException e) {
+            changesRejected++;
+            throw e;
+        }
+        changesApplied++;
+        Board b = boards.get(change.boardId());
+        if (applied.event() != null) {
+            b.publish(applied.event());
+        }
+        return applied;
+    }
+
+    /** Applies a change read back from the journal at start-up; a change that was rejected live is skipped. */
+    public boolean replay(Change change) {
+        pump.checkAccess();
+        try {
+            applyQuietly(change);
+            return true;
+        } catch (BoardException e) {
+            return false;
+        }
+    }
+
+    private Applied applyQuietly(Change change) {
+        Applied applied = switch (change) {
+            case Change.CreateBoard c -> {
+                if (boards.containsKey(c.boardId())) {
+                    throw new BoardException(BoardException.Kind.CONFLICT, "board '" + c.boardId() + "' exists");
+                }
+                Board b = new Board(c.boardId(), c.name());
+                boards.put(b.id, b);
+                yield new Applied(b.snapshot(), null);
+            }
+            case Change.AddNote c -> {
+                Board b = board(c.boardId());
+                Note n = new Note(c.noteId(), b.id, c.text(), 1);
+                b.notes.put(n.id(), n);
+                yield b.changed(BoardEvent.NOTE_ADDED, n);
+            }
+            case Change.EditNote c -> {
+                Board b = board(c.boardId());
+                Note old = checkVersion(b, c.noteId(), c.expectedVersion());
+                Note n = new Note(old.id(), b.id, c.text(), old.version() + 1);
+                b.notes.put(n.id(), n);
+                yield b.changed(BoardEvent.NOTE_EDITED, n);
+            }
+            case Change.DeleteNote c -> {
+                Board b = board(c.boardId());
+                Note old = checkVersion(b, c.noteId(), c.expectedVersion());
+                b.notes.remove(old.id());
+                yield b.changed(BoardEvent.NOTE_DELETED, old);
+            }
+        };
+        bumpIds(change);
+        return applied;
+    }
+
+    /** Keeps the id counters ahead of every id seen (replay sets them from the journal). */
+    private void bumpIds(Change change) {
+        nextBoard = Math.max(nextBoard, idNumber(change.boardId()) + 1);
+        if (change instanceof Change.AddNote a) {
+            nextNote = Math.max(nextNote, idNumber(a.noteId()) + 1);
+        }
+    }
+
+    private static long idNumber(String id) {
+        try {
+            return Long.parseLong(id, 1, id.length(), 10);
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
+    // ---- subscribers and waiters ----
+
+    /**
+     * Registers a listener for one board and returns the snapshot it starts from; every later
+     * change reaches the listener, none is missed or repeated, since both happen on the pump.
+     */
+    public BoardSnapshot subscribe(String boardId, BoardListener listener) {
+        pump.checkAccess();
+        checkOpen();
+        Board b = board(boardId);
+        b.listeners.add(listener);
+        return b.snapshot();
+    }
+
+    /** Removes a listener; no effect when it is gone already. */
+    public void unsubscribe(String boardId, BoardListener listener) {
+        pump.checkAccess();
+        Board b = boards.get(boardId);
+        if (b != null) {
+            b.listeners.remove(listener);
+        }
+    }
+
+    /**
+     * A snapshot as soon as the board's revision is above {@code afterRevision}: at once when it is
+     * already, otherwise at the next change, or the board as it is when {@code timeout} passes
+     * first. Cancelling the returned promise (the client left) unregisters it at once.
+     */
+    public Promise<BoardSnapshot> awaitRevision(String boardId, long afterRevision, Duration timeout) {
+        pump.checkAccess();
+        checkOpen();
+        Board b = board(boardId);
+        Promise<BoardSnapshot> p = new Promise<>();
+        if (b.revision > afterRevision) {
+            p.complete(b.snapshot());
+            return p;
+        }
+        b.waiters.add(p);
+        PumpTimer timer = pump.postDelayed(() -> {
+            if (b.waiters.remove(p)) {
+                p.complete(b.snapshot());
+            }
+        }, timeout);
+        p.onComplete(o -> {
+            timer.cancel();
+            pump.post(() -> b.waiters.remove(p));
+        });
+        return p;
+    }
+
+    /** Listeners and waiters registered, all boards (for metrics and tests). */
+    public int[] subscriberAndWaiterCounts() {
+        pump.checkAccess();
+        int s = 0;
+        int w = 0;
+        for (Board b : boards.values()) {
+            s += b.listeners.size();
+            w += b.waiters.size();
+        }
+        return new int[] {s, w};
+    }
+
+    /** Changes applied and rejected at apply time since start (replay not counted). */
+    public long[] changeCounts() {
+        pump.checkAccess();
+        return new long[] {changesApplied, changesRejected};
+    }
+
+    /**
+     * Stops taking subscriptions and changes and ends every stream and long poll (they would
+     * otherwise hold graceful shutdown open): listeners get {@link BoardListener#onClose()},
+     * waiters the current snapshot.
+     */
+    public void close() {
+        pump.checkAccess();
+        closed = true;
+        for (Board b : boards.values()) {
+            List<BoardListener> ls = new ArrayList<>(b.listeners);
+            b.listeners.clear();
+            for (BoardListener l : ls) {
+                l.onClose();
+            }
+            b.releaseWaiters();
+        }
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new BoardException(BoardException.Kind.UNAVAILABLE, "the service is shutting down");
+        }
+    }
+
+    private Board board(String boardId) {
+        Board b = boards.get(boardId);
+        if (b == null) {
+            throw BoardException.noBoard(boardId);
+        }
+        return b;
+    }
+
+    private static Note checkVersion(Board b, String noteId, long expectedVersion) {
+        Note n = b.notes.get(noteId);
+        if (n == null) {
+            throw BoardException.noNote(b.id, noteId);
+        }
+        if (expectedVersion != Change.ANY_VERSION && n.version() != expectedVersion) {
+            throw new BoardException(BoardException.Kind.CONFLICT, "note '" + noteId + "' is at version "
+                    + n.version() + ", not " + expectedVersion);
+        }
+        return n;
+    }
+
+    /** One board; touched only on the pump. */
+    private static final class Board {
+        final String id;
+        final String name;
+        final Map<String, Note> notes = new LinkedHashMap<>();
+        final List<BoardListener> listeners = new ArrayList<>();
+        final List<Promise<BoardSnapshot>> waiters = new ArrayList<>();
+        long revision;
+
+        Board(String id, String name) {
+            this.id = id;
+            this.name = name;
+        }
+
+        BoardSnapshot snapshot() {
+            return new BoardSnapshot(id, name, revision, new ArrayList<>(notes.values()));
+        }
+
+        Applied changed(String type, Note note) {
+            revision++;
+            return new Applied(null, new BoardEvent(revision, type, id, note));
+        }
+
+        void publish(BoardEvent e) {
+            for (Iterator<BoardListener> it = listeners.iterator(); it.hasNext(); ) {
+                BoardListener l = it.next();
+                if (!l.onEvent(e)) {
+                    it.remove();
+                    l.onClose();
+                }
+            }
+            releaseWaiters();
+        }
+
+        void releaseWaiters() {
+            if (waiters.isEmpty()) {
+                return;
+            }
+            BoardSnapshot s = snapshot();
+            List<Promise<BoardSnapshot>> ws = new ArrayList<>(waiters);
+            waiters.clear();
+            for (Promise<BoardSnapshot> w : ws) {
+                w.complete(s);
+            }
+        }
+    }
+}

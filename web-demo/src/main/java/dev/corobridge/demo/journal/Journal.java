@@ -1,0 +1,342 @@
+package dev.corobridge.demo.journal;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import dev.corobridge.bridge.Awaitable;
+import dev.corobridge.bridge.HopTrace;
+import dev.corobridge.bridge.Outcome;
+import dev.corobridge.bridge.Promise;
+import dev.corobridge.demo.board.BoardException;
+import dev.corobridge.demo.board.Change;
+import dev.corobridge.ring.Ring;
+import dev.corobridge.ring.RingFile;
+import dev.corobridge.ring.RingPool;
+
+/**
+ * An append-only journal of {@link Change}s on the ring pool with <b>group commit</b>: a change is
+ * durable (written, then {@code fdatasync}) before {@link #append} completes, and changes that
+ * arrive while a commit is in flight share the next one.
+ *
+ * <p><b>Algorithm.</b> {@link #append} encodes the record on the caller's thread, queues it and, if
+ * no commit is scheduled, schedules one on the journal's ring (one ring per file: {@code forKey}).
+ * A commit takes every queued record (up to {@link #MAX_BATCH_BYTES}), writes them with one
+ * {@code writeFully} at the end of the file, calls {@code fdatasync}, and only then completes their
+ * promises, in append order, and starts the next commit if records are waiting. So at most one
+ * commit is in flight, the file's order is the order of {@link #append} calls, and at 64 waiting
+ * writers one {@code fdatasync} covers up to 64 changes.
+ *
+ * <p><b>Thread-safety.</b> {@link #append} may be called from any thread; records appended by one
+ * thread keep their order. The commit state is touched only by the commit in flight, which hands it
+ * to the next through promise completion (a happens-before edge). Promises complete on the ring's
+ * thread (the blocking executor's under the fallback transport).
+ *
+ * <p><b>Failure.</b> If a write or {@code fdatasync} fails, the batch's appends fail, the journal
+ * turns broken and refuses further appends ({@link BoardException.Kind#UNAVAILABLE}): after a
+ * failed {@code fdatasync} nothing can be said about what reached the disk (the lesson of
+ * "fsyncgate"), so the service stops acknowledging instead of guessing. A restart replays what is
+ * valid.
+ *
+ * <p><b>Start-up.</b> {@link #open} reads the file through the ring, decodes it with
+ * {@link JournalCodec}, cuts a torn tail (logged once) and returns the changes to replay.
+ */
+public final class Journal implements AutoCloseable {
+
+    private static final Log LOG = LogFactory.getLog(Journal.class);
+
+    /** Most record bytes one commit writes. */
+    public static final int MAX_BATCH_BYTES = 1 << 20;
+    /** Largest journal replayed (the whole file is read into memory). */
+    public static final long MAX_REPLAY_BYTES = 1L << 30;
+    private static final int READ_CHUNK = 1 << 20;
+
+    private final Path path;
+    private final Ring ring;
+    private final RingFile file;
+    private final ConcurrentLinkedQueue<Entry> queue = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean scheduled = new AtomicBoolean();
+    private final AtomicLong changes = new AtomicLong();
+    private final AtomicLong commits = new AtomicLong();
+    private final AtomicLong bytes = new AtomicLong();
+    private final AtomicLong largestBatch = new AtomicLong();
+    private final CompletableFuture<Void> drained = new CompletableFuture<>();
+    private final List<Change> replayed;
+    private final long tornBytes;
+    private volatile boolean closing;
+    private volatile Throwable broken;
+
+    // Commit state: owned by the commit in flight (see class comment).
+    private long end;
+    private ByteBuffer buffer = ByteBuffer.allocateDirect(64 * 1024);
+
+    private Journal(Path path, Ring ring, RingFile file, long end, List<Change> replayed, long tornBytes) {
+        this.path = path;
+        this.ring = ring;
+        this.file = file;
+        this.end = end;
+        this.replayed = List.copyOf(replayed);
+        this.tornBytes = tornBytes;
+        this.bytes.set(end);
+    }
+
+    /**
+     * Opens (or creates) the journal at {@code path}, reads it back through the ring pool and cuts
+     * a torn tail. Blocks the calling thread (start-up; never call it on the pump).
+     *
+     * @throws IOException if the file cannot be opened, read or repaired, or exceeds
+     *                     {@link #MAX_REPLAY_BYTES}
+     */
+    public static Journal open(RingPool pool, Path path, Duration timeout) throws IOException {
+        Files.createDirectories(path.toAbsolutePath().getParent());
+        Ring ring = pool.forKey(path.toAbsolutePath());
+        RingFile file = await(pool.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE,
+                StandardOpenOption.CREATE), timeout, "open " + path);
+        try {
+            long size = await(file.size(), timeout, "size of " + path);
+            if (size > MAX_REPLAY_BYTES) {
+                throw new IOException(path + " is " + size + " bytes, more than the " + MAX_REPLAY_BYTES
+                        + " a replay reads");
+            }
+            byte[] data = new byte[(int) size];
+            ByteBuffer chunk = ByteBuffer.allocateDirect((int) Math.min(Math.max(size, 1), READ_CHUNK));
+            for (long at = 0; at < size; ) {
+                chunk.clear().limit((int) Math.min(chunk.capacity(), size - at));
+                int n = await(file.readFully(chunk, at), timeout, "read " + path);
+                if (n <= 0) {
+                    throw new IOException(path + " ended at " + at + " while " + size + " bytes were expected");
+                }
+                chunk.flip().get(data, (int) at, n);
+                at += n;
+            }
+            JournalCodec.Decoded decoded = JournalCodec.decode(data, data.length);
+            long torn = size - decoded.validLength();
+            if (torn > 0) {
+                try (FileChannel ch = FileChannel.open(path, StandardOpenOption.WRITE)) {
+                    ch.truncate(decoded.validLength());
+                    ch.force(true);
+                }
+                LOG.warn("Journal: cut a torn tail at offset " + decoded.validLength() + " of " + path.toAbsolutePath()
+                        + " (" + torn + " bytes dropped)");
+            }
+            LOG.info("Journal: " + decoded.changes().size() + " changes read from " + path.toAbsolutePath()
+                    + " (" + decoded.validLength() + " bytes) on " + ring.name());
+            return new Journal(path, ring, file, decoded.validLength(), decoded.changes(), torn);
+        } catch (IOException | RuntimeException e) {
+            file.close();
+            throw e;
+        }
+    }
+
+    private static <T> T await(Awaitable<T> op, Duration timeout, String what) throws IOException {
+        try {
+            return op.await(timeout);
+        } catch (TimeoutException e) {
+            throw new IOException(what + " did not finish within " + timeout, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException(what + " interrupted", e);
+        } catch (Exception e) {
+            throw new IOException(what + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** The changes read at start-up, in journal order. */
+    public List<Change> replayed() {
+        return replayed;
+    }
+
+    /** Bytes of a torn tail cut at start-up (0 when none). */
+    public long tornBytes() {
+        return tornBytes;
+    }
+
+    /** The journal file. */
+    public Path path() {
+        return path;
+    }
+
+    /** The ring the journal's commits run on. */
+    public Ring ring() {
+        return ring;
+    }
+
+    /**
+     * Makes a change durable. The returned promise completes (on the journal's ring) once the record
+     * is written and {@code fdatasync} has returned; it fails with {@link BoardException} of kind
+     * {@link BoardException.Kind#UNAVAILABLE} when the journal is closing or broken, or the write failed.
+     *
+     * @param trace if not {@code null}, gets a {@code journal} hop on the thread that saw the commit
+     */
+    public Awaitable<Long> append(Change change, HopTrace trace) {
+        Entry e = new Entry(JournalCodec.encode(change), trace);
+        Throwable b = broken;
+        if (b != null || closing) {
+            e.promise.fail(unavailable(b));
+            return e.promise;
+        }
+        queue.add(e);
+        schedule();
+        return e.promise;
+    }
+
+    private void schedule() {
+        if (scheduled.compareAndSet(false, true)) {
+            ring.execute(this::commitNext);
+        }
+    }
+
+    /** Starts the next commit, or releases the schedule when nothing waits. */
+    private void commitNext() {
+        List<Entry> batch = new ArrayList<>();
+        int size = 0;
+        for (Entry e; (e = queue.peek()) != null; ) {
+            if (!batch.isEmpty() && size + e.record.length > MAX_BATCH_BYTES) {
+                break;
+            }
+            queue.poll();
+            batch.add(e);
+            size += e.record.length;
+        }
+        if (batch.isEmpty()) {
+            scheduled.set(false);
+            // An append may have queued after the drain but seen scheduled == true: take it now.
+            if (!queue.isEmpty() && scheduled.compareAndSet(false, true)) {
+                ring.execute(this::commitNext);
+            } else if (closing && queue.isEmpty()) {
+                drained.complete(null);
+            }
+            return;
+        }
+        Throwable b = broken;
+        if (b != null) {
+            failAll(batch, unavailable(b));
+            commitNext();
+            return;
+        }
+        if (buffer.capacity() < size) {
+            buffer = ByteBuffer.allocateDirect(Math.max(size, buffer.capacity() * 2));
+        }
+        ByteBuffer buf = buffer.clear();
+        for (Entry e : batch) {
+            buf.put(e.record);
+        }
+        buf.flip();
+        long at = end;
+        int length = size;
+        file.writeFully(buf, at).onComplete(written -> {
+            if (!(written instanceof Outcome.Success<Integer>)) {
+                fail(batch, "write of " + length + " bytes at " + at, written);
+                return;
+            }
+            file.fdatasync().onComplete(synced -> {
+                if (!(synced instanceof Outcome.Success<Void>)) {
+                    fail(batch, "fdatasync", synced);
+                    return;
+                }
+                end = at + length;
+                commits.incrementAndGet();
+                changes.addAndGet(batch.size());
+                bytes.addAndGet(length);
+                largestBatch.accumulateAndGet(batch.size(), Math::max);
+                long offset = at;
+                for (Entry e : batch) {
+                    if (e.trace != null) {
+                        e.trace.record(ring.name(), "journal");
+                    }
+                    e.promise.complete(offset);
+                    offset += e.record.length;
+                }
+                commitNext();
+            });
+        });
+    }
+
+    private void fail(List<Entry> batch, String what, Outcome<?> outcome) {
+        Throwable cause = outcome instanceof Outcome.Failure<?> f ? f.error() : new IllegalStateException(outcome.toString());
+        broken = cause;
+        LOG.error("Journal: " + what + " on " + path.toAbsolutePath() + " failed; no further changes are accepted", cause);
+        failAll(batch, unavailable(cause));
+        commitNext();
+    }
+
+    private static void failAll(List<Entry> batch, BoardException error) {
+        for (Entry e : batch) {
+            e.promise.fail(error);
+        }
+    }
+
+    private BoardException unavailable(Throwable broken) {
+        return broken != null
+                ? new BoardException(BoardException.Kind.UNAVAILABLE, "the journal failed: " + broken.getMessage(), broken)
+                : new BoardException(BoardException.Kind.UNAVAILABLE, "the service is shutting down");
+    }
+
+    /** Snapshot of the journal's counters. */
+    public JournalMetrics metrics() {
+        return new JournalMetrics(changes.get(), commits.get(), bytes.get(), largestBatch.get(), queue.size(),
+                broken != null);
+    }
+
+    /** Whether a write or fdatasync failed (the journal refuses changes since). */
+    public boolean isBroken() {
+        return broken != null;
+    }
+
+    /**
+     * Refuses new appends, lets queued ones commit (up to {@code timeout}), then closes the file.
+     * Idempotent.
+     */
+    public void close(Duration timeout) {
+        if (closing) {
+            return;
+        }
+        closing = true;
+        // A commit in flight ends by finding the queue empty and completing `drained`; if none is
+        // in flight, run one to get there.
+        schedule();
+        try {
+            drained.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (Exception e) {
+            LOG.warn("Journal: commits did not drain within " + timeout + "; closing anyway", e);
+        }
+        try {
+            file.close().await(timeout);
+        } catch (Exception e) {
+            LOG.warn("Journal: closing " + path.toAbsolutePath() + " failed", e);
+        }
+        LOG.info("Journal: closed " + path.toAbsolutePath() + "; " + metrics());
+    }
+
+    @Override
+    public void close() {
+        close(Duration.ofSeconds(10));
+    }
+
+    /** One queued record. */
+    private static final class Entry {
+        final byte[] record;
+        final HopTrace trace;
+        final Promise<Long> promise = new Promise<>();
+
+        Entry(byte[] record, HopTrace trace) {
+            this.record = record;
+            this.trace = trace;
+        }
+    }
+}

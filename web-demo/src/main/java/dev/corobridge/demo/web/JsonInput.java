@@ -1,0 +1,161 @@
+package dev.corobridge.demo.web;
+
+import java.util.Set;
+import java.util.regex.Pattern;
+
+import tools.jackson.databind.JsonNode;
+
+import dev.corobridge.demo.board.BoardException;
+
+/**
+ * Checks request bodies and path parameters before anything else sees them; every failure is a
+ * {@link BoardException} of kind {@code INVALID} (400) naming the field. Bodies are read as
+ * {@link JsonNode} rather than bound to classes, so a wrong JSON type is refused instead of coerced
+ * (Jackson would turn {@code 5} into {@code "5"}), and unknown fields are refused too (a typo such
+ * as {@code "txt"} should not silently create an empty note). Stateless, thread-safe.
+ */
+public final class JsonInput {
+
+    /** Longest board name. */
+    public static final int MAX_NAME = 100;
+    /** Longest note text. */
+    public static final int MAX_TEXT = 2000;
+
+    private static final Pattern ID = Pattern.compile("[bn][1-9][0-9]{0,17}");
+
+    private JsonInput() {
+    }
+
+    /** The body of "create board": {@code {"name": ...}}. */
+    public static String boardName(JsonNode body) {
+        object(body, Set.of("name"));
+        return text(body, "name", MAX_NAME);
+    }
+
+    /** The body of "add note": {@code {"text": ...}}. */
+    public static String noteText(JsonNode body) {
+        object(body, Set.of("text"));
+        return text(body, "text", MAX_TEXT);
+    }
+
+    /** The body of "edit note": {@code {"text": ..., "expectedVersion": n}}. */
+    public static Edit edit(JsonNode body) {
+        object(body, Set.of("text", "expectedVersion"));
+        String text = text(body, "text", MAX_TEXT);
+        JsonNode v = body.get("expectedVersion");
+        if (v == null || v.isNull()) {
+            throw invalid("'expectedVersion' is required");
+        }
+        if (!v.isIntegralNumber() || !v.canConvertToLong() || v.longValue() < 1) {
+            throw invalid("'expectedVersion' must be a whole number >= 1");
+        }
+        return new Edit(text, v.longValue());
+    }
+
+    /** A note edit. */
+    public record Edit(String text, long expectedVersion) {
+    }
+
+    /** A board id path parameter ({@code b1}, ...). */
+    public static String boardId(String id) {
+        if (id == null || id.isEmpty() || id.charAt(0) != 'b' || !ID.matcher(id).matches()) {
+            throw invalid("'" + printable(id) + "' is not a board id (b1, b2, ...)");
+        }
+        return id;
+    }
+
+    /** A note id path parameter ({@code n1}, ...). */
+    public static String noteId(String id) {
+        if (id == null || id.isEmpty() || id.charAt(0) != 'n' || !ID.matcher(id).matches()) {
+            throw invalid("'" + printable(id) + "' is not a note id (n1, n2, ...)");
+        }
+        return id;
+    }
+
+    /** An optional version query parameter; {@code fallback} when absent. */
+    public static long version(String value, String name, long fallback) {
+        if (value == null) {
+            return fallback;
+        }
+        try {
+            long v = Long.parseLong(value);
+            if (v >= 0) {
+                return v;
+            }
+        } catch (NumberFormatException ignored) {
+            // below
+        }
+        throw invalid("'" + name + "' must be a whole number >= 0, was '" + printable(value) + "'");
+    }
+
+    private static void object(JsonNode body, Set<String> allowed) {
+        if (body == null || !body.isObject()) {
+            throw invalid("the body must be a JSON object");
+        }
+        for (String name : body.propertyNames()) {
+            if (!allowed.contains(name)) {
+                throw invalid("unknown field '" + printable(name) + "'; expected " + allowed);
+            }
+        }
+    }
+
+    private static String text(JsonNode body, String field, int max) {
+        JsonNode n = body.get(field);
+        if (n == null || n.isNull()) {
+            throw invalid("'" + field + "' is required");
+        }
+        if (!n.isString()) {
+            throw invalid("'" + field + "' must be a string");
+        }
+        String s = n.stringValue();
+        if (s.isBlank()) {
+            throw invalid("'" + field + "' must not be blank");
+        }
+        if (s.length() > max) {
+            throw invalid("'" + field + "' is longer than " + max + " characters");
+        }
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (Character.isHighSurrogate(c)) {
+                if (i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+                    i++;
+                    continue;
+                }
+                throw invalid("'" + field + "' contains an unpaired surrogate at index " + i);
+            }
+            if (Character.isLowSurrogate(c)) {
+                throw invalid("'" + field + "' contains an unpaired surrogate at index " + i);
+            }
+            if (Character.isISOControl(c) && c != '\n' && c != '\t') {
+                throw invalid("'" + field + "' contains the control character U+" + String.format("%04X", (int) c)
+                        + " at index " + i);
+            }
+        }
+        return s;
+    }
+
+    /** A value safe to echo in a message: bounded, control characters escaped. */
+    static String printable(String s) {
+        return printable(s, 40);
+    }
+
+    /** {@link #printable(String)} with room for {@code max} code points. */
+    static String printable(String s, int max) {
+        if (s == null) {
+            return "";
+        }
+        StringBuilder b = new StringBuilder();
+        s.codePoints().limit(max).forEach(cp -> {
+            if (Character.isISOControl(cp) || Character.getType(cp) == Character.SURROGATE) {
+                b.append(String.format("\\u%04X", cp));
+            } else {
+                b.appendCodePoint(cp);
+            }
+        });
+        return s.codePointCount(0, s.length()) > max ? b + "..." : b.toString();
+    }
+
+    private static BoardException invalid(String detail) {
+        return new BoardException(BoardException.Kind.INVALID, detail);
+    }
+}

@@ -1,0 +1,152 @@
+package dev.corobridge.demo.web;
+
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CancellationException;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.core.Ordered;
+import org.springframework.core.codec.DecodingException;
+import org.springframework.core.io.buffer.DataBufferLimitException;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.MediaType;
+import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.web.server.ResponseStatusException;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.ServerWebInputException;
+import org.springframework.web.server.WebExceptionHandler;
+import org.springframework.web.reactive.resource.NoResourceFoundException;
+import reactor.core.publisher.Mono;
+
+import dev.corobridge.bridge.ContextShutdownException;
+import dev.corobridge.bridge.TaskTimeoutException;
+import dev.corobridge.demo.board.BoardException;
+
+/**
+ * Turns every error of the service, from a handler, a filter or Spring itself (unknown route,
+ * wrong method, wrong content type, undecodable body), into RFC 7807 problem JSON
+ * ({@code application/problem+json}: {@code type}, {@code title}, {@code status}, {@code detail},
+ * {@code instance}). Client mistakes get their 4xx; only a fault of the service is a 5xx, and it
+ * is logged with its stack while the client sees no internals. Runs before Spring Boot's own
+ * handler. Stateless, thread-safe.
+ */
+public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
+
+    private static final Log LOG = LogFactory.getLog(ProblemJsonHandler.class);
+    private static final MediaType PROBLEM_JSON = MediaType.APPLICATION_PROBLEM_JSON;
+
+    @Override
+    public int getOrder() {
+        return -2; // ahead of Boot's DefaultErrorWebExceptionHandler (-1)
+    }
+
+    @Override
+    public Mono<Void> handle(ServerWebExchange exchange, Throwable ex) {
+        ServerHttpResponse response = exchange.getResponse();
+        if (response.isCommitted()) {
+            return Mono.error(ex);
+        }
+        Problem p = classify(ex);
+        if (p.status >= 500) {
+            LOG.error("Request " + exchange.getRequest().getMethod() + " " + exchange.getRequest().getPath()
+                    + " failed: " + p.detail, ex);
+        }
+        response.setStatusCode(HttpStatusCode.valueOf(p.status));
+        HttpHeaders headers = response.getHeaders();
+        headers.setContentType(PROBLEM_JSON);
+        if (p.extraHeaders != null) {
+            p.extraHeaders.forEach((k, v) -> headers.put(k, v));
+        }
+        String json = "{\"type\":" + quote(p.type) + ",\"title\":" + quote(p.title) + ",\"status\":" + p.status
+                + ",\"detail\":" + quote(p.detail) + ",\"instance\":"
+                + quote(JsonInput.printable(exchange.getRequest().getPath().value())) + "}";
+        byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
+        headers.setContentLength(bytes.length);
+        return response.writeWith(Mono.just(response.bufferFactory().wrap(bytes)));
+    }
+
+    /** The problem an error stands for. */
+    record Problem(int status, String type, String title, String detail, HttpHeaders extraHeaders) {
+    }
+
+    static Problem classify(Throwable ex) {
+        for (Throwable t = ex; t != null; t = t.getCause()) {
+            if (t instanceof BoardException b) {
+                return problem(b.kind().status(), b.kind().title(), b.getMessage(), null);
+            }
+            if (t instanceof PayloadTooLargeException || t instanceof DataBufferLimitException) {
+                return problem(413, "Content Too Large", t instanceof PayloadTooLargeException p ? p.getReason()
+                        : "the request body is too large", null);
+            }
+            if (t instanceof ContextShutdownException) {
+                return problem(503, "Service Unavailable", "the service is shutting down", null);
+            }
+            if (t instanceof TaskTimeoutException) {
+                return problem(503, "Service Unavailable", "the request took too long", null);
+            }
+            if (t instanceof ServerWebInputException in) {
+                return problem(400, "Bad Request", inputDetail(in), null);
+            }
+            if (t instanceof NoResourceFoundException) {
+                return problem(404, "Not Found", "no such endpoint or file", null);
+            }
+            if (t instanceof ResponseStatusException rs) {
+                int status = rs.getStatusCode().value();
+                HttpStatus known = HttpStatus.resolve(status);
+                String title = known != null ? known.getReasonPhrase() : "Error";
+                String detail = rs.getReason() != null ? rs.getReason() : title;
+                return problem(status, title, detail, rs.getHeaders());
+            }
+            if (t instanceof CancellationException) {
+                return problem(503, "Service Unavailable", "the request was cancelled", null);
+            }
+        }
+        return problem(500, "Internal Server Error", "the service failed to handle the request; it is logged", null);
+    }
+
+    private static String inputDetail(ServerWebInputException in) {
+        Throwable cause = in.getCause();
+        if (cause instanceof DecodingException d) {
+            String m = d.getMessage() == null ? "" : d.getMessage();
+            int nl = m.indexOf('\n');
+            m = nl >= 0 ? m.substring(0, nl) : m;
+            // "JSON decoding error: Unexpected character ..." without Jackson's source excerpt.
+            int src = m.indexOf(" at [Source");
+            m = src >= 0 ? m.substring(0, src) : m;
+            return "malformed JSON: " + JsonInput.printable(m, 200);
+        }
+        return in.getReason() != null ? in.getReason() : "invalid request";
+    }
+
+    private static Problem problem(int status, String title, String detail, HttpHeaders headers) {
+        String slug = title.toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9]+", "-").replaceAll("(^-|-$)", "");
+        return new Problem(status, "/problems/" + slug, title, detail, headers == null || headers.isEmpty() ? null : headers);
+    }
+
+    static String quote(String s) {
+        if (s == null) {
+            return "null";
+        }
+        StringBuilder b = new StringBuilder(s.length() + 2).append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '"' -> b.append("\\\"");
+                case '\\' -> b.append("\\\\");
+                case '\n' -> b.append("\\n");
+                case '\r' -> b.append("\\r");
+                case '\t' -> b.append("\\t");
+                default -> {
+                    if (c < 0x20 || Character.isSurrogate(c)) {
+                        b.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        b.append(c);
+                    }
+                }
+            }
+        }
+        return b.append('"').toString();
+    }
+}

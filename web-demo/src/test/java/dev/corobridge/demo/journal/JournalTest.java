@@ -1,0 +1,186 @@
+package dev.corobridge.demo.journal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import dev.corobridge.bridge.Awaitable;
+import dev.corobridge.bridge.HopTrace;
+import dev.corobridge.demo.board.BoardException;
+import dev.corobridge.demo.board.Change;
+import dev.corobridge.ring.RingPool;
+import dev.corobridge.ring.RingPoolConfig;
+
+class JournalTest {
+
+    private static final Duration T = Duration.ofSeconds(30);
+    private static RingPool pool;
+
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    static void startPool() {
+        pool = RingPool.start(RingPoolConfig.builder().name("journal-test").rings(1).build());
+    }
+
+    @AfterAll
+    static void stopPool() {
+        pool.close();
+    }
+
+    @Test
+    void changesSurviveReopenInOrder() throws Exception {
+        Path file = dir.resolve("journal.log");
+        List<Change> written = new ArrayList<>();
+        try (Journal j = Journal.open(pool, file, T)) {
+            assertThat(j.replayed()).isEmpty();
+            written.add(new Change.CreateBoard("b1", "Groceries ünïcödé 🥕"));
+            for (int i = 1; i <= 100; i++) {
+                written.add(new Change.AddNote("b1", "n" + i, "note " + i + "\nline two"));
+            }
+            written.add(new Change.EditNote("b1", "n3", "edited", 1));
+            written.add(new Change.DeleteNote("b1", "n4", Change.ANY_VERSION));
+            List<Awaitable<Long>> acks = new ArrayList<>();
+            for (Change c : written) {
+                acks.add(j.append(c, null));
+            }
+            long last = -1;
+            for (Awaitable<Long> a : acks) {
+                long offset = a.await(T);
+                assertThat(offset).isGreaterThan(last); // offsets follow append order
+                last = offset;
+            }
+            assertThat(j.metrics().changes()).isEqualTo(written.size());
+        }
+        try (Journal j = Journal.open(pool, file, T)) {
+            assertThat(j.replayed()).containsExactlyElementsOf(written);
+            assertThat(j.tornBytes()).isZero();
+        }
+    }
+
+    @Test
+    void sixtyFourWaitingWritersShareOneFdatasync() throws Exception {
+        try (Journal j = Journal.open(pool, dir.resolve("journal.log"), T)) {
+            // Hold the journal's ring so that every append queues before the first commit starts.
+            CountDownLatch release = new CountDownLatch(1);
+            CountDownLatch holding = new CountDownLatch(1);
+            j.ring().execute(() -> {
+                holding.countDown();
+                awaitQuietly(release);
+            });
+            assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
+            List<Awaitable<Long>> acks = new ArrayList<>();
+            HopTrace trace = new HopTrace();
+            for (int i = 0; i < 64; i++) {
+                acks.add(j.append(new Change.AddNote("b1", "n" + (i + 1), "text " + i), i == 0 ? trace : null));
+            }
+            release.countDown();
+            for (Awaitable<Long> a : acks) {
+                a.await(T);
+            }
+            JournalMetrics m = j.metrics();
+            assertThat(m.changes()).isEqualTo(64);
+            assertThat(m.fsyncs()).isEqualTo(1);
+            assertThat(m.largestBatch()).isEqualTo(64);
+            assertThat(trace.hops()).singleElement().satisfies(h -> {
+                assertThat(h.context()).isEqualTo(j.ring().name());
+                assertThat(h.note()).isEqualTo("journal");
+            });
+        }
+    }
+
+    @ParameterizedTest(name = "cut {0} bytes of the last record")
+    @ValueSource(ints = {1, 4, 8, 9, 20})
+    void tornTailIsCutAndEverythingBeforeItKept(int cut) throws Exception {
+        Path file = dir.resolve("journal.log");
+        try (Journal j = Journal.open(pool, file, T)) {
+            for (int i = 1; i <= 3; i++) {
+                j.append(new Change.CreateBoard("b" + i, "board number " + i), null).await(T);
+            }
+        }
+        long full = Files.size(file);
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            ch.truncate(full - cut);
+        }
+        long lastRecord = JournalCodec.encode(new Change.CreateBoard("b3", "board number 3")).length;
+        try (Journal j = Journal.open(pool, file, T)) {
+            assertThat(j.replayed()).extracting(Change::boardId).containsExactly("b1", "b2");
+            assertThat(j.tornBytes()).isEqualTo(lastRecord - cut);
+            assertThat(Files.size(file)).isEqualTo(full - lastRecord);
+            // Appends continue where the valid part ends.
+            j.append(new Change.CreateBoard("b4", "after repair"), null).await(T);
+        }
+        try (Journal j = Journal.open(pool, file, T)) {
+            assertThat(j.replayed()).extracting(Change::boardId).containsExactly("b1", "b2", "b4");
+            assertThat(j.tornBytes()).isZero();
+        }
+    }
+
+    @Test
+    void aFlippedBitInTheLastRecordIsATornTail() throws Exception {
+        Path file = dir.resolve("journal.log");
+        try (Journal j = Journal.open(pool, file, T)) {
+            j.append(new Change.CreateBoard("b1", "one"), null).await(T);
+            j.append(new Change.CreateBoard("b2", "two"), null).await(T);
+        }
+        long size = Files.size(file);
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            ByteBuffer b = ByteBuffer.allocate(1);
+            ch.read(b, size - 2);
+            b.put(0, (byte) (b.get(0) ^ 0x10)).rewind();
+            ch.write(b, size - 2);
+        }
+        try (Journal j = Journal.open(pool, file, T)) {
+            assertThat(j.replayed()).extracting(Change::boardId).containsExactly("b1");
+            assertThat(j.tornBytes()).isPositive();
+        }
+    }
+
+    @Test
+    void appendsAfterCloseAreRefusedNotLost() throws Exception {
+        Journal j = Journal.open(pool, dir.resolve("journal.log"), T);
+        Awaitable<Long> before = j.append(new Change.CreateBoard("b1", "kept"), null);
+        j.close(T);
+        assertThat(before.await(T)).isZero(); // queued before close: committed
+        Awaitable<Long> after = j.append(new Change.CreateBoard("b2", "refused"), null);
+        assertThatThrownBy(() -> after.await(T)).isInstanceOf(BoardException.class)
+                .satisfies(e -> assertThat(((BoardException) e).kind()).isEqualTo(BoardException.Kind.UNAVAILABLE));
+        try (Journal again = Journal.open(pool, dir.resolve("journal.log"), T)) {
+            assertThat(again.replayed()).extracting(Change::boardId).containsExactly("b1");
+        }
+    }
+
+    @Test
+    void aJournalThatCannotBeOpenedFailsClearly() throws IOException {
+        Path notADir = Files.writeString(dir.resolve("file"), "x");
+        assertThatThrownBy(() -> Journal.open(pool, notADir.resolve("journal.log"), T))
+                .isInstanceOf(IOException.class);
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
