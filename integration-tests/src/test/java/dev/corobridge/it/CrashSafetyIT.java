@@ -114,7 +114,12 @@ class CrashSafetyIT {
                             }
                         });
                     }
-                    Thread.sleep(200 + random.nextInt(1300));
+                    // Under load first (this machine may be slow), then a random moment.
+                    long loaded = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+                    while (acked.size() == before && errors.isEmpty() && System.nanoTime() < loaded) {
+                        Thread.sleep(10);
+                    }
+                    Thread.sleep(random.nextInt(1000));
                     demo.kill();
                     stop.set(true);
                 }

@@ -55,7 +55,7 @@ class GracefulShutdownIT {
     }
 
     /** One raw HTTP exchange: when its request was fully sent, its status (or -1) and body. */
-    record Exchange(long sentAtNanos, int status, String body, String error) {
+    record Exchange(long sentAtNanos, int status, String contentType, String body, String error) {
     }
 
     @Test
@@ -129,10 +129,11 @@ class GracefulShutdownIT {
                 completed++;
             } else if (x.status() == 503) {
                 unavailable++;
-                String v = BadInput.problemViolation(new Http.Response("POST", 503, Map.of("Content-Type",
-                        List.of("application/problem+json")), x.body().getBytes(StandardCharsets.UTF_8)), java.util.Set.of(503));
+                Http.Response r = new Http.Response("POST (503)", 503, Map.of("Content-Type", List.of(x.contentType())),
+                        x.body().getBytes(StandardCharsets.UTF_8));
+                String v = BadInput.problemViolation(r, java.util.Set.of(503));
                 if (v != null) {
-                    violations.add("503 without a problem body: " + x.body());
+                    violations.add("503 that is not a clean problem: " + v);
                 }
             } else if (x.status() >= 0) {
                 violations.add("answer " + x.status() + " " + x.body());
@@ -186,22 +187,28 @@ class GracefulShutdownIT {
                 in.transferTo(all);
             } catch (IOException e) {
                 if (all.size() == 0) {
-                    return new Exchange(sent, -1, "", e.toString());
+                    return new Exchange(sent, -1, "", "", e.toString());
                 }
             }
             String response = all.toString(StandardCharsets.UTF_8);
             if (!response.startsWith("HTTP/1.1 ")) {
-                return new Exchange(sent, -1, "", "no HTTP response: '" + response + "'");
+                return new Exchange(sent, -1, "", "", "no HTTP response: '" + response + "'");
             }
             int status = Integer.parseInt(response.substring(9, 12));
             int split = response.indexOf("\r\n\r\n");
             String payload = split < 0 ? "" : response.substring(split + 4);
+            String contentType = "";
+            for (String h : response.substring(0, Math.max(0, split)).split("\r\n")) {
+                if (h.toLowerCase(java.util.Locale.ROOT).startsWith("content-type:")) {
+                    contentType = h.substring(13).trim();
+                }
+            }
             if (response.toLowerCase().contains("transfer-encoding: chunked")) {
                 payload = dechunk(payload);
             }
-            return new Exchange(sent, status, payload, null);
+            return new Exchange(sent, status, contentType, payload, null);
         } catch (IOException e) {
-            return new Exchange(System.nanoTime(), -1, "", e.toString());
+            return new Exchange(System.nanoTime(), -1, "", "", e.toString());
         }
     }
 
