@@ -15,6 +15,7 @@ import org.springframework.context.event.ContextClosedEvent;
 import dev.corobridge.demo.board.BoardStore;
 import dev.corobridge.demo.board.Change;
 import dev.corobridge.demo.journal.Journal;
+import dev.corobridge.demo.journal.JournalHealthIndicator;
 import dev.corobridge.demo.web.ProblemJsonHandler;
 import dev.corobridge.demo.web.RequestGuardFilter;
 import dev.corobridge.demo.web.ServiceState;
@@ -71,6 +72,11 @@ public class DemoConfiguration {
         LOG.info("Replayed " + journal.replayed().size() + " changes (" + skipped[0] + " rejected as they were live) in "
                 + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) + " ms");
         return journal;
+    }
+
+    @Bean
+    JournalHealthIndicator journalHealthIndicator(Journal journal) {
+        return new JournalHealthIndicator(journal);
     }
 
     @Bean
