@@ -142,6 +142,25 @@ class BrowserIT {
         } finally {
             driver.quit();
         }
+        // No browser or driver process outlives the test.
+        String marker = profile.toAbsolutePath().toString();
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        List<ProcessHandle> left;
+        do {
+            left = ProcessHandle.allProcesses()
+                    .filter(h -> h.info().commandLine().map(c -> c.contains(marker)).orElse(false)).toList();
+        } while (!left.isEmpty() && System.nanoTime() < deadline && pause());
+        left.forEach(ProcessHandle::destroyForcibly);
+        assertThat(left).as("Chromium processes left running").isEmpty();
+    }
+
+    private static boolean pause() {
+        try {
+            Thread.sleep(200);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return true;
     }
 
     private static WebElement boardItem(WebDriver d, String name) {
