@@ -146,6 +146,13 @@ class GracefulShutdownIT {
         System.out.printf("[graceful] exit %s after %d ms; %d completed, %d got 503, %d sent late and dropped, %d connects refused; log %s%n",
                 exit.map(String::valueOf).orElse("none"), exitMillis, completed, unavailable, lateDropped, refused.sum(), demo.logFile());
 
+        if (!demo.grep(Pattern.compile("Graceful shutdown aborted|still running after timeout|Failed to stop bean")).isEmpty()) {
+            // Not a failure by itself (the exit time is what counts), but worth knowing: something
+            // (an open SSE stream?) kept a shutdown phase waiting for its whole timeout.
+            System.out.println("[graceful] NOTE: a shutdown phase ran into its timeout:");
+            demo.grep(Pattern.compile("Graceful shutdown aborted|still running after timeout|Failed to stop bean"))
+                    .forEach(m -> System.out.println("[graceful]   " + m.group()));
+        }
         assertThat(exit).as("the process exited").isPresent();
         assertThat(exitMillis).as("exit within the configured timeout (%d s) + 5 s", TIMEOUT_SECONDS)
                 .isLessThan(TIMEOUT_SECONDS * 1000L + 5000);
