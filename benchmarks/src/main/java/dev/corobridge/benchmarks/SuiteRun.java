@@ -101,7 +101,7 @@ public final class SuiteRun {
                         l.getOrDefault("wakeupsPerOp", "?"), bytesPerOp(r), l.getOrDefault("cpuNsPerOp", "?"),
                         l.getOrDefault("cpuCores", "?"),
                         l.getOrDefault("busyThreads", "?") + " (" + l.getOrDefault("busyThreadNames", "?") + ")",
-                        l.getOrDefault("othersCpuPct", "?")));
+                        l.getOrDefault("threadsRan", "?"), l.getOrDefault("othersCpuPct", "?")));
             }
             out.append(goals(bench, e.getValue()));
         }
