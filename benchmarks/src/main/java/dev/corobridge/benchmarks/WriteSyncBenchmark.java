@@ -82,6 +82,15 @@ public class WriteSyncBenchmark {
     public void start() throws Exception {
         Path dir = Path.of(System.getProperty("write.dir", System.getProperty("java.io.tmpdir")));
         file = Files.createTempFile(dir.toAbsolutePath(), "write-sync-", ".bin");
+        try {
+            open();
+        } catch (Throwable e) {
+            Files.deleteIfExists(file); // JMH skips the tear-down when the set-up fails
+            throw e;
+        }
+    }
+
+    private void open() throws Exception {
         ByteBuffer chunk = ByteBuffer.allocateDirect(1 << 20);
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
             for (long pos = 0; pos < FILE_SIZE; pos += chunk.capacity()) {
