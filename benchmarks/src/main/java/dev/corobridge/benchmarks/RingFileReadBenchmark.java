@@ -110,6 +110,15 @@ public class RingFileReadBenchmark {
         }
         Path dir = Path.of(System.getProperty("read.dir", System.getProperty("java.io.tmpdir")));
         file = Files.createTempFile(dir, "ring-read-", ".bin");
+        try {
+            open();
+        } catch (Throwable e) {
+            Files.deleteIfExists(file); // JMH skips the tear-down when the set-up fails: do not leave 256 MiB behind
+            throw e;
+        }
+    }
+
+    private void open() throws Exception {
         writeAndWarm(file);
         readers = new ArrayList<>();
         Random seeds = new Random(42);

@@ -138,8 +138,7 @@ public final class SuiteRun {
                         l.getOrDefault("wakeupsPerOp", "?"), bytesPerOp(r), l.getOrDefault("cpuNsPerOp", "?"),
                         l.getOrDefault("cpuCores", "?"),
                         l.getOrDefault("busyThreads", "?") + " (" + l.getOrDefault("busyThreadNames", "?") + ")",
-                        l.getOrDefault("threadsRan", "?") + " (" + l.getOrDefault("threadsRanNames", "?") + ")",
-                        l.getOrDefault("othersCpuPct", "?")));
+                        l.getOrDefault("threadsRan", "?"), l.getOrDefault("othersCpuPct", "?")));
             }
             out.append(goals(bench, e.getValue()));
         }
