@@ -127,8 +127,6 @@ class ChannelCancellationRaceTest {
         }
         assertTrue(cancelPoints.get() >= (long) n, "cancel points: " + cancelPoints); // every send had one
         assertTrue(n >= 100_000, "sends: " + n);
-        System.out.printf("capacity %d: %d cancel points, %d sends and %d receives withdrawn%n", capacity,
-                cancelPoints.get(), withdrawnSends.get(), withdrawnReceives.get());
         assertTrue(withdrawnSends.get() > 0 && withdrawnReceives.get() > 0,
                 "both sides were withdrawn sometimes: sends " + withdrawnSends + ", receives " + withdrawnReceives);
     }
