@@ -502,7 +502,7 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
 
     void hop(String context, String note) {
         if (trace != null) {
-            trace.record(context, note);
+            trace.note(context, note);
         }
     }
 
