@@ -60,9 +60,11 @@ public final class ReportPlots {
         List<String> pngs = new ArrayList<>();
         pngs.addAll(pumpHop(rows, dir));
         pngs.addAll(ringRead(rows, fio, dir));
-        System.out.println();
-        System.out.println("## Plots");
-        System.out.println();
+        if (!pngs.isEmpty()) {
+            System.out.println();
+            System.out.println("## Plots");
+            System.out.println();
+        }
         for (String png : pngs) {
             System.out.println("![" + png + "](" + png + ")");
             System.out.println();
