@@ -363,16 +363,20 @@ public final class RingPool implements AutoCloseable {
         for (RingConnection c : connections) {
             c.shutDownNow(reason);
         }
+        List<io.netty.channel.ChannelFuture> serverCloses = new ArrayList<>();
         for (RingServer s : List.copyOf(openServers)) {
-            s.closeNow();
+            serverCloses.add(s.closeNow());
         }
         long deadline = System.nanoTime() + gracePeriod.toNanos();
-        Thread.ofPlatform().name(config.name() + "-shutdown").daemon(true).start(() -> finishShutdown(deadline));
+        Thread.ofPlatform().name(config.name() + "-shutdown").daemon(true).start(() -> finishShutdown(deadline, serverCloses));
         return termination.copy();
     }
 
-    private void finishShutdown(long deadline) {
+    private void finishShutdown(long deadline, List<io.netty.channel.ChannelFuture> serverCloses) {
         try {
+            for (io.netty.channel.ChannelFuture f : serverCloses) {
+                f.awaitUninterruptibly(5_000); // listening sockets closed on their loops before the loops go
+            }
             while (inFlight() > 0 && System.nanoTime() - deadline < 0) {
                 LockSupport.parkNanos(1_000_000); // phase 2: drain (rare, short: polling is fine here)
             }

@@ -483,11 +483,13 @@ class RingSocketResetTest {
     @ParameterizedTest
     @EnumSource(Transport.class)
     void thePoolsShutdownFailsWaitingReadsAndStopsItsServers(Transport t) throws Exception {
-        RingPool pool = pool(t);
-        LinkedBlockingQueue<RingConnection> accepted = new LinkedBlockingQueue<>();
-        RingServer server = RingServer.bind(pool, ANY_LOOPBACK, accepted::add);
-        shutdownScenario(pool, server, accepted);
-        stop(pool);
+        for (int i = 0; i < Math.max(1, REPS / 10); i++) {
+            RingPool pool = pool(t);
+            LinkedBlockingQueue<RingConnection> accepted = new LinkedBlockingQueue<>();
+            RingServer server = RingServer.bind(pool, ANY_LOOPBACK, accepted::add);
+            shutdownScenario(pool, server, accepted);
+            stop(pool);
+        }
     }
 
     @ParameterizedTest
