@@ -43,6 +43,8 @@ import org.openjdk.jmh.runner.IterationType;
  *   <li>{@code pump}: a {@link MessagePump}'s dispatcher (default spin budget);</li>
  *   <li>{@code executor}: {@code Executors.newSingleThreadExecutor().asCoroutineDispatcher()};</li>
  *   <li>{@code netty}: a Netty {@code DefaultEventLoop} via {@code asCoroutineDispatcher()};</li>
+ *   <li>{@code vertx}: the Vert.x 5 context dispatcher ({@code vertx-lang-kotlin-coroutines}'
+ *       {@code Context.dispatcher()}) of an event-loop context, one event-loop thread;</li>
  *   <li>{@code limited1}: {@code Dispatchers.Default.limitedParallelism(1)}, which has no thread of
  *       its own and so never hands work between threads: the ceiling.</li>
  * </ul>
@@ -59,9 +61,12 @@ import org.openjdk.jmh.runner.IterationType;
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Fork(1)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 3, time = 2)
+@Warmup(iterations = 2, time = 1)
+@Measurement(iterations = 3, time = 1)
 public class PumpHopBenchmark {
+
+    private static final com.sun.management.OperatingSystemMXBean OS =
+            (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
     /** Round trips per invocation, split evenly over the n coroutines (so n must divide it). */
     static final int TRIPS = 4096;
@@ -77,10 +82,11 @@ public class PumpHopBenchmark {
     /** System property: the pump's spin budget in µs, for experiments (default: the pump's default). */
     static final String SPIN_PROPERTY = "hop.pumpSpinMicros";
 
-    @Param({"pump", "executor", "netty", "limited1"})
+    @Param({"pump", "executor", "netty", "vertx", "limited1"})
     public String target;
 
-    @Param({"1", "8", "64"})
+    /** Round trips in flight: 1, 2, 4 ... 256 (the wake-up amortisation study). */
+    @Param({"1", "2", "4", "8", "16", "32", "64", "128", "256"})
     public int n;
 
     CoroutineDispatcher dispatcher;
@@ -89,6 +95,7 @@ public class PumpHopBenchmark {
     private ExecutorCoroutineDispatcher executorDispatcher;
     private DefaultEventLoop eventLoop;
     private BusySpinExecutor busySpin;
+    private AutoCloseable vertx;
     /** The target's own thread and its kernel tid; {@code null} and -1 for limited1. */
     Thread targetThread;
     int targetTid = -1;
@@ -102,6 +109,7 @@ public class PumpHopBenchmark {
     long measuredPumpParks;
     long measuredPumpSpinHits;
     long measuredCallerSleeps;
+    long measuredCpuNanos;
     MachineLoad measuredLoad = new MachineLoad(0, 0, 0, 0);
 
     @Setup(Level.Trial)
@@ -128,6 +136,12 @@ public class PumpHopBenchmark {
                 eventLoop = HopLoad.namedEventLoop(NETTY_THREAD);
                 dispatcher = HopLoad.executorDispatcher(eventLoop);
                 targetThread = eventLoop.submit(Thread::currentThread).get();
+            }
+            case "vertx" -> {
+                HopLoad.VertxTarget v = HopLoad.vertx();
+                vertx = v;
+                dispatcher = v.getDispatcher();
+                targetThread = v.getThread();
             }
             case "limited1" -> dispatcher = HopLoad.limitedOne();
             case "busyspin" -> {
@@ -175,8 +189,8 @@ public class PumpHopBenchmark {
                 line.append(String.format(Locale.ROOT, " pumpParksPerOp=%.4f pumpSpinHitsPerOp=%.4f",
                         measuredPumpParks / trips, measuredPumpSpinHits / trips));
             }
-            line.append(String.format(Locale.ROOT, " othersCpuPct=%.1f stealPct=%.1f",
-                    measuredLoad.othersPctOfCore(), measuredLoad.stealPctOfCore()));
+            line.append(String.format(Locale.ROOT, " cpuNsPerOp=%.0f othersCpuPct=%.1f stealPct=%.1f",
+                    measuredCpuNanos / trips, measuredLoad.othersPctOfCore(), measuredLoad.stealPctOfCore()));
             report(line.toString());
             if (targetThread != null) {
                 report(idleCpu());
@@ -193,6 +207,9 @@ public class PumpHopBenchmark {
             }
             if (busySpin != null) {
                 busySpin.close();
+            }
+            if (vertx != null) {
+                vertx.close();
             }
         }
     }
@@ -251,6 +268,7 @@ public class PumpHopBenchmark {
         private PumpMetrics pumpBefore;
         private Map<Integer, Long> callersBefore;
         private MachineLoad loadBefore;
+        private long cpuBefore;
 
         @Setup(Level.Iteration)
         public void snapshot(PumpHopBenchmark b) {
@@ -262,11 +280,13 @@ public class PumpHopBenchmark {
             pumpBefore = b.pump == null ? null : b.pump.metrics();
             callersBefore = ThreadStats.voluntarySwitchesByPrefix(DEFAULT_WORKERS);
             loadBefore = MachineLoad.now();
+            cpuBefore = OS.getProcessCpuTime();
         }
 
         @TearDown(Level.Iteration)
         public void account(PumpHopBenchmark b, IterationParams iteration) {
             MachineLoad load = MachineLoad.now().minus(loadBefore);
+            long cpu = OS.getProcessCpuTime() - cpuBefore;
             targetSleeps = b.targetTid < 0 ? 0 : ThreadStats.voluntarySwitches(b.targetTid) - targetBefore;
             callerSleeps = ThreadStats.delta(callersBefore, ThreadStats.voluntarySwitchesByPrefix(DEFAULT_WORKERS));
             long pumpDispatches = 0;
@@ -305,6 +325,7 @@ public class PumpHopBenchmark {
                 b.measuredPumpParks += pumpParks;
                 b.measuredPumpSpinHits += pumpSpinHits;
                 b.measuredCallerSleeps += callerSleeps;
+                b.measuredCpuNanos += cpu;
                 b.measuredLoad = b.measuredLoad.plus(load);
             }
         }

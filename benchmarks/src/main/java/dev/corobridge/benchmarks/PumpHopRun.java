@@ -27,13 +27,18 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
  */
 public final class PumpHopRun {
 
-    private static final String[] TARGETS = {"pump", "executor", "netty", "limited1"};
-    private static final int[] NS = {1, 8, 64};
+    private static final String[] TARGETS = {"pump", "executor", "netty", "vertx", "limited1"};
+    private static final int[] NS = {1, 2, 4, 8, 16, 32, 64, 128, 256};
 
     private PumpHopRun() {
     }
 
     public static void main(String[] args) throws Exception {
+        Path csv = null;
+        if (args.length >= 2 && args[0].equals("--csv")) {
+            csv = Path.of(args[1]);
+            args = java.util.Arrays.copyOfRange(args, 2, args.length);
+        }
         CommandLineOptions cli = new CommandLineOptions(args);
         Path report = Files.createTempFile("pump-hop-", ".txt");
         ChainedOptionsBuilder options = new OptionsBuilder().parent(cli);
@@ -54,6 +59,33 @@ public final class PumpHopRun {
         Map<String, Map<String, String>> idle = readHopLines(report, "HOP-IDLE ");
         Files.deleteIfExists(report);
         System.out.print(summary(results, hop, idle));
+        if (csv != null) {
+            writeCsv(csv, results, hop);
+        }
+    }
+
+    /** One {@link Csv} row per result: peer = target, group = "N=n", x = n. */
+    static void writeCsv(Path csv, Collection<RunResult> results, Map<String, Map<String, String>> hop) throws Exception {
+        Map<String, RunResult> byKey = new HashMap<>();
+        for (RunResult r : results) {
+            byKey.put(key(r.getParams().getParam("target"), Integer.parseInt(r.getParams().getParam("n"))), r);
+        }
+        for (int n : NS) {
+            for (String t : TARGETS) {
+                RunResult r = byKey.get(key(t, n));
+                if (r == null) {
+                    continue;
+                }
+                Map<String, String> h = hop.getOrDefault(key(t, n), Map.of());
+                RunResult pump = byKey.get(key("pump", n));
+                double ops = r.getPrimaryResult().getScore();
+                Csv.append(csv, new Csv.Row("PumpHopBenchmark", "N=" + n, t, "pump", Integer.toString(n), ops,
+                        r.getPrimaryResult().getScoreError(), pump == null ? Double.NaN : ops / pump.getPrimaryResult().getScore(),
+                        h.getOrDefault("targetSleepsPerOp", "n/a"), bytesPerOp(r), h.getOrDefault("cpuNsPerOp", "?"),
+                        h.getOrDefault("othersCpuPct", "?"), h.getOrDefault("pumpWakeupsPerDispatch", "n/a"),
+                        h.getOrDefault("callerSleepsPerOp", "?")));
+            }
+        }
     }
 
     /**
@@ -87,9 +119,9 @@ public final class PumpHopRun {
         }
         StringBuilder out = new StringBuilder();
         out.append("\n## PumpHopBenchmark summary\n\n");
-        out.append("| target | N | round trips/s | ± (99.9%) | × executor | target sleeps/op | pump wake-ups/dispatch "
-                + "| caller sleeps/op | B/op | others' CPU % of a core | steal % |\n");
-        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        out.append("| target | N | round trips/s | ± (99.9%) | × executor | ns/round trip | target sleeps/op | pump wake-ups/dispatch "
+                + "| caller sleeps/op | B/op | CPU ns/op | others' CPU % of a core | steal % |\n");
+        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (int n : NS) {
             for (String t : TARGETS) {
                 RunResult r = byKey.get(key(t, n));
@@ -97,11 +129,12 @@ public final class PumpHopRun {
                     continue;
                 }
                 Map<String, String> h = hop.getOrDefault(key(t, n), Map.of());
-                out.append(String.format(Locale.ROOT, "| %s | %d | %,.0f | %,.0f | %s | %s | %s | %s | %s | %s | %s |%n",
+                out.append(String.format(Locale.ROOT, "| %s | %d | %,.0f | %,.0f | %s | %,.0f | %s | %s | %s | %s | %s | %s | %s |%n",
                         t, n, r.getPrimaryResult().getScore(), r.getPrimaryResult().getScoreError(),
-                        ratio(byKey, t, n), h.getOrDefault("targetSleepsPerOp", "?"),
+                        ratio(byKey, t, n), 1e9 / r.getPrimaryResult().getScore(), h.getOrDefault("targetSleepsPerOp", "?"),
                         h.getOrDefault("pumpWakeupsPerDispatch", "?"), h.getOrDefault("callerSleepsPerOp", "?"),
-                        bytesPerOp(r), h.getOrDefault("othersCpuPct", "?"), h.getOrDefault("stealPct", "?")));
+                        bytesPerOp(r), h.getOrDefault("cpuNsPerOp", "?"), h.getOrDefault("othersCpuPct", "?"),
+                        h.getOrDefault("stealPct", "?")));
             }
         }
         for (int n : NS) {
@@ -126,6 +159,7 @@ public final class PumpHopRun {
         goal(out, byKey, 1, 5.0, null);
         goal(out, byKey, 8, 5.0, null);
         goal(out, byKey, 64, 1.0, hop.get(key("pump", 64)));
+        amortisation(out, byKey, hop);
         for (int n : NS) {
             RunResult p = byKey.get(key("pump", n));
             RunResult e = byKey.get(key("executor", n));
@@ -146,6 +180,59 @@ public final class PumpHopRun {
                     worstIdle, worstIdle <= 1.0 ? "MET" : "MISSED"));
         }
         return out.toString();
+    }
+
+    /**
+     * The wake-up amortisation study: the pump's wake-ups per dispatch must reach 1/16 by 64 in
+     * flight (see {@link #goal}), and ns per dispatch must fall as load rises: the least-squares
+     * slope of log(ns) over log(N) is negative and the largest N is cheaper than N=1. Doublings
+     * that got more than 10 % slower are listed (on a shared machine a row's load can differ from
+     * its neighbour's), not counted against the trend.
+     */
+    private static void amortisation(StringBuilder out, Map<String, RunResult> byKey, Map<String, Map<String, String>> hop) {
+        StringBuilder line = new StringBuilder("- amortisation, pump ns/dispatch (wake-ups/dispatch) by N:");
+        List<double[]> points = new ArrayList<>();
+        StringBuilder rises = new StringBuilder();
+        double prev = Double.NaN;
+        int prevN = 0;
+        for (int n : NS) {
+            RunResult p = byKey.get(key("pump", n));
+            if (p == null) {
+                continue;
+            }
+            double ns = 1e9 / p.getPrimaryResult().getScore();
+            Map<String, String> h = hop.getOrDefault(key("pump", n), Map.of());
+            line.append(String.format(Locale.ROOT, " %d: %.0f (%s);", n, ns, h.getOrDefault("pumpWakeupsPerDispatch", "?")));
+            if (!Double.isNaN(prev) && ns > 1.10 * prev) {
+                rises.append(String.format(Locale.ROOT, " %d->%d +%.0f %%", prevN, n, 100 * (ns / prev - 1)));
+            }
+            points.add(new double[] {Math.log(n), Math.log(ns)});
+            prev = ns;
+            prevN = n;
+        }
+        if (points.size() < 2) {
+            return;
+        }
+        double mx = 0;
+        double my = 0;
+        for (double[] q : points) {
+            mx += q[0] / points.size();
+            my += q[1] / points.size();
+        }
+        double sxy = 0;
+        double sxx = 0;
+        for (double[] q : points) {
+            sxy += (q[0] - mx) * (q[1] - my);
+            sxx += (q[0] - mx) * (q[0] - mx);
+        }
+        double slope = sxy / sxx;
+        double first = Math.exp(points.get(0)[1]);
+        double last = Math.exp(points.get(points.size() - 1)[1]);
+        out.append(line).append('\n');
+        out.append(String.format(Locale.ROOT,
+                "- ns/dispatch falls as load rises (N=%d..%d: %.0f -> %.0f ns; slope of log ns over log N %.2f; doublings > 10 %% slower:%s): %s%n",
+                NS[0], NS[NS.length - 1], first, last, slope, rises.length() == 0 ? " none" : rises,
+                slope < 0 && last < first ? "MET" : "MISSED"));
     }
 
     private static void goal(StringBuilder out, Map<String, RunResult> byKey, int n, double want,

@@ -45,7 +45,7 @@ import org.openjdk.jmh.runner.IterationType;
 
 /**
  * Issue 4: 4 KiB random reads from a page-cached 256 MiB file by {@code n} concurrent readers
- * (1, 8, 64), the ways side by side in one run ({@code impl}):
+ * (1, 8, 64, 256), the ways side by side in one run ({@code impl}):
  * <ul>
  *   <li>{@code ring1}, {@code ring2}: a {@link RingPool} with 1 or 2 rings; every reader is a
  *       coroutine on a ring's own dispatcher (reader i on ring i mod rings, reading a file opened on
@@ -57,9 +57,13 @@ import org.openjdk.jmh.runner.IterationType;
  *       {@code AsynchronousFileChannel.read} (the JDK's default thread pool);</li>
  *   <li>{@code vthreads}: virtual threads calling {@code FileChannel.read(buf, pos)}.</li>
  * </ul>
- * For investigations only ({@code -p impl=...}): {@code ring1NoSingleIssuer} (a ring over a Netty
- * io_uring loop with {@code setSingleIssuer(false)}, adopted by the pool; Netty 4.2.15's default,
- * which {@code ring1} uses, is single issuer with deferred task running) and {@code fallback1} (the
+ * The ring option that Netty 4.2.15 lets us choose, side by side: {@code ring1NoSingleIssuer} is a
+ * ring over a Netty io_uring loop with {@code setSingleIssuer(false)}, adopted by the pool.
+ * {@code ring1} uses Netty's default, single issuer, which sets IORING_SETUP_SINGLE_ISSUER together
+ * with IORING_SETUP_DEFER_TASKRUN and IORING_SETUP_TASKRUN_FLAG (the two cannot be chosen apart).
+ * Registered buffers and files are not reachable through Netty's {@code IoUringIoOps} and
+ * {@code IoUringIoHandlerConfig} (no buffer or file registration, no READ_FIXED).
+ * For investigations only ({@code -p impl=...}): {@code ring2Default} and {@code fallback1} (the
  * pool's FALLBACK transport, 1 ring).
  *
  * <p>One operation is one 4 KiB read; {@value #READS} per invocation, split evenly over the
@@ -82,10 +86,11 @@ public class RingFileReadBenchmark {
     static final long FILE_SIZE = 256L << 20;
     static final String RING_NAME = "rd-ring";
 
-    @Param({"ring1", "ring2", "ring1Default", "ring2Default", "io", "afc", "vthreads"})
+    @Param({"ring1", "ring1NoSingleIssuer", "ring2", "ring1Default", "io", "afc", "vthreads"})
     public String impl;
 
-    @Param({"1", "8", "64"})
+    /** Reads in flight (the queue depth): one reader each. */
+    @Param({"1", "8", "64", "256"})
     public int n;
 
     Path file;
@@ -105,6 +110,15 @@ public class RingFileReadBenchmark {
         }
         Path dir = Path.of(System.getProperty("read.dir", System.getProperty("java.io.tmpdir")));
         file = Files.createTempFile(dir, "ring-read-", ".bin");
+        try {
+            open();
+        } catch (Throwable e) {
+            Files.deleteIfExists(file); // JMH skips the tear-down when the set-up fails: do not leave 256 MiB behind
+            throw e;
+        }
+    }
+
+    private void open() throws Exception {
         writeAndWarm(file);
         readers = new ArrayList<>();
         Random seeds = new Random(42);

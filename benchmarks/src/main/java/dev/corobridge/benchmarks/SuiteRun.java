@@ -41,9 +41,14 @@ public final class SuiteRun {
 
     public static void main(String[] args) throws Exception {
         Path out = null;
+        Path csv = null;
         List<String> rest = new ArrayList<>(List.of(args));
-        if (rest.size() >= 2 && rest.get(0).equals("--out")) {
-            out = Path.of(rest.get(1));
+        while (rest.size() >= 2 && (rest.get(0).equals("--out") || rest.get(0).equals("--csv"))) {
+            if (rest.get(0).equals("--out")) {
+                out = Path.of(rest.get(1));
+            } else {
+                csv = Path.of(rest.get(1));
+            }
             rest = rest.subList(2, rest.size());
         }
         CommandLineOptions cli = new CommandLineOptions(rest.toArray(String[]::new));
@@ -67,6 +72,38 @@ public final class SuiteRun {
         System.out.print(text);
         if (out != null) {
             Files.writeString(out, text);
+        }
+        if (csv != null) {
+            writeCsv(csv, results, lines);
+        }
+    }
+
+    /** One {@link Csv} row per result; x is the {@code n} parameter where there is one. */
+    static void writeCsv(Path csv, Collection<RunResult> results, Map<String, Map<String, String>> lines) throws Exception {
+        Map<String, List<RunResult>> byBench = new TreeMap<>();
+        for (RunResult r : results) {
+            byBench.computeIfAbsent(simpleName(r.getParams()), k -> new ArrayList<>()).add(r);
+        }
+        for (Map.Entry<String, List<RunResult>> e : byBench.entrySet()) {
+            String bench = e.getKey();
+            String[] peer = PEER.getOrDefault(bench, new String[] {"", ""});
+            Map<String, Double> ours = new HashMap<>();
+            for (RunResult r : e.getValue()) {
+                if (peer[1].equals(r.getParams().getParam(peer[0]))) {
+                    ours.put(group(r.getParams(), peer[0]), opsPerSec(r));
+                }
+            }
+            for (RunResult r : e.getValue()) {
+                BenchmarkParams p = r.getParams();
+                Map<String, String> l = lines.getOrDefault(bench + " " + paramsKey(p), Map.of());
+                Double o = ours.get(group(p, peer[0]));
+                double ops = opsPerSec(r);
+                String n = p.getParam("n");
+                Csv.append(csv, new Csv.Row(bench, group(p, peer[0]), p.getParam(peer[0]), peer[1], n == null ? "" : n, ops,
+                        r.getPrimaryResult().getScoreError(), o == null ? Double.NaN : ops / o,
+                        l.getOrDefault("wakeupsPerOp", "?"), bytesPerOp(r), l.getOrDefault("cpuNsPerOp", "?"),
+                        l.getOrDefault("othersCpuPct", "?"), "", ""));
+            }
         }
     }
 
@@ -101,7 +138,7 @@ public final class SuiteRun {
                         l.getOrDefault("wakeupsPerOp", "?"), bytesPerOp(r), l.getOrDefault("cpuNsPerOp", "?"),
                         l.getOrDefault("cpuCores", "?"),
                         l.getOrDefault("busyThreads", "?") + " (" + l.getOrDefault("busyThreadNames", "?") + ")",
-                        l.getOrDefault("othersCpuPct", "?")));
+                        l.getOrDefault("threadsRan", "?"), l.getOrDefault("othersCpuPct", "?")));
             }
             out.append(goals(bench, e.getValue()));
         }

@@ -36,7 +36,9 @@ import org.openjdk.jmh.runner.IterationType;
  * Issue 4: durable 4 KiB writes, {@code write} + {@code fdatasync}, to a real (disk-backed) file:
  * <ul>
  *   <li>{@code mode=one}: one at a time, each write awaited and then fdatasync'ed;</li>
- *   <li>{@code mode=grouped}: {@value #GROUP} writes in flight together, then one fdatasync.</li>
+ *   <li>{@code mode=grouped}: {@value #GROUP} writes in flight together, then one fdatasync;</li>
+ *   <li>{@code mode=writeOnly} (for investigations, {@code -p mode=writeOnly}): one write at a time,
+ *       awaited, and no fdatasync at all, to see what the write alone costs.</li>
  * </ul>
  * with the ring pool ({@code impl=ring}, 1 ring, awaited from the benchmark thread) and, as the
  * reference, a plain {@code FileChannel} ({@code write} then {@code force(false)}; grouped: 8
@@ -80,6 +82,15 @@ public class WriteSyncBenchmark {
     public void start() throws Exception {
         Path dir = Path.of(System.getProperty("write.dir", System.getProperty("java.io.tmpdir")));
         file = Files.createTempFile(dir.toAbsolutePath(), "write-sync-", ".bin");
+        try {
+            open();
+        } catch (Throwable e) {
+            Files.deleteIfExists(file); // JMH skips the tear-down when the set-up fails
+            throw e;
+        }
+    }
+
+    private void open() throws Exception {
         ByteBuffer chunk = ByteBuffer.allocateDirect(1 << 20);
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
             for (long pos = 0; pos < FILE_SIZE; pos += chunk.capacity()) {
@@ -120,6 +131,16 @@ public class WriteSyncBenchmark {
     public long writeSync(Counters counters) throws Exception {
         long written = 0;
         boolean grouped = mode.equals("grouped");
+        boolean sync = !mode.equals("writeOnly");
+        if (!sync) {
+            for (int i = 0; i < GROUP; i++) {
+                buffers[i].clear();
+                written += checked(impl.equals("ring") ? ringFile.write(buffers[i], position()).await()
+                        : channel.write(buffers[i], position()));
+            }
+            counters.writes += GROUP;
+            return written;
+        }
         if (impl.equals("ring")) {
             if (grouped) {
                 for (int i = 0; i < GROUP; i++) {
@@ -167,7 +188,7 @@ public class WriteSyncBenchmark {
     @TearDown(Level.Trial)
     public void stop() throws Exception {
         try {
-            if (probe == null || writes == 0 || syncs == 0) {
+            if (probe == null || writes == 0 || (syncs == 0 && !mode.equals("writeOnly"))) {
                 throw new IllegalStateException(impl + "/" + mode + ": no durable writes measured");
             }
             Map<String, String> v = probe.values();
@@ -208,7 +229,7 @@ public class WriteSyncBenchmark {
 
         @TearDown(Level.Iteration)
         public void end(WriteSyncBenchmark b, IterationParams iteration) {
-            if (syncs == 0) {
+            if (syncs == 0 && !b.mode.equals("writeOnly")) {
                 throw new IllegalStateException("an iteration made no fdatasync");
             }
             boolean measured = iteration.getType() == IterationType.MEASUREMENT;

@@ -1,6 +1,9 @@
 package dev.corobridge.benchmarks
 
 import io.netty.channel.DefaultEventLoop
+import io.vertx.core.Vertx
+import io.vertx.core.VertxOptions
+import io.vertx.kotlin.coroutines.dispatcher
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.ExecutorCoroutineDispatcher
@@ -13,6 +16,7 @@ import java.util.concurrent.Executor
 import java.util.concurrent.ExecutorService
 import java.util.concurrent.Executors
 import java.util.concurrent.ThreadFactory
+import java.util.concurrent.TimeUnit
 
 /**
  * State touched inside every hop, so the hop has an effect nothing can optimise away. Written only
@@ -73,6 +77,25 @@ object HopLoad {
     @JvmStatic
     fun namedEventLoop(threadName: String): DefaultEventLoop =
         DefaultEventLoop(ThreadFactory { r -> Thread(r, threadName).apply { isDaemon = true } })
+
+    /**
+     * A Vert.x 5 instance with one event-loop thread, and the coroutine dispatcher of an event-loop
+     * context on it (`Context.dispatcher()` from vertx-lang-kotlin-coroutines).
+     */
+    @JvmStatic
+    fun vertx(): VertxTarget {
+        val vertx = Vertx.vertx(VertxOptions().setEventLoopPoolSize(1).setWorkerPoolSize(1).setInternalBlockingPoolSize(1))
+        val dispatcher = vertx.getOrCreateContext().dispatcher()
+        val thread = runBlocking { withContext(dispatcher) { Thread.currentThread() } }
+        return VertxTarget(vertx, dispatcher, thread)
+    }
+
+    /** What [vertx] started; [close] closes the Vert.x instance. */
+    class VertxTarget(private val vertx: Vertx, val dispatcher: CoroutineDispatcher, val thread: Thread) : AutoCloseable {
+        override fun close() {
+            vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS)
+        }
+    }
 
     /** `Dispatchers.Default.limitedParallelism(1)`: serial, but no thread of its own. */
     @JvmStatic

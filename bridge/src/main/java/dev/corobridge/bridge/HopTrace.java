@@ -13,11 +13,14 @@ import java.util.List;
  *
  * <p><b>Bounds.</b> At most {@link #capacity()} hops are kept: the first hop and the most recent
  * ones, so a long-running loop cannot grow a trace without limit; {@link #dropped()} says how many
- * were left out. Recording costs one small allocation and a short critical section.
+ * were left out. Recording takes a short critical section.
  *
- * <p><b>Cost.</b> Every traced task has a trace, so it is kept small: the hops live in a plain
- * array allocated at the first hop with room for two (a task's own hop and one more stage) and
- * doubled up to {@link #capacity()} when a chain grows longer.
+ * <p><b>Cost.</b> Every traced task has a trace, and most traces never hold more than the task's
+ * own hop, so that hop costs no allocation: {@link Task} records it with {@link #note}, which keeps
+ * its parts (context, note, thread name and id, wall-clock time as seconds and nanos) in fields of
+ * the trace, and the {@link Hop} is built only when the trace is read. Later hops live in a plain
+ * array allocated at the second hop with room for two and doubled up to {@link #capacity()} when a
+ * chain grows longer.
  */
 public final class HopTrace {
 
@@ -27,10 +30,21 @@ public final class HopTrace {
     private static final int INITIAL_ROOM = 2;
 
     private final int capacity;
-    /** The hops kept, oldest first, in {@code hops[0..size)}; {@code null} until the first hop. */
-    private Hop[] hops;
+    /** How many hops are kept: the first, and {@code rest[0..size-1)}. */
     private int size;
     private long dropped;
+    /** The first hop once built (by {@link #add}, or from the raw fields when read). */
+    private Hop first;
+    // The first hop's parts when it was recorded by note(), until it is built.
+    private String firstContext;
+    private String firstNote;
+    private String firstThread;
+    private long firstThreadId;
+    private boolean firstVirtual;
+    private long firstSeconds;
+    private int firstNanos;
+    /** The hops after the first, oldest first, in {@code rest[0..size-1)}; {@code null} until the second. */
+    private Hop[] rest;
 
     /** A trace that keeps {@link #DEFAULT_CAPACITY} hops. */
     public HopTrace() {
@@ -55,26 +69,80 @@ public final class HopTrace {
         return hop;
     }
 
+    /**
+     * {@link #record} without returning the hop: the first hop of a trace is then kept as its parts
+     * and costs no allocation (the usual case: a task's one hop).
+     */
+    void note(String context, String note) {
+        java.util.Objects.requireNonNull(context, "context");
+        Thread t = Thread.currentThread();
+        java.time.Instant now = java.time.Instant.now(); // only its two numbers are kept: the JIT can drop the object
+        long seconds = now.getEpochSecond();
+        int nanos = now.getNano();
+        synchronized (this) {
+            if (size == 0) {
+                firstContext = context;
+                firstNote = note == null ? "" : note;
+                firstThread = t.getName();
+                firstThreadId = t.threadId();
+                firstVirtual = t.isVirtual();
+                firstSeconds = seconds;
+                firstNanos = nanos;
+                size = 1;
+                return;
+            }
+        }
+        add(new Hop(context, t.getName(), t.threadId(), t.isVirtual(), java.time.Instant.ofEpochSecond(seconds, nanos), note));
+    }
+
     /** Appends a hop, dropping the oldest hop after the first when the trace is full. */
     public void add(Hop hop) {
         java.util.Objects.requireNonNull(hop, "hop");
         synchronized (this) {
-            if (hops == null) {
-                hops = new Hop[Math.min(capacity, INITIAL_ROOM)];
+            if (size == 0) {
+                first = hop;
+                size = 1;
+                return;
+            }
+            int n = size - 1; // hops in rest
+            if (rest == null) {
+                rest = new Hop[Math.min(capacity - 1, INITIAL_ROOM)];
             } else if (size == capacity) {
-                System.arraycopy(hops, 2, hops, 1, size - 2); // drop the oldest after the first
+                System.arraycopy(rest, 1, rest, 0, n - 1); // drop the oldest after the first
+                n--;
                 size--;
                 dropped++;
-            } else if (size == hops.length) {
-                hops = Arrays.copyOf(hops, Math.min(capacity, size * 2));
+            } else if (n == rest.length) {
+                rest = Arrays.copyOf(rest, Math.min(capacity - 1, n * 2));
             }
-            hops[size++] = hop;
+            rest[n] = hop;
+            size++;
         }
     }
 
     /** A snapshot of the hops kept, oldest first. */
     public synchronized List<Hop> hops() {
-        return size == 0 ? List.of() : List.of(Arrays.copyOf(hops, size));
+        if (size == 0) {
+            return List.of();
+        }
+        Hop[] all = new Hop[size];
+        all[0] = first();
+        if (size > 1) {
+            System.arraycopy(rest, 0, all, 1, size - 1);
+        }
+        return List.of(all);
+    }
+
+    /** The first hop, built from its parts if {@link #note} recorded it; caller holds the lock. */
+    private Hop first() {
+        if (first == null) {
+            first = new Hop(firstContext, firstThread, firstThreadId, firstVirtual,
+                    java.time.Instant.ofEpochSecond(firstSeconds, firstNanos), firstNote);
+            firstContext = null;
+            firstNote = null;
+            firstThread = null;
+        }
+        return first;
     }
 
     /** How many hops were left out because the trace was full. */
@@ -91,11 +159,12 @@ public final class HopTrace {
     @Override
     public synchronized String toString() {
         StringBuilder sb = new StringBuilder();
-        for (int i = 0; i < size; i++) {
+        List<Hop> all = hops();
+        for (int i = 0; i < all.size(); i++) {
             if (i == 1 && dropped > 0) {
                 sb.append("  ... ").append(dropped).append(" hops left out\n");
             }
-            sb.append("  ").append(i + 1).append(". ").append(hops[i]).append('\n');
+            sb.append("  ").append(i + 1).append(". ").append(all.get(i)).append('\n');
         }
         return sb.toString();
     }

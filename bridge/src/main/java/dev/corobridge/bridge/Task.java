@@ -103,7 +103,7 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
         Objects.requireNonNull(body, "body");
         String ctx = contextName(executor);
         Task<T> t = new Task<>(ctx);
-        t.runOn(executor, ctx, () -> t.promise.complete(body.call()));
+        t.submit(executor, ctx, new Start<>(t, ctx, body)); // one object for the stage and its runnable
         return t;
     }
 
@@ -502,7 +502,7 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
 
     void hop(String context, String note) {
         if (trace != null) {
-            trace.record(context, note);
+            trace.note(context, note);
         }
     }
 
@@ -523,10 +523,41 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
                 promise.fail(e);
             }
         };
+        submit(executor, ctx, run);
+    }
+
+    /** Hands {@code run} to {@code executor}; a rejection cancels this task as shut down. */
+    private void submit(Executor executor, String ctx, Runnable run) {
         try {
             executor.execute(run);
         } catch (RejectedExecutionException e) {
             promise.shutDown(ctx + " rejected the task (it has shut down): " + e.getMessage());
+        }
+    }
+
+    /** The body of {@link #start(Executor, Callable)}: what {@link #runOn} does, in one object. */
+    private static final class Start<T> implements Runnable {
+        private final Task<T> task;
+        private final String ctx;
+        private final Callable<? extends T> body;
+
+        Start(Task<T> task, String ctx, Callable<? extends T> body) {
+            this.task = task;
+            this.ctx = ctx;
+            this.body = body;
+        }
+
+        @Override
+        public void run() {
+            if (task.promise.isDone()) {
+                return; // cancelled before it started: never run the body
+            }
+            task.hop(ctx, task.name);
+            try {
+                task.promise.complete(body.call());
+            } catch (Throwable e) {
+                task.promise.fail(e);
+            }
         }
     }
 

@@ -2,6 +2,7 @@
 
 package dev.corobridge.bridge
 
+import kotlinx.coroutines.CancellableContinuation
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.CoroutineStart
@@ -10,6 +11,7 @@ import kotlinx.coroutines.async
 import kotlinx.coroutines.suspendCancellableCoroutine
 import kotlin.coroutines.CoroutineContext
 import kotlin.coroutines.EmptyCoroutineContext
+import java.util.function.Consumer
 
 /**
  * Suspends until this awaitable completes and returns its value, or throws its failure (with the
@@ -22,14 +24,34 @@ import kotlin.coroutines.EmptyCoroutineContext
 suspend fun <T> Awaitable<T>.await(): T {
     outcomeOrNull()?.let { return valueOf(it, this) }
     return suspendCancellableCoroutine { cont ->
-        val registration = onComplete { outcome ->
-            when (outcome) {
-                is Outcome.Success -> cont.resumeWith(Result.success(outcome.value()))
-                is Outcome.Failure -> cont.resumeWith(Result.failure(withHops(outcome.error(), this)))
-                is Outcome.Cancelled -> cont.resumeWith(Result.failure(outcome.cause()))
-            }
+        val waiter = Waiter(this, cont)
+        waiter.registration = onComplete(waiter)
+        cont.invokeOnCancellation(waiter)
+    }
+}
+
+/**
+ * One suspended [await]: the completion callback and the cancellation handler in one object (a
+ * lambda for each cost a lambda, a `Consumer` wrapper and a second lambda per await).
+ */
+private class Waiter<T>(
+    private val source: Awaitable<T>,
+    private val cont: CancellableContinuation<T>,
+) : Consumer<Outcome<T>>, (Throwable?) -> Unit {
+    /** Set before the cancellation handler is installed, so the handler always sees it. */
+    var registration: Registration? = null
+
+    override fun accept(outcome: Outcome<T>) {
+        when (outcome) {
+            is Outcome.Success -> cont.resumeWith(Result.success(outcome.value()))
+            is Outcome.Failure -> cont.resumeWith(Result.failure(withHops(outcome.error(), source)))
+            is Outcome.Cancelled -> cont.resumeWith(Result.failure(outcome.cause()))
         }
-        cont.invokeOnCancellation { registration.dispose() }
+    }
+
+    /** The awaiting coroutine was cancelled: withdraw the callback, leave the awaitable alone. */
+    override fun invoke(cause: Throwable?) {
+        registration?.dispose()
     }
 }
 

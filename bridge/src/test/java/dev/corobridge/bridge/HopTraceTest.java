@@ -38,6 +38,29 @@ class HopTraceTest {
     }
 
     @Test
+    void aNotedFirstHopReadsLikeARecordedOne() throws Exception {
+        HopTrace trace = new HopTrace(3);
+        java.time.Instant before = java.time.Instant.now();
+        trace.note("ctx", "task");
+        java.time.Instant after = java.time.Instant.now();
+        Thread t = new Thread(() -> trace.note("worker", "second"), "worker-2");
+        t.start();
+        t.join();
+        trace.record("c", "third");
+        trace.note("c", "fourth");
+        List<Hop> hops = trace.hops();
+        assertEquals(List.of("task", "third", "fourth"), hops.stream().map(Hop::note).toList());
+        Hop first = hops.get(0);
+        assertEquals("ctx", first.context());
+        assertEquals(Thread.currentThread().getName(), first.thread());
+        assertEquals(Thread.currentThread().threadId(), first.threadId());
+        assertTrue(!first.at().isBefore(before) && !first.at().isAfter(after), first.at() + " not in [" + before + ", " + after + "]");
+        assertEquals(1, trace.dropped());
+        assertTrue(trace.hops().get(0) == first, "the first hop is built once");
+        assertTrue(trace.toString().startsWith("  1. ctx @ "), trace.toString());
+    }
+
+    @Test
     void rejectsBadInput() {
         assertThrows(IllegalArgumentException.class, () -> new HopTrace(1));
         assertThrows(NullPointerException.class, () -> new HopTrace().add(null));

@@ -1,6 +1,7 @@
 package dev.corobridge.ring;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
@@ -8,10 +9,12 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.DuplexChannel;
+import io.netty.channel.unix.Errors;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
 import java.util.Objects;
 
@@ -31,22 +34,54 @@ import java.util.Objects;
  * write sends {@code buf[0, n)}, copied at call time, and completes when flushed to the socket.
  * Positions and limits are untouched.
  *
- * <p><b>End and errors.</b> read returns -1 once the peer closed (or shut down) its side and all
- * data was read. A reset connection fails reads and writes with a {@link RingIoException}
- * ({@code ECONNRESET}); an operation on a closed connection fails with {@code EBADF}.
+ * <p><b>End, reset and close: every operation settles.</b> What the connection learns — the peer's
+ * end (FIN), a reset, a local close, the pool's shutdown — is recorded when Netty reports it, whether
+ * or not a read is waiting at that moment, and every later operation is decided from that record.
+ * So no read or write waits for an event that already went by. The outcomes, in order of precedence:
+ * <table>
+ * <caption>outcome of read and write, by what happened</caption>
+ * <tr><th>what happened</th><th>{@code read}</th><th>{@code write}</th></tr>
+ * <tr><td>the pool shut down</td><td colspan="2">{@link dev.corobridge.bridge.ContextShutdownException}</td></tr>
+ * <tr><td>{@link #close()} or {@link #abort()} was called (here, by a {@link RingServer#close()}, or
+ *     while the operation waited)</td><td colspan="2">{@link RingIoException} {@code EBADF}</td></tr>
+ * <tr><td>bytes already received</td><td>the bytes</td><td>—</td></tr>
+ * <tr><td>the peer reset the connection (RST, e.g. an {@link #abort()} or {@code SO_LINGER 0}
+ *     close), seen by a read or by a write</td><td colspan="2">{@link RingIoException}
+ *     {@code ECONNRESET}, every time (sticky)</td></tr>
+ * <tr><td>this side called {@link #shutdownOutput()}</td><td>(reads go on)</td><td>{@code EPIPE}</td></tr>
+ * <tr><td>the peer closed or shut down its output (FIN)</td><td>-1, every time (sticky)</td><td>sent
+ *     (half-close: the peer may still read; if it had closed fully, a later write sees the reset)</td></tr>
+ * <tr><td>the channel was closed by the transport for any other reason</td><td colspan="2">{@code EBADF}</td></tr>
+ * </table>
+ * Bytes received before a reset are delivered before the {@code ECONNRESET}; bytes the kernel still
+ * held when a <i>write</i> discovered the reset may be lost (as with a plain socket). A reset does not
+ * close the connection: {@link #isOpen()} stays true until {@link #close()}, which must still be
+ * called (it is idempotent, and {@code RingPool.serve} calls it for you).
  *
  * <p><b>Thread-safety.</b> Safe from any thread; state is confined to the ring's thread.
  */
 public final class RingConnection {
 
+    private static final int ECONNRESET = 104;
+    private static final int EPIPE = 32;
+    private static final int ETIMEDOUT = 110;
+
     private final Ring ring;
     private final Channel channel;
     private final String name;
 
-    // Ring-thread state.
+    // Any thread: decided at call time, so an operation called after close() fails at once.
+    private volatile boolean closeCalled;
+    private volatile String shutdownReason;
+    /** How many times something was recorded (bytes, end, failure): for tests, which wait on it. */
+    private volatile int recorded;
+
+    // Ring-thread state: the record every operation is decided from.
     private final ArrayDeque<ByteBuf> inbound = new ArrayDeque<>();
-    private boolean eof;
-    private Throwable failure;
+    private boolean inputEnded;
+    private int failureErrno;          // 0: none; else the first failure (a reset: ECONNRESET), sticky
+    private Throwable failureCause;
+    private boolean outputShut;
     private RingOp<Integer> pendingRead;
     private ByteBuffer pendingBuf;
 
@@ -57,6 +92,7 @@ public final class RingConnection {
         channel.config().setAutoRead(false);
         channel.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
         channel.pipeline().addLast(new Inbound());
+        ring.pool().remember(this);
     }
 
     /** The ring this connection lives on. */
@@ -72,9 +108,12 @@ public final class RingConnection {
         return channel.localAddress();
     }
 
-    /** Whether the connection is still open. */
+    /**
+     * Whether the connection is still open: false once {@link #close()} or {@link #abort()} was
+     * called or the transport closed it. A reset or the peer's end alone does not close it.
+     */
     public boolean isOpen() {
-        return channel.isOpen();
+        return !closeCalled && shutdownReason == null && channel.isOpen();
     }
 
     /** Reads up to {@code buf.capacity()} bytes into {@code buf} from index 0: the count, or -1 at end. */
@@ -89,23 +128,13 @@ public final class RingConnection {
         return submitWrite(buf, n);
     }
 
-    /** Half-close: no more writes from this side; the peer's reads then see the end. */
+    /** Half-close: no more writes from this side (they fail with {@code EPIPE}); the peer's reads then see the end. */
     @kotlin.Deprecated(message = "Kotlin: use the suspending shutdownOutput", level = kotlin.DeprecationLevel.HIDDEN)
     public RingOp<Void> shutdownOutput() {
         return submitShutdownOutput();
     }
 
-    RingOp<Void> submitShutdownOutput() {
-        RingOp<Void> op = new RingOp<>("shutdown", name);
-        if (channel instanceof DuplexChannel d) {
-            settleWith(op, d.shutdownOutput());
-        } else {
-            op.fail(new UnsupportedOperationException("not a duplex channel: " + channel));
-        }
-        return op;
-    }
-
-    /** Closes the connection (a clean FIN). */
+    /** Closes the connection (a clean FIN). Idempotent; a read or write still waiting fails with {@code EBADF}. */
     @kotlin.Deprecated(message = "Kotlin: use the suspending close", level = kotlin.DeprecationLevel.HIDDEN)
     public RingOp<Void> close() {
         return submitClose();
@@ -113,10 +142,12 @@ public final class RingConnection {
 
     /** Aborts the connection: the peer sees a reset ({@code SO_LINGER} 0), not a clean end. */
     public RingOp<Void> abort() {
-        try {
-            channel.config().setOption(ChannelOption.SO_LINGER, 0);
-        } catch (RuntimeException ignored) {
-            // already closed: close() below settles it
+        if (!closeCalled) {
+            try {
+                channel.config().setOption(ChannelOption.SO_LINGER, 0);
+            } catch (RuntimeException ignored) {
+                // already closed: close() below settles it
+            }
         }
         return submitClose();
     }
@@ -134,6 +165,9 @@ public final class RingConnection {
             throw new IllegalArgumentException("read into a read-only buffer");
         }
         RingOp<Integer> op = new RingOp<>("read", name);
+        if (settledAtCallTime(op)) {
+            return op;
+        }
         onRing(() -> {
             if (pendingRead != null) {
                 op.fail(new IllegalStateException("a read is already pending on " + this + ": one at a time"));
@@ -141,13 +175,7 @@ public final class RingConnection {
             }
             if (op.isCancelRequested()) {
                 op.cancelled();
-            } else if (!inbound.isEmpty()) {
-                op.succeed(drainInto(buf));
-            } else if (failure != null) {
-                op.fail(failure);
-            } else if (eof || !channel.isActive()) {
-                op.succeed(-1);
-            } else {
+            } else if (!settleRead(op, buf)) {
                 pendingRead = op;
                 pendingBuf = buf;
                 op.armCancel(() -> onRing(() -> {
@@ -169,27 +197,99 @@ public final class RingConnection {
             throw new IllegalArgumentException("n must be in 0.." + buf.capacity() + ", was " + n);
         }
         RingOp<Integer> op = new RingOp<>("write", name);
-        if (!channel.isOpen()) {
-            op.failErrno(Errno.EBADF);
+        if (settledAtCallTime(op)) {
             return op;
         }
         ByteBuf out = channel.alloc().directBuffer(n);
         out.writeBytes(buf.duplicate().clear().limit(n)); // copied now: the caller's buffer is free at once
-        ChannelFuture f = channel.writeAndFlush(out);
-        f.addListener(done -> {
-            if (done.isSuccess()) {
-                op.succeed(n);
+        boolean queued = onRing(() -> {
+            if (settledAtCallTime(op)) {
+                out.release();
+            } else if (failureErrno != 0) {
+                out.release();
+                op.fail(failure("write"));
+            } else if (outputShut) {
+                out.release();
+                op.fail(new RingIoException("write", name, EPIPE));
+            } else if (!channel.isActive()) {
+                out.release();
+                op.failErrno(Errno.EBADF);
             } else {
-                op.fail(translate("write", done.cause()));
+                channel.writeAndFlush(out).addListener(done -> {
+                    if (done.isSuccess()) {
+                        op.succeed(n);
+                    } else {
+                        writeFailed(op, done.cause());
+                    }
+                });
             }
-        });
+        }, op);
+        if (!queued) {
+            out.release();
+        }
+        return op;
+    }
+
+    RingOp<Void> submitShutdownOutput() {
+        RingOp<Void> op = new RingOp<>("shutdown", name);
+        if (settledAtCallTime(op)) {
+            return op;
+        }
+        if (!(channel instanceof DuplexChannel d)) {
+            op.fail(new UnsupportedOperationException("not a duplex channel: " + channel));
+            return op;
+        }
+        onRing(() -> {
+            if (settledAtCallTime(op)) {
+                return;
+            }
+            outputShut = true; // writes called after this fail with EPIPE, whatever the channel says
+            d.shutdownOutput().addListener(done -> {
+                if (done.isSuccess() || failureErrno != 0) {
+                    op.succeed(null); // after a reset there is nothing left to shut
+                } else {
+                    op.fail(translate("shutdown", done.cause()));
+                }
+            });
+        }, op);
         return op;
     }
 
     RingOp<Void> submitClose() {
         RingOp<Void> op = new RingOp<>("close", name);
-        settleWith(op, channel.close());
+        closeCalled = true; // from now on every new operation fails with EBADF
+        boolean queued = onRing(() -> {
+            settlePendingRead(); // a read still waiting fails with EBADF now, not at deregistration
+            releaseInbound();
+            channel.close().addListener(done -> op.succeed(null)); // closing twice is fine
+        }, null);
+        if (!queued) {
+            op.succeed(null); // the ring is gone, and its channels with it
+        }
         return op;
+    }
+
+    /**
+     * The pool is shutting down: a read or write waiting (or called later) fails with a
+     * {@link dev.corobridge.bridge.ContextShutdownException}; the channel is closed.
+     */
+    void shutDownNow(String reason) {
+        markShutDown(reason);
+        onRing(() -> {
+            settlePendingRead();
+            releaseInbound();
+            channel.close();
+        }, null); // rejected: the loop is stopping and closes the channel itself; handlerRemoved settles
+    }
+
+    /**
+     * Marks the connection shut down without closing it yet: the pool marks all its connections
+     * first, so that one closing cannot show its peer in the same pool an end instead of the shutdown.
+     */
+    void markShutDown(String reason) {
+        if (shutdownReason == null) {
+            shutdownReason = reason;
+        }
     }
 
     /** Whether a read is waiting for data (ring thread's view; for tests). */
@@ -197,7 +297,119 @@ public final class RingConnection {
         return pendingRead != null;
     }
 
-    // ------------------------------------------------------------------ ring-thread internals
+    /**
+     * How many times the connection recorded something — bytes, the peer's end, a failure — whether or
+     * not a read was pending (for tests: "the event has been taken in" without sleeping).
+     */
+    int recorded() {
+        return recorded;
+    }
+
+    Channel channel() {
+        return channel;
+    }
+
+    // ------------------------------------------------------------------ the record, ring-thread side
+
+    /** Settles {@code op} if the connection was closed or shut down; decided on any thread. */
+    private boolean settledAtCallTime(RingOp<?> op) {
+        String reason = shutdownReason;
+        if (reason != null) {
+            op.shutDown(reason);
+            return true;
+        }
+        if (closeCalled) {
+            op.failErrno(Errno.EBADF);
+            return true;
+        }
+        return false;
+    }
+
+    /** Decides a read from the record; {@code false} if it must wait for the channel. */
+    private boolean settleRead(RingOp<Integer> op, ByteBuffer buf) {
+        if (settledAtCallTime(op)) {
+            return true;
+        }
+        if (!inbound.isEmpty()) {
+            op.succeed(drainInto(buf));
+        } else if (failureErrno != 0) {
+            op.fail(failure("read"));
+        } else if (inputEnded) {
+            op.succeed(-1);
+        } else if (!channel.isActive()) {
+            op.failErrno(Errno.EBADF); // closed under us, neither by the peer's end nor by a reset
+        } else {
+            return false;
+        }
+        return true;
+    }
+
+    /** Something was recorded: settle the waiting read if the record decides it, else keep asking. */
+    private void settlePendingRead() {
+        RingOp<Integer> op = pendingRead;
+        if (op == null) {
+            return;
+        }
+        ByteBuffer buf = pendingBuf;
+        // Clear the pending state BEFORE settling: settling may resume a ring coroutine inline,
+        // which may issue the next read right away.
+        pendingRead = null;
+        pendingBuf = null;
+        if (!settleRead(op, buf)) {
+            pendingRead = op;
+            pendingBuf = buf;
+            channel.read(); // nothing decided yet: keep asking
+        }
+    }
+
+    private void recordFailure(int errno, Throwable cause) {
+        if (failureErrno == 0) {
+            failureErrno = errno;
+            failureCause = cause;
+        }
+        recorded++; // ring thread only: a plain increment of the volatile is enough
+    }
+
+    private void recordEnd() {
+        inputEnded = true;
+        recorded++;
+    }
+
+    /** A fresh exception per operation (exceptions travel, and gather suppressed traces on the way). */
+    private RingIoException failure(String operation) {
+        RingIoException e = new RingIoException(operation, name, failureErrno);
+        if (failureCause != null) {
+            e.initCause(failureCause);
+        }
+        return e;
+    }
+
+    private void writeFailed(RingOp<Integer> op, Throwable cause) {
+        if (settledAtCallTime(op)) {
+            return;
+        }
+        int errno = errnoOf(cause);
+        if (errno == ECONNRESET || (errno == EPIPE && !outputShut)) {
+            // The kernel says reset (ECONNRESET once, EPIPE after): the peer is gone. Recorded, so that
+            // reads and writes from now on say so too, and a waiting read is not left hanging.
+            recordFailure(ECONNRESET, cause);
+            op.fail(failure("write"));
+            settlePendingRead();
+        } else if (failureErrno != 0) {
+            op.fail(failure("write"));
+        } else if (outputShut && (errno == EPIPE || errno == Errno.EBADF)) {
+            op.fail(new RingIoException("write", name, EPIPE));
+        } else {
+            op.fail(translate("write", cause));
+        }
+    }
+
+    private void releaseInbound() {
+        ByteBuf b;
+        while ((b = inbound.poll()) != null) {
+            b.release();
+        }
+    }
 
     private int drainInto(ByteBuffer buf) {
         int written = 0;
@@ -215,75 +427,74 @@ public final class RingConnection {
         return written;
     }
 
-    private void settleWith(RingOp<Void> op, ChannelFuture f) {
-        f.addListener(done -> {
-            if (done.isSuccess()) {
-                op.succeed(null);
-            } else {
-                op.fail(translate(op.operation(), done.cause()));
+    /** The errno a Netty/JDK exception stands for, or 0. */
+    private static int errnoOf(Throwable cause) {
+        for (Throwable t = cause; t != null; t = t.getCause()) {
+            if (t instanceof Errors.NativeIoException n && n.expectedErr() != 0) {
+                return Math.abs(n.expectedErr());
             }
-        });
+            if (t instanceof ClosedChannelException) {
+                return Errno.EBADF;
+            }
+            if (t instanceof IOException && t.getMessage() != null) {
+                String m = t.getMessage();
+                if (m.contains("reset")) {
+                    return ECONNRESET;
+                }
+                if (m.contains("Broken pipe")) {
+                    return EPIPE;
+                }
+                if (m.contains("timed out")) {
+                    return ETIMEDOUT;
+                }
+                if (m.contains("closed")) {
+                    return Errno.EBADF;
+                }
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return 0;
     }
 
     private Throwable translate(String operation, Throwable cause) {
-        if (cause instanceof IOException io && io.getMessage() != null) {
-            String m = io.getMessage();
-            int errno = m.contains("reset") ? 104 : m.contains("Broken pipe") ? 32 : m.contains("closed") ? Errno.EBADF : -1;
-            if (errno > 0) {
-                RingIoException r = new RingIoException(operation, name, errno);
-                r.initCause(cause);
-                return r;
-            }
+        int errno = errnoOf(cause);
+        if (errno == 0) {
+            return cause;
         }
-        if (cause instanceof java.nio.channels.ClosedChannelException) {
-            RingIoException r = new RingIoException(operation, name, Errno.EBADF);
-            r.initCause(cause);
-            return r;
-        }
-        return cause;
+        RingIoException r = new RingIoException(operation, name, errno);
+        r.initCause(cause);
+        return r;
     }
 
-    private void onRing(Runnable r, RingOp<?> op) {
+    /**
+     * Runs {@code r} on the ring (inline if already there). Returns {@code false} if the ring has
+     * shut down; {@code op}, if given, then settles with a shutdown exception.
+     */
+    private boolean onRing(Runnable r, RingOp<?> op) {
         if (channel.eventLoop().inEventLoop()) {
             r.run();
-        } else {
-            try {
-                channel.eventLoop().execute(r);
-            } catch (java.util.concurrent.RejectedExecutionException e) {
+            return true;
+        }
+        try {
+            channel.eventLoop().execute(r);
+            return true;
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            if (op != null) {
                 op.shutDown("the connection's ring has shut down");
             }
+            return false;
         }
     }
 
-    private void completePending() {
-        RingOp<Integer> op = pendingRead;
-        if (op == null) {
-            return;
-        }
-        ByteBuffer buf = pendingBuf;
-        if (inbound.isEmpty() && failure == null && !eof) {
-            channel.read(); // nothing yet: keep asking
-            return;
-        }
-        // Clear the pending state BEFORE settling: settling may resume a ring coroutine inline,
-        // which may issue the next read right away.
-        pendingRead = null;
-        pendingBuf = null;
-        if (!inbound.isEmpty()) {
-            op.succeed(drainInto(buf));
-        } else if (failure != null) {
-            op.fail(failure);
-        } else {
-            op.succeed(-1);
-        }
-    }
-
-    /** Netty side: buffers what arrives and completes the pending read. */
+    /** Netty side: records what arrives, whether or not a read is waiting, and settles the waiting read. */
     private final class Inbound extends ChannelInboundHandlerAdapter {
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            if (msg instanceof ByteBuf b && b.isReadable()) {
+            if (msg instanceof ByteBuf b && b.isReadable() && !closeCalled && shutdownReason == null) {
                 inbound.add(b);
+                recorded++;
             } else {
                 ReferenceCountUtil.release(msg);
             }
@@ -291,41 +502,46 @@ public final class RingConnection {
 
         @Override
         public void channelReadComplete(ChannelHandlerContext ctx) {
-            completePending();
+            settlePendingRead();
         }
 
         @Override
         public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
             if (evt instanceof ChannelInputShutdownEvent) {
-                eof = true;
-                completePending();
+                recordEnd();
+                settlePendingRead();
             }
             ReferenceCountUtil.release(evt);
         }
 
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
-            eof = true; // buffered bytes are still readable; then -1
-            completePending();
+            settlePendingRead(); // inactive: the record decides (buffered bytes, reset, end, or EBADF)
         }
 
         @Override
         public void handlerRemoved(ChannelHandlerContext ctx) {
-            // The channel is gone (closed and deregistered): release what nobody will read.
-            ByteBuf b;
-            while ((b = inbound.poll()) != null) {
-                b.release();
+            // The channel is gone (closed and deregistered). Bytes nobody has read yet stay readable
+            // (a reset found by a write closes the channel under a reader), but not in pooled memory.
+            if (closeCalled || shutdownReason != null) {
+                releaseInbound();
+            } else {
+                ArrayDeque<ByteBuf> copies = new ArrayDeque<>();
+                ByteBuf b;
+                while ((b = inbound.poll()) != null) {
+                    copies.add(Unpooled.copiedBuffer(b));
+                    b.release();
+                }
+                inbound.addAll(copies);
             }
-            if (pendingRead != null) {
-                eof = true;
-                completePending();
-            }
+            settlePendingRead();
         }
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            failure = translate("read", cause);
-            completePending();
+            int errno = errnoOf(cause);
+            recordFailure(errno == 0 || errno == Errno.EBADF ? Errno.EIO : errno, cause);
+            settlePendingRead();
         }
     }
 }

@@ -54,13 +54,19 @@ import java.util.concurrent.locks.LockSupport;
  * {@link #shutdown(Duration)}: (1) refuse new operations and ask the kernel to cancel every one in
  * flight — their awaiters are resumed with a {@link dev.corobridge.bridge.ContextShutdownException}
  * when each completion arrives, never left hanging; (2) wait until nothing is in flight or the grace
- * period passes, close every file still open, then stop the loops (when owned).
+ * period passes, close every file still open, then stop the loops (when owned). Sockets: phase (1)
+ * also closes every {@link RingServer} and {@link RingConnection} of the pool; a read or write waiting
+ * on one (or called later) fails with the same shutdown exception.
  *
  * <p><b>Thread-safety.</b> Safe from any thread.
  */
 public final class RingPool implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(RingPool.class.getName());
+
+    static {
+        NettyUringSettings.apply(); // before anything here touches Netty's IoUring class
+    }
 
     private final RingPoolConfig config;
     private final Transport transport;
@@ -71,6 +77,8 @@ public final class RingPool implements AutoCloseable {
     private final List<Ring> rings;
     private final RingMetricsRecorder metrics = new RingMetricsRecorder();
     private final Set<RingFile> openFiles = ConcurrentHashMap.newKeySet();
+    private final Set<RingConnection> openConnections = ConcurrentHashMap.newKeySet();
+    private final Set<RingServer> openServers = ConcurrentHashMap.newKeySet();
     private final AtomicInteger cursor = new AtomicInteger();
     private final CompletableFuture<Void> termination = new CompletableFuture<>();
     private volatile boolean shutdown;
@@ -104,6 +112,9 @@ public final class RingPool implements AutoCloseable {
                             : NioIoHandler.newFactory());
         }
         this.transport = uring ? Transport.IO_URING : Transport.FALLBACK;
+        if (uring) {
+            NettyUringSettings.warnIfMultishotPoll(LOG);
+        }
         this.fallbackReason = reason;
         this.fileExecutor = uring ? null : new ThreadPoolExecutor(config.fallbackFileThreads(),
                 config.fallbackFileThreads(), 30, TimeUnit.SECONDS,
@@ -223,7 +234,10 @@ public final class RingPool implements AutoCloseable {
                 .option(io.netty.channel.ChannelOption.AUTO_READ, false)
                 .handler(new io.netty.channel.ChannelInboundHandlerAdapter());
         b.connect(address).addListener((io.netty.channel.ChannelFutureListener) f -> {
-            if (f.isSuccess()) {
+            if (f.isSuccess() && shutdown) {
+                f.channel().close(); // connected while the pool was shutting down: not handed out
+                op.shutDown("RingPool '" + config.name() + "' is shut down");
+            } else if (f.isSuccess()) {
                 op.succeed(new RingConnection(ring, f.channel()));
             } else {
                 String m = String.valueOf(f.cause().getMessage());
@@ -298,6 +312,27 @@ public final class RingPool implements AutoCloseable {
         openFiles.remove(f);
     }
 
+    /** Tracks an open connection until its channel closes; shutdown fails its waiters and closes it. */
+    void remember(RingConnection c) {
+        openConnections.add(c);
+        c.channel().closeFuture().addListener(f -> openConnections.remove(c));
+        if (shutdown) {
+            c.shutDownNow("RingPool '" + config.name() + "' is shut down"); // raced with shutdown
+        }
+    }
+
+    /** Tracks a server until it closes; shutdown closes it (an adopted group's loops would keep accepting). */
+    void remember(RingServer s) {
+        openServers.add(s);
+        if (shutdown) {
+            s.closeNow();
+        }
+    }
+
+    void forget(RingServer s) {
+        openServers.remove(s);
+    }
+
     // ------------------------------------------------------------------ shutdown
 
     /** {@link #shutdown(Duration)} with the configured grace period. */
@@ -319,13 +354,29 @@ public final class RingPool implements AutoCloseable {
         for (Ring r : rings) {
             r.engine().cancelAll(reason);
         }
+        // Sockets: waiting reads and writes fail with the shutdown exception (never left hanging,
+        // also when the loops are adopted and keep running); servers stop accepting.
+        List<RingConnection> connections = List.copyOf(openConnections);
+        for (RingConnection c : connections) {
+            c.markShutDown(reason); // all first: a closing one must not show a peer here an end
+        }
+        for (RingConnection c : connections) {
+            c.shutDownNow(reason);
+        }
+        List<io.netty.channel.ChannelFuture> serverCloses = new ArrayList<>();
+        for (RingServer s : List.copyOf(openServers)) {
+            serverCloses.add(s.closeNow());
+        }
         long deadline = System.nanoTime() + gracePeriod.toNanos();
-        Thread.ofPlatform().name(config.name() + "-shutdown").daemon(true).start(() -> finishShutdown(deadline));
+        Thread.ofPlatform().name(config.name() + "-shutdown").daemon(true).start(() -> finishShutdown(deadline, serverCloses));
         return termination.copy();
     }
 
-    private void finishShutdown(long deadline) {
+    private void finishShutdown(long deadline, List<io.netty.channel.ChannelFuture> serverCloses) {
         try {
+            for (io.netty.channel.ChannelFuture f : serverCloses) {
+                f.awaitUninterruptibly(5_000); // listening sockets closed on their loops before the loops go
+            }
             while (inFlight() > 0 && System.nanoTime() - deadline < 0) {
                 LockSupport.parkNanos(1_000_000); // phase 2: drain (rare, short: polling is fine here)
             }

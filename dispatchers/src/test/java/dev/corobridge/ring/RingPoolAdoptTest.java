@@ -21,6 +21,12 @@ import org.junit.jupiter.api.io.TempDir;
 @SuppressWarnings("deprecation")
 class RingPoolAdoptTest {
 
+    static {
+        // These tests create Netty io_uring loops before any RingPool: apply corobridge's Netty
+        // settings first, as RingPool would (see NettyUringSettings), whatever order tests run in.
+        NettyUringSettings.apply();
+    }
+
     @TempDir
     Path dir;
 

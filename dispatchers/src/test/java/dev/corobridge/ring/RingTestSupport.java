@@ -56,4 +56,48 @@ final class RingTestSupport {
             java.util.concurrent.locks.LockSupport.parkNanos(1_000_000); // polling a condition, bounded above
         }
     }
+
+    /** TCP states in /proc/net/tcp: ESTABLISHED and CLOSE_WAIT (the peer's FIN has arrived). */
+    static final int TCP_ESTABLISHED = 0x01;
+    static final int TCP_CLOSE_WAIT = 0x08;
+    /** {@link #tcpState} of a socket the kernel no longer lists (a reset moved it to CLOSE and unhashed it). */
+    static final int TCP_GONE = -1;
+
+    /**
+     * The kernel's view of the local TCP socket {@code localPort -> remotePort}: its state from
+     * {@code /proc/net/tcp} and {@code /proc/net/tcp6}, or {@link #TCP_GONE}. Lets a test wait until
+     * a FIN or RST has really arrived, without sleeping and without reading the socket.
+     */
+    static int tcpState(int localPort, int remotePort) throws IOException {
+        long[] row = tcpRow(localPort, remotePort);
+        return row == null ? TCP_GONE : (int) row[0];
+    }
+
+    /** Bytes received by the kernel for that socket and not yet read ({@code rx_queue}), or -1 if gone. */
+    static long tcpUnread(int localPort, int remotePort) throws IOException {
+        long[] row = tcpRow(localPort, remotePort);
+        return row == null ? -1 : row[1];
+    }
+
+    private static long[] tcpRow(int localPort, int remotePort) throws IOException {
+        for (String table : new String[] {"/proc/net/tcp", "/proc/net/tcp6"}) {
+            Path p = Path.of(table);
+            if (!Files.exists(p)) {
+                continue;
+            }
+            for (String line : Files.readAllLines(p)) {
+                String[] f = line.trim().split("\\s+");
+                if (f.length < 5 || !f[1].contains(":")) {
+                    continue;
+                }
+                int lp = Integer.parseInt(f[1].substring(f[1].indexOf(':') + 1), 16);
+                int rp = f[2].contains(":") ? Integer.parseInt(f[2].substring(f[2].indexOf(':') + 1), 16) : -1;
+                if (lp == localPort && rp == remotePort) {
+                    String q = f[4];
+                    return new long[] {Integer.parseInt(f[3], 16), Long.parseLong(q.substring(q.indexOf(':') + 1), 16)};
+                }
+            }
+        }
+        return null;
+    }
 }

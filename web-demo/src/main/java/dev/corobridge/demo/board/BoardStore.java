@@ -90,7 +90,8 @@ public final class BoardStore {
         pump.checkAccess();
         checkOpen();
         if (boards.size() >= MAX_BOARDS) {
-            throw new BoardException(BoardException.Kind.INVALID, "at most " + MAX_BOARDS + " boards");
+            throw new BoardException(BoardException.Kind.CONFLICT, "the service holds the most boards allowed ("
+                    + MAX_BOARDS + ")");
         }
         return new Change.CreateBoard("b" + nextBoard++, name);
     }
@@ -100,8 +101,8 @@ public final class BoardStore {
         checkOpen();
         Board b = board(boardId);
         if (b.notes.size() >= MAX_NOTES_PER_BOARD) {
-            throw new BoardException(BoardException.Kind.INVALID,
-                    "board '" + boardId + "' has the most notes allowed (" + MAX_NOTES_PER_BOARD + ")");
+            throw new BoardException(BoardException.Kind.CONFLICT,
+                    "board '" + boardId + "' is full: it has the most notes allowed (" + MAX_NOTES_PER_BOARD + ")");
         }
         return new Change.AddNote(boardId, "n" + nextNote++, text);
     }
