@@ -91,6 +91,9 @@ public final class BadInput {
             t.add(c(f + "name 101 chars", "POST", boards, JSON_CT, "{\"name\": \"" + "x".repeat(101) + "\"}", S400));
             t.add(c(f + "name 101 CJK chars", "POST", boards, JSON_CT, "{\"name\": \"" + "漢".repeat(101) + "\"}", S400));
             t.add(c(f + "invalid UTF-8 in name", "POST", boards, JSON_CT, invalidUtf8, S400));
+            t.add(c(f + "name with an unpaired high surrogate", "POST", boards, JSON_CT, "{\"name\": \"a\\ud800b\"}", S400));
+            t.add(c(f + "name with a control character", "POST", boards, JSON_CT, "{\"name\": \"a\\u0001b\"}", S400));
+            t.add(c(f + "name with an extra field", "POST", boards, JSON_CT, "{\"name\": \"x\", \"admin\": true}", S400));
             t.add(c(f + "nesting 5000 deep", "POST", boards, JSON_CT, deep, S400));
             t.add(c(f + "number beyond any range", "POST", boards, JSON_CT, "{\"name\": 1e999999999}", S400));
             // content types and sizes
@@ -109,6 +112,9 @@ public final class BadInput {
             t.add(c(f + "note text 2001 chars", "POST", notes, JSON_CT, "{\"text\": \"" + "z".repeat(2001) + "\"}", S400));
             t.add(c(f + "note truncated JSON", "POST", notes, JSON_CT, "{\"text\": \"abc", S400));
             t.add(c(f + "note invalid UTF-8", "POST", notes, JSON_CT, invalidUtf8Text, S400));
+            t.add(c(f + "note text with NUL", "POST", notes, JSON_CT, "{\"text\": \"milk\\u0000\"}", S400));
+            t.add(c(f + "note text with an unpaired low surrogate", "POST", notes, JSON_CT, "{\"text\": \"\\udc00milk\"}", S400));
+            t.add(c(f + "edit with an extra field", "PUT", note, JSON_CT, "{\"text\": \"x\", \"expectedVersion\": 1, \"id\": \"n1\"}", S400));
             t.add(c(f + "note text/plain", "POST", notes, "text/plain", "milk", Set.of(415)));
             // edit note
             t.add(c(f + "edit with stale version", "PUT", note, JSON_CT, "{\"text\": \"x\", \"expectedVersion\": 7}", Set.of(409)));
