@@ -64,12 +64,18 @@ public final class PumpHopRun {
         }
     }
 
-    /** One {@link Csv} row per result: peer = target, group = "N=n", x = n. */
-    static void writeCsv(Path csv, Collection<RunResult> results, Map<String, Map<String, String>> hop) throws Exception {
+    /** The results by {@link #key(String, int)} of their target and n. */
+    private static Map<String, RunResult> byTargetAndN(Collection<RunResult> results) {
         Map<String, RunResult> byKey = new HashMap<>();
         for (RunResult r : results) {
             byKey.put(key(r.getParams().getParam("target"), Integer.parseInt(r.getParams().getParam("n"))), r);
         }
+        return byKey;
+    }
+
+    /** One {@link Csv} row per result: peer = target, group = "N=n", x = n. */
+    static void writeCsv(Path csv, Collection<RunResult> results, Map<String, Map<String, String>> hop) throws Exception {
+        Map<String, RunResult> byKey = byTargetAndN(results);
         for (int n : NS) {
             for (String t : TARGETS) {
                 RunResult r = byKey.get(key(t, n));
@@ -113,10 +119,7 @@ public final class PumpHopRun {
 
     static String summary(Collection<RunResult> results, Map<String, Map<String, String>> hop,
                           Map<String, Map<String, String>> idle) {
-        Map<String, RunResult> byKey = new HashMap<>();
-        for (RunResult r : results) {
-            byKey.put(key(r.getParams().getParam("target"), Integer.parseInt(r.getParams().getParam("n"))), r);
-        }
+        Map<String, RunResult> byKey = byTargetAndN(results);
         StringBuilder out = new StringBuilder();
         out.append("\n## PumpHopBenchmark summary\n\n");
         out.append("| target | N | round trips/s | ± (99.9%) | × executor | ns/round trip | target sleeps/op | pump wake-ups/dispatch "

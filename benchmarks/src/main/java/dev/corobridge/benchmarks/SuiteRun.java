@@ -78,21 +78,33 @@ public final class SuiteRun {
         }
     }
 
-    /** One {@link Csv} row per result; x is the {@code n} parameter where there is one. */
-    static void writeCsv(Path csv, Collection<RunResult> results, Map<String, Map<String, String>> lines) throws Exception {
+    /** The results grouped by benchmark (simple name), in name order. */
+    private static Map<String, List<RunResult>> byBenchmark(Collection<RunResult> results) {
         Map<String, List<RunResult>> byBench = new TreeMap<>();
         for (RunResult r : results) {
             byBench.computeIfAbsent(simpleName(r.getParams()), k -> new ArrayList<>()).add(r);
         }
+        return byBench;
+    }
+
+    /** ops/s of corobridge's own row per group: {@code peer} is {parameter, value of ours}. */
+    private static Map<String, Double> oursByGroup(List<RunResult> results, String[] peer) {
+        Map<String, Double> ours = new HashMap<>();
+        for (RunResult r : results) {
+            if (peer[1].equals(r.getParams().getParam(peer[0]))) {
+                ours.put(group(r.getParams(), peer[0]), opsPerSec(r));
+            }
+        }
+        return ours;
+    }
+
+    /** One {@link Csv} row per result; x is the {@code n} parameter where there is one. */
+    static void writeCsv(Path csv, Collection<RunResult> results, Map<String, Map<String, String>> lines) throws Exception {
+        Map<String, List<RunResult>> byBench = byBenchmark(results);
         for (Map.Entry<String, List<RunResult>> e : byBench.entrySet()) {
             String bench = e.getKey();
             String[] peer = PEER.getOrDefault(bench, new String[] {"", ""});
-            Map<String, Double> ours = new HashMap<>();
-            for (RunResult r : e.getValue()) {
-                if (peer[1].equals(r.getParams().getParam(peer[0]))) {
-                    ours.put(group(r.getParams(), peer[0]), opsPerSec(r));
-                }
-            }
+            Map<String, Double> ours = oursByGroup(e.getValue(), peer);
             for (RunResult r : e.getValue()) {
                 BenchmarkParams p = r.getParams();
                 Map<String, String> l = lines.getOrDefault(bench + " " + paramsKey(p), Map.of());
@@ -108,20 +120,12 @@ public final class SuiteRun {
     }
 
     static String summary(Collection<RunResult> results, Map<String, Map<String, String>> lines) {
-        Map<String, List<RunResult>> byBench = new TreeMap<>();
-        for (RunResult r : results) {
-            byBench.computeIfAbsent(simpleName(r.getParams()), k -> new ArrayList<>()).add(r);
-        }
+        Map<String, List<RunResult>> byBench = byBenchmark(results);
         StringBuilder out = new StringBuilder();
         for (Map.Entry<String, List<RunResult>> e : byBench.entrySet()) {
             String bench = e.getKey();
             String[] peer = PEER.getOrDefault(bench, new String[] {"", ""});
-            Map<String, Double> ours = new HashMap<>();
-            for (RunResult r : e.getValue()) {
-                if (peer[1].equals(r.getParams().getParam(peer[0]))) {
-                    ours.put(group(r.getParams(), peer[0]), opsPerSec(r));
-                }
-            }
+            Map<String, Double> ours = oursByGroup(e.getValue(), peer);
             out.append("\n## ").append(bench).append("\n\n");
             out.append("| ").append(String.join(", ", groupKeys(e.getValue().get(0).getParams(), peer[0])))
                     .append(" | ").append(peer[0]).append(" | ops/s | ± (99.9%) | × ").append(peer[1])
