@@ -40,6 +40,16 @@ internal abstract class ChannelCall<R, T> : KotlinxCall<R, T>() {
         }
     }
 
+    /** Starts `channel.receive()` with this call as its continuation (a receive of either kind). */
+    protected fun startReceiving(channel: ReceiveChannel<*>) {
+        try {
+            @Suppress("UNCHECKED_CAST")
+            started(RECEIVE(channel as ReceiveChannel<Any?>, this as Continuation<Any?>))
+        } catch (e: Throwable) {
+            onResult(null, e)
+        }
+    }
+
     final override fun cancel(): Boolean = cancel(CancellationException("channel operation cancelled"))
 
     final override fun cancel(cause: CancellationException): Boolean {
@@ -79,15 +89,7 @@ internal class SendCall<E>(private val channel: SendChannel<E>, private val elem
 /** `ReceiveChannel.receive()` for a Java caller: fails with the close cause at the end. */
 internal class ReceiveCall<E>(private val channel: ReceiveChannel<E>) : ChannelCall<E, E>() {
 
-    fun start(): ReceiveCall<E> {
-        try {
-            @Suppress("UNCHECKED_CAST")
-            started(RECEIVE(channel as ReceiveChannel<Any?>, this as Continuation<Any?>))
-        } catch (e: Throwable) {
-            onResult(null, e)
-        }
-        return this
-    }
+    fun start(): ReceiveCall<E> = apply { startReceiving(channel) }
 
     @Suppress("UNCHECKED_CAST")
     override fun success(value: E?): Outcome<E> = Outcome.Success(value as E)
@@ -101,15 +103,7 @@ internal class ReceiveCall<E>(private val channel: ReceiveChannel<E>) : ChannelC
  */
 internal class NextCall<E>(private val channel: ReceiveChannel<E>) : ChannelCall<E, Next<E>>() {
 
-    fun start(): NextCall<E> {
-        try {
-            @Suppress("UNCHECKED_CAST")
-            started(RECEIVE(channel as ReceiveChannel<Any?>, this as Continuation<Any?>))
-        } catch (e: Throwable) {
-            onResult(null, e)
-        }
-        return this
-    }
+    fun start(): NextCall<E> = apply { startReceiving(channel) }
 
     @Suppress("UNCHECKED_CAST")
     override fun success(value: E?): Outcome<Next<E>> = Outcome.Success(Next.Value(value as E))
