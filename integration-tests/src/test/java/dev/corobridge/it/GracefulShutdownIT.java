@@ -105,7 +105,10 @@ class GracefulShutdownIT {
                         }
                     });
                 }
-                Thread.sleep(1500);
+                // SIGTERM once the writers are really under way (however slow the machine is),
+                // so that requests are in flight when it lands.
+                Check.eventually(60_000, () -> acked.size() >= 100,
+                        "100 acknowledged writes before SIGTERM");
                 sigtermAt.set(System.nanoTime());
                 demo.terminate();
                 exit = demo.waitFor(Duration.ofSeconds(TIMEOUT_SECONDS + 20));
