@@ -1,6 +1,7 @@
 package dev.corobridge.demo.web;
 
 import java.util.StringJoiner;
+import java.util.regex.Pattern;
 
 import org.springframework.web.server.ServerWebExchange;
 
@@ -14,6 +15,9 @@ public final class HopTraces {
     public static final String ATTRIBUTE = "dev.corobridge.demo.hopTrace";
     /** Response header carrying the trace. */
     public static final String HEADER = "Hop-Trace";
+
+    /** Control characters cannot go into a header value. */
+    private static final Pattern CONTROL = Pattern.compile("\\p{Cntrl}");
 
     private HopTraces() {
     }
@@ -29,7 +33,7 @@ public final class HopTraces {
         StringJoiner j = new StringJoiner(" > ");
         for (Hop h : trace.hops()) {
             String step = h.context() + "@" + h.thread() + (h.note() == null || h.note().isEmpty() ? "" : ":" + h.note());
-            j.add(step.replaceAll("[\\p{Cntrl}]", "?"));
+            j.add(CONTROL.matcher(step).replaceAll("?"));
         }
         return j.toString();
     }
