@@ -467,7 +467,10 @@ class RingSocketResetTest {
                 String rep = "rep " + i + " on " + t;
                 for (RingConnection c : clients) {
                     String o = read(c, buf);
-                    assertTrue(o.equals("EOF") || o.equals("ECONNRESET"), rep + ": every client sees the end, got " + o);
+                    // The end as the peer's FIN, its reset, or (documented in RingConnection) a channel
+                    // the transport closed before either was recorded: never a hang or a byte.
+                    assertTrue(o.equals("EOF") || o.equals("ECONNRESET") || o.equals("EBADF"),
+                            rep + ": every client sees the end, got " + o);
                     assertEquals("ok", outcome(c.close()));
                 }
                 waitUntil(() -> server.connections() == 0, "the server to close every connection");
