@@ -180,6 +180,8 @@ public final class BoardService {
     /**
      * The board as soon as its revision is above {@code afterRevision}, or as it is after
      * {@link DemoProperties#longPollTimeout()}. Cancelling the task (client gone) unregisters the waiter.
+     * Fails with {@link BoardException} ({@code CONFLICT}) if the board has not reached
+     * {@code afterRevision} (see {@link BoardStore#awaitRevision}).
      */
     public Task<BoardSnapshot> awaitChange(String boardId, long afterRevision, HopTrace trace) {
         Task<Promise<BoardSnapshot>> waiting = onPump(trace, "wait",
