@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -53,6 +54,12 @@ import dev.corobridge.ring.RingPool;
  * "fsyncgate"), so the service stops acknowledging instead of guessing. A restart replays what is
  * valid.
  *
+ * <p><b>Close.</b> Appends pass an {@link AdmissionGate} while they queue their record. {@link #close}
+ * shuts the gate, so an append either got in before (its record is queued, and the close waits
+ * until the commits have drained the queue: it is acknowledged as usual) or is refused with
+ * {@link JournalClosedException}, and nothing is written once the file is closed. A closing
+ * journal is not a broken one: the refusal is not a failure of the journal.
+ *
  * <p><b>Start-up.</b> {@link #open} reads the file through the ring, decodes it with
  * {@link JournalCodec}, cuts a torn tail (logged once) and returns the changes to replay.
  */
@@ -78,7 +85,9 @@ public final class Journal implements AutoCloseable {
     private final CompletableFuture<Void> drained = new CompletableFuture<>();
     private final List<Change> replayed;
     private final long tornBytes;
-    private volatile boolean closing;
+    private final AdmissionGate gate = new AdmissionGate();
+    /** Set when close stops waiting for commits (timeout) and closes the file under them. */
+    private volatile boolean abandoned;
     private volatile Throwable broken;
 
     // Commit state: owned by the commit in flight (see class comment).
@@ -177,20 +186,30 @@ public final class Journal implements AutoCloseable {
     }
 
     /**
-     * Makes a change durable. The returned promise completes (on the journal's ring) once the record
-     * is written and {@code fdatasync} has returned; it fails with {@link BoardException} of kind
-     * {@link BoardException.Kind#UNAVAILABLE} when the journal is closing or broken, or the write failed.
+     * Makes a change durable. The returned promise completes (on the journal's ring) with the
+     * record's offset once the record is written and {@code fdatasync} has returned. It fails with
+     * {@link JournalClosedException} when {@link #close} has begun (the change is not written), and
+     * with {@link BoardException} of kind {@link BoardException.Kind#UNAVAILABLE} when the journal is
+     * broken or the write failed.
      *
      * @param trace if not {@code null}, gets a {@code journal} hop on the thread that saw the commit
      */
     public Awaitable<Long> append(Change change, HopTrace trace) {
         Entry e = new Entry(JournalCodec.encode(change), trace);
         Throwable b = broken;
-        if (b != null || closing) {
+        if (b != null) {
             e.promise.fail(unavailable(b));
             return e.promise;
         }
-        queue.add(e);
+        if (!gate.enter()) {
+            e.promise.fail(new JournalClosedException(path, "is closing; the change was not written"));
+            return e.promise;
+        }
+        try {
+            queue.add(e);
+        } finally {
+            gate.leave();
+        }
         schedule();
         return e.promise;
     }
@@ -218,7 +237,8 @@ public final class Journal implements AutoCloseable {
             // An append may have queued after the drain but seen scheduled == true: take it now.
             if (!queue.isEmpty() && scheduled.compareAndSet(false, true)) {
                 ring.execute(this::commitNext);
-            } else if (closing && queue.isEmpty()) {
+            } else if (gate.isClosedAndEmpty() && queue.isEmpty()) {
+                // The gate first: once it is closed and empty, every admitted record is queued.
                 drained.complete(null);
             }
             return;
@@ -226,6 +246,11 @@ public final class Journal implements AutoCloseable {
         Throwable b = broken;
         if (b != null) {
             failAll(batch, unavailable(b));
+            commitNext();
+            return;
+        }
+        if (abandoned) {
+            failAll(batch, notCommitted());
             commitNext();
             return;
         }
@@ -269,22 +294,33 @@ public final class Journal implements AutoCloseable {
 
     private void fail(List<Entry> batch, String what, Outcome<?> outcome) {
         Throwable cause = outcome instanceof Outcome.Failure<?> f ? f.error() : new IllegalStateException(outcome.toString());
+        if (abandoned) {
+            // close gave up waiting and closed the file under this commit: not a journal failure.
+            LOG.warn("Journal: " + what + " on " + path.toAbsolutePath() + " did not finish before the file was closed: "
+                    + cause);
+            failAll(batch, notCommitted());
+            commitNext();
+            return;
+        }
         broken = cause;
         LOG.error("Journal: " + what + " on " + path.toAbsolutePath() + " failed; no further changes are accepted", cause);
         failAll(batch, unavailable(cause));
         commitNext();
     }
 
-    private static void failAll(List<Entry> batch, BoardException error) {
+    private static void failAll(List<Entry> batch, RuntimeException error) {
         for (Entry e : batch) {
             e.promise.fail(error);
         }
     }
 
-    private BoardException unavailable(Throwable broken) {
-        return broken != null
-                ? new BoardException(BoardException.Kind.UNAVAILABLE, "the journal failed: " + broken.getMessage(), broken)
-                : new BoardException(BoardException.Kind.UNAVAILABLE, "the service is shutting down");
+    private static BoardException unavailable(Throwable broken) {
+        return new BoardException(BoardException.Kind.UNAVAILABLE, "the journal failed: " + broken.getMessage(), broken);
+    }
+
+    private JournalClosedException notCommitted() {
+        return new JournalClosedException(path, "closed before this change was committed (commits did not drain in "
+                + "time); the change may or may not be durable");
     }
 
     /** Snapshot of the journal's counters. */
@@ -299,21 +335,31 @@ public final class Journal implements AutoCloseable {
     }
 
     /**
-     * Refuses new appends, lets queued ones commit (up to {@code timeout}), then closes the file.
-     * Idempotent.
+     * Refuses new appends ({@link JournalClosedException}), lets every append admitted before
+     * commit (up to {@code timeout}), then closes the file. If the commits do not drain in time, the
+     * file is closed anyway and the appends still waiting fail with {@link JournalClosedException}
+     * (not acknowledged; a write already under way may have reached the disk). Only the first call
+     * does this; later ones return at once.
      */
     public void close(Duration timeout) {
-        if (closing) {
+        if (!gate.close()) {
             return;
         }
-        closing = true;
-        // A commit in flight ends by finding the queue empty and completing `drained`; if none is
-        // in flight, run one to get there.
+        // A commit in flight ends by finding the gate closed and empty and the queue empty, and
+        // completes `drained`; if none is in flight, run one to get there.
         schedule();
         try {
             drained.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (Exception e) {
-            LOG.warn("Journal: commits did not drain within " + timeout + "; closing anyway", e);
+        } catch (TimeoutException e) {
+            abandoned = true;
+            LOG.warn("Journal: commits did not drain within " + timeout + "; closing anyway");
+        } catch (InterruptedException e) {
+            abandoned = true;
+            Thread.currentThread().interrupt();
+            LOG.warn("Journal: interrupted while waiting for commits to drain; closing anyway");
+        } catch (ExecutionException e) {
+            abandoned = true; // cannot happen: `drained` only ever completes normally
+            LOG.warn("Journal: waiting for commits to drain failed; closing anyway", e);
         }
         try {
             file.close().await(timeout);

@@ -24,7 +24,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.corobridge.bridge.Awaitable;
 import dev.corobridge.bridge.HopTrace;
-import dev.corobridge.demo.board.BoardException;
 import dev.corobridge.demo.board.Change;
 import dev.corobridge.ring.RingPool;
 import dev.corobridge.ring.RingPoolConfig;
@@ -162,8 +161,34 @@ class JournalTest {
         j.close(T);
         assertThat(before.await(T)).isZero(); // queued before close: committed
         Awaitable<Long> after = j.append(new Change.CreateBoard("b2", "refused"), null);
-        assertThatThrownBy(() -> after.await(T)).isInstanceOf(BoardException.class)
-                .satisfies(e -> assertThat(((BoardException) e).kind()).isEqualTo(BoardException.Kind.UNAVAILABLE));
+        assertThat(after.isDone()).isTrue(); // refused at once, nothing queued
+        assertThatThrownBy(() -> after.await(T)).isInstanceOf(JournalClosedException.class)
+                .hasMessageContaining("is closing; the change was not written");
+        assertThat(j.isBroken()).isFalse();
+        j.close(T); // a second close returns at once
+        try (Journal again = Journal.open(pool, dir.resolve("journal.log"), T)) {
+            assertThat(again.replayed()).extracting(Change::boardId).containsExactly("b1");
+        }
+    }
+
+    @Test
+    void aCloseThatGivesUpWaitingFailsTheWaitingAppendsAsNotCommittedNotBroken() throws Exception {
+        Journal j = Journal.open(pool, dir.resolve("journal.log"), T);
+        j.append(new Change.CreateBoard("b1", "committed"), null).await(T);
+        // Hold the journal's ring: the queued append cannot commit, so the close cannot drain.
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch holding = new CountDownLatch(1);
+        j.ring().execute(() -> {
+            holding.countDown();
+            awaitQuietly(release);
+        });
+        assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
+        Awaitable<Long> waiting = j.append(new Change.CreateBoard("b2", "never committed"), null);
+        j.close(Duration.ZERO); // gives up at once: the ring is held
+        release.countDown();
+        assertThatThrownBy(() -> waiting.await(T)).isInstanceOf(JournalClosedException.class)
+                .hasMessageContaining("closed before this change was committed");
+        assertThat(j.isBroken()).isFalse();
         try (Journal again = Journal.open(pool, dir.resolve("journal.log"), T)) {
             assertThat(again.replayed()).extracting(Change::boardId).containsExactly("b1");
         }
