@@ -7,6 +7,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,15 +33,20 @@ import static org.assertj.core.api.Assertions.assertThat;
  * (acknowledged, or in flight when the process died) and is whole (its exact text, version 1);
  * each board's revision equals its number of notes (only adds are made), so nothing is half
  * applied. Every third cycle a torn record is appended to the journal after the kill (the first
- * bytes of its first record: a valid length prefix with too few bytes after it); the restart must
- * cut exactly those bytes and say so in exactly one log line, and the next start must find nothing
- * to cut.
+ * bytes of its first record: a record header, perhaps part of the payload, but never the whole
+ * record); the restart must cut exactly those bytes, keep them in the side file its one log line
+ * names, and the next start must find nothing to cut.
  *
  * <p>{@code -Dit.crash.cycles=10} changes the number of cycles.
  */
 class CrashSafetyIT {
 
-    private static final Pattern TORN = Pattern.compile("Journal: cut a torn tail at offset (\\d+) of .*\\((\\d+) bytes dropped\\)");
+    private static final Pattern TORN =
+            Pattern.compile("Journal: cut a torn tail at offset (\\d+) of .*\\((\\d+) bytes dropped; kept in (\\S+)\\)");
+    /** Bytes of the journal's file header (format 2, see web-demo's JournalCodec). */
+    private static final int FILE_HEADER = 16;
+    /** Bytes of a record header (format 2). */
+    private static final int RECORD_HEADER = 32;
 
     @TempDir
     static Path data;
@@ -76,6 +82,9 @@ class CrashSafetyIT {
                     assertThat(torn).as("cycle %d: one log line about the torn tail we appended", cycle).hasSize(1);
                     assertThat(Long.parseLong(torn.getFirst().group(1))).as("offset of the torn tail").isEqualTo(tornOffset);
                     assertThat(Long.parseLong(torn.getFirst().group(2))).as("bytes dropped").isEqualTo(tornBytes);
+                    Path kept = Path.of(torn.getFirst().group(3));
+                    assertThat(kept).as("the cut bytes are kept").hasSize(tornBytes);
+                    Files.delete(kept);
                     tornRepaired++;
                 } else {
                     // A kill between write() calls leaves whole records; a torn one is possible, but once.
@@ -130,14 +139,17 @@ class CrashSafetyIT {
             }
             tornOffset = -1;
             if (cycle % 3 == 0) {
-                long[] t = appendTornRecord(data.resolve("journal.log"));
+                long[] t = appendTornRecord(data.resolve("journal.log"), random);
                 tornOffset = t[0];
                 tornBytes = t[1];
             }
         }
         try (DemoProcess demo = DemoProcess.start("crash-final", data, DemoProcess.QUICK_START)) {
             if (tornOffset >= 0) {
-                assertThat(demo.grep(TORN)).hasSize(1);
+                List<Matcher> torn = demo.grep(TORN);
+                assertThat(torn).hasSize(1);
+                assertThat(Long.parseLong(torn.getFirst().group(1))).as("offset of the torn tail").isEqualTo(tornOffset);
+                assertThat(Path.of(torn.getFirst().group(3))).as("the cut bytes are kept").hasSize(tornBytes);
                 tornRepaired++;
             }
             verify(new Scenarios(demo.http()), boards, acked, inFlight, cycles);
@@ -173,19 +185,25 @@ class CrashSafetyIT {
         }
     }
 
-    /** Appends the first bytes of the journal's first record; returns {offset, bytes appended}. */
-    private static long[] appendTornRecord(Path journal) throws IOException {
+    /**
+     * Appends the first bytes of the journal's first record (never all of it: a whole record would
+     * be a duplicate, not a torn one); returns {offset, bytes appended}.
+     */
+    private static long[] appendTornRecord(Path journal, Random random) throws IOException {
         long size = Files.size(journal);
-        assertThat(size).as("journal size").isGreaterThan(32);
-        int n = 11;
-        ByteBuffer head = ByteBuffer.allocate(n);
+        assertThat(size).as("journal size").isGreaterThan(FILE_HEADER + RECORD_HEADER);
         try (FileChannel ch = FileChannel.open(journal, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            ch.read(head, 0);
+            ByteBuffer length = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN);
+            ch.read(length, FILE_HEADER + 4);
+            int recordSize = RECORD_HEADER + length.getInt(0);
+            int n = 1 + random.nextInt(recordSize - 1);
+            ByteBuffer head = ByteBuffer.allocate(n);
+            ch.read(head, FILE_HEADER);
             head.flip();
             ch.write(head, size);
             ch.force(true);
+            System.out.printf("[crash] appended a torn record of %d bytes (of %d) at offset %d%n", n, recordSize, size);
+            return new long[] {size, n};
         }
-        System.out.printf("[crash] appended a torn record of %d bytes at offset %d%n", n, size);
-        return new long[] {size, n};
     }
 }
