@@ -12,6 +12,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -19,8 +20,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -37,7 +40,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * record); the restart must cut exactly those bytes, keep them in the side file its one log line
  * names, and the next start must find nothing to cut.
  *
- * <p>{@code -Dit.crash.cycles=10} changes the number of cycles.
+ * <p>Random choices (how long after the first acknowledgement each kill comes, how long each torn
+ * record is) come from one seed, printed at the start and in a failure:
+ * {@code -Dit.crash.seed=N} replays them (the machine's own timing still varies).
+ * {@code -Dit.crash.cycles=10} changes the number of cycles.
  */
 class CrashSafetyIT {
 
@@ -62,8 +68,18 @@ class CrashSafetyIT {
 
     @Test
     void acknowledgedChangesSurviveSigkillAndATornTailIsRepaired() throws Exception {
+        long seed = Long.getLong("it.crash.seed", new SecureRandom().nextLong());
+        System.out.printf("[crash] seed %d (replay with -Dit.crash.seed=%d)%n", seed, seed);
+        try {
+            run(new Random(seed));
+        } catch (AssertionError | Exception e) {
+            throw new AssertionError("CrashSafetyIT failed with seed " + seed + " (replay with -Dit.crash.seed=" + seed
+                    + "): " + e.getMessage(), e);
+        }
+    }
+
+    private void run(Random random) throws Exception {
         int cycles = Integer.getInteger("it.crash.cycles", 10);
-        Random random = new Random(Long.getLong("it.crash.seed", System.nanoTime()));
         Map<String, Sent> acked = new ConcurrentHashMap<>();        // note id -> sent
         Map<String, Sent> inFlight = new ConcurrentHashMap<>();     // text -> sent, no answer before the kill
         java.util.Queue<String> errors = new java.util.concurrent.ConcurrentLinkedQueue<>();
@@ -97,6 +113,7 @@ class CrashSafetyIT {
                 AtomicBoolean stop = new AtomicBoolean();
                 Http http = new Http(demo.baseUrl(), Duration.ofSeconds(10));
                 int before = acked.size();
+                CountDownLatch firstAnswer = new CountDownLatch(1);
                 try (ExecutorService ex = Executors.newVirtualThreadPerTaskExecutor()) {
                     for (int w = 0; w < 8; w++) {
                         int writer = w;
@@ -117,6 +134,7 @@ class CrashSafetyIT {
                                     } else if (errors.size() < 20) {
                                         errors.add(face + " add: " + r.status() + " " + r.abbreviated());
                                     }
+                                    firstAnswer.countDown();
                                 } catch (RuntimeException e) {
                                     return; // the service died under us: this one stays in flight
                                 }
@@ -124,10 +142,7 @@ class CrashSafetyIT {
                         });
                     }
                     // Under load first (this machine may be slow), then a random moment.
-                    long loaded = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-                    while (acked.size() == before && errors.isEmpty() && System.nanoTime() < loaded) {
-                        Thread.sleep(10);
-                    }
+                    firstAnswer.await(60, TimeUnit.SECONDS);
                     Thread.sleep(random.nextInt(1000));
                     demo.kill();
                     stop.set(true);
