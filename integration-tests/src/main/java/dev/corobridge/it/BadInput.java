@@ -59,7 +59,7 @@ public final class BadInput {
         return new Case(name, method, path, ct, body, Map.of(), expected);
     }
 
-    /** The table, against board {@code b} holding note {@code n} (version 1). */
+    /** The table, against board {@code b} (revision 1) holding note {@code n} (version 1). */
     public static List<Case> table(String b, String n) {
         List<Case> t = new ArrayList<>();
         String big = "{\"name\":\"" + "x".repeat(100 * 1024) + "\"}";
@@ -129,6 +129,13 @@ public final class BadInput {
             t.add(c(f + "delete version traversal", "DELETE", note + "?expectedVersion=..%2F..%2Fjournal.log", null, (String) null, S400));
             t.add(c(f + "delete stale version", "DELETE", note + "?expectedVersion=9", null, (String) null, Set.of(409)));
             t.add(c(f + "delete unknown note", "DELETE", notes + "/n99999999", null, (String) null, S404));
+            // long poll: the target board is at revision 1, so 'after' above it cannot come from it
+            String changes = boards + "/" + b + "/changes";
+            t.add(c(f + "long poll after a revision the board has not reached", "GET", changes + "?after=2", null, (String) null, Set.of(409)));
+            t.add(c(f + "long poll after a revision far ahead", "GET", changes + "?after=" + Long.MAX_VALUE, null, (String) null, Set.of(409)));
+            t.add(c(f + "long poll after a negative revision", "GET", changes + "?after=-1", null, (String) null, S400));
+            t.add(c(f + "long poll after not a number", "GET", changes + "?after=soon", null, (String) null, S400));
+            t.add(c(f + "long poll after overflows", "GET", changes + "?after=99999999999999999999999", null, (String) null, S400));
             // traversal in every path parameter
             t.add(c(f + "board id ../", "GET", boards + "/..%2F..%2Fetc%2Fpasswd", null, (String) null, S400_404));
             t.add(c(f + "board id dot-dot segments", "GET", boards + "/%2e%2e/%2e%2e/journal.log", null, (String) null, S400_404));

@@ -7,10 +7,12 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -18,8 +20,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -32,15 +36,23 @@ import static org.assertj.core.api.Assertions.assertThat;
  * (acknowledged, or in flight when the process died) and is whole (its exact text, version 1);
  * each board's revision equals its number of notes (only adds are made), so nothing is half
  * applied. Every third cycle a torn record is appended to the journal after the kill (the first
- * bytes of its first record: a valid length prefix with too few bytes after it); the restart must
- * cut exactly those bytes and say so in exactly one log line, and the next start must find nothing
- * to cut.
+ * bytes of its first record: a record header, perhaps part of the payload, but never the whole
+ * record); the restart must cut exactly those bytes, keep them in the side file its one log line
+ * names, and the next start must find nothing to cut.
  *
- * <p>{@code -Dit.crash.cycles=10} changes the number of cycles.
+ * <p>Random choices (how long after the first acknowledgement each kill comes, how long each torn
+ * record is) come from one seed, printed at the start and in a failure:
+ * {@code -Dit.crash.seed=N} replays them (the machine's own timing still varies).
+ * {@code -Dit.crash.cycles=10} changes the number of cycles.
  */
 class CrashSafetyIT {
 
-    private static final Pattern TORN = Pattern.compile("Journal: cut a torn tail at offset (\\d+) of .*\\((\\d+) bytes dropped\\)");
+    private static final Pattern TORN =
+            Pattern.compile("Journal: cut a torn tail at offset (\\d+) of .*\\((\\d+) bytes dropped; kept in (\\S+)\\)");
+    /** Bytes of the journal's file header (format 2, see web-demo's JournalCodec). */
+    private static final int FILE_HEADER = 16;
+    /** Bytes of a record header (format 2). */
+    private static final int RECORD_HEADER = 32;
 
     @TempDir
     static Path data;
@@ -56,8 +68,18 @@ class CrashSafetyIT {
 
     @Test
     void acknowledgedChangesSurviveSigkillAndATornTailIsRepaired() throws Exception {
+        long seed = Long.getLong("it.crash.seed", new SecureRandom().nextLong());
+        System.out.printf("[crash] seed %d (replay with -Dit.crash.seed=%d)%n", seed, seed);
+        try {
+            run(new Random(seed));
+        } catch (AssertionError | Exception e) {
+            throw new AssertionError("CrashSafetyIT failed with seed " + seed + " (replay with -Dit.crash.seed=" + seed
+                    + "): " + e.getMessage(), e);
+        }
+    }
+
+    private void run(Random random) throws Exception {
         int cycles = Integer.getInteger("it.crash.cycles", 10);
-        Random random = new Random(Long.getLong("it.crash.seed", System.nanoTime()));
         Map<String, Sent> acked = new ConcurrentHashMap<>();        // note id -> sent
         Map<String, Sent> inFlight = new ConcurrentHashMap<>();     // text -> sent, no answer before the kill
         java.util.Queue<String> errors = new java.util.concurrent.ConcurrentLinkedQueue<>();
@@ -76,6 +98,9 @@ class CrashSafetyIT {
                     assertThat(torn).as("cycle %d: one log line about the torn tail we appended", cycle).hasSize(1);
                     assertThat(Long.parseLong(torn.getFirst().group(1))).as("offset of the torn tail").isEqualTo(tornOffset);
                     assertThat(Long.parseLong(torn.getFirst().group(2))).as("bytes dropped").isEqualTo(tornBytes);
+                    Path kept = Path.of(torn.getFirst().group(3));
+                    assertThat(kept).as("the cut bytes are kept").hasSize(tornBytes);
+                    Files.delete(kept);
                     tornRepaired++;
                 } else {
                     // A kill between write() calls leaves whole records; a torn one is possible, but once.
@@ -88,6 +113,7 @@ class CrashSafetyIT {
                 AtomicBoolean stop = new AtomicBoolean();
                 Http http = new Http(demo.baseUrl(), Duration.ofSeconds(10));
                 int before = acked.size();
+                CountDownLatch firstAnswer = new CountDownLatch(1);
                 try (ExecutorService ex = Executors.newVirtualThreadPerTaskExecutor()) {
                     for (int w = 0; w < 8; w++) {
                         int writer = w;
@@ -108,6 +134,7 @@ class CrashSafetyIT {
                                     } else if (errors.size() < 20) {
                                         errors.add(face + " add: " + r.status() + " " + r.abbreviated());
                                     }
+                                    firstAnswer.countDown();
                                 } catch (RuntimeException e) {
                                     return; // the service died under us: this one stays in flight
                                 }
@@ -115,10 +142,7 @@ class CrashSafetyIT {
                         });
                     }
                     // Under load first (this machine may be slow), then a random moment.
-                    long loaded = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-                    while (acked.size() == before && errors.isEmpty() && System.nanoTime() < loaded) {
-                        Thread.sleep(10);
-                    }
+                    firstAnswer.await(60, TimeUnit.SECONDS);
                     Thread.sleep(random.nextInt(1000));
                     demo.kill();
                     stop.set(true);
@@ -130,14 +154,17 @@ class CrashSafetyIT {
             }
             tornOffset = -1;
             if (cycle % 3 == 0) {
-                long[] t = appendTornRecord(data.resolve("journal.log"));
+                long[] t = appendTornRecord(data.resolve("journal.log"), random);
                 tornOffset = t[0];
                 tornBytes = t[1];
             }
         }
         try (DemoProcess demo = DemoProcess.start("crash-final", data, DemoProcess.QUICK_START)) {
             if (tornOffset >= 0) {
-                assertThat(demo.grep(TORN)).hasSize(1);
+                List<Matcher> torn = demo.grep(TORN);
+                assertThat(torn).hasSize(1);
+                assertThat(Long.parseLong(torn.getFirst().group(1))).as("offset of the torn tail").isEqualTo(tornOffset);
+                assertThat(Path.of(torn.getFirst().group(3))).as("the cut bytes are kept").hasSize(tornBytes);
                 tornRepaired++;
             }
             verify(new Scenarios(demo.http()), boards, acked, inFlight, cycles);
@@ -173,19 +200,25 @@ class CrashSafetyIT {
         }
     }
 
-    /** Appends the first bytes of the journal's first record; returns {offset, bytes appended}. */
-    private static long[] appendTornRecord(Path journal) throws IOException {
+    /**
+     * Appends the first bytes of the journal's first record (never all of it: a whole record would
+     * be a duplicate, not a torn one); returns {offset, bytes appended}.
+     */
+    private static long[] appendTornRecord(Path journal, Random random) throws IOException {
         long size = Files.size(journal);
-        assertThat(size).as("journal size").isGreaterThan(32);
-        int n = 11;
-        ByteBuffer head = ByteBuffer.allocate(n);
+        assertThat(size).as("journal size").isGreaterThan(FILE_HEADER + RECORD_HEADER);
         try (FileChannel ch = FileChannel.open(journal, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            ch.read(head, 0);
+            ByteBuffer length = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN);
+            ch.read(length, FILE_HEADER + 4);
+            int recordSize = RECORD_HEADER + length.getInt(0);
+            int n = 1 + random.nextInt(recordSize - 1);
+            ByteBuffer head = ByteBuffer.allocate(n);
+            ch.read(head, FILE_HEADER);
             head.flip();
             ch.write(head, size);
             ch.force(true);
+            System.out.printf("[crash] appended a torn record of %d bytes (of %d) at offset %d%n", n, recordSize, size);
+            return new long[] {size, n};
         }
-        System.out.printf("[crash] appended a torn record of %d bytes at offset %d%n", n, size);
-        return new long[] {size, n};
     }
 }

@@ -25,6 +25,7 @@ import dev.corobridge.demo.board.BoardStore;
 import dev.corobridge.demo.board.Change;
 import dev.corobridge.demo.board.WordStats;
 import dev.corobridge.demo.journal.Journal;
+import dev.corobridge.demo.journal.JournalClosedException;
 import dev.corobridge.pump.MessagePump;
 import dev.corobridge.pump.PumpMetrics;
 import dev.corobridge.ring.RingMetrics;
@@ -86,6 +87,11 @@ public final class BoardService {
     public Task<Applied> commit(Change change, HopTrace trace) {
         Promise<Applied> result = new Promise<>();
         journal.append(change, trace).onComplete(durable -> {
+            if (durable instanceof Outcome.Failure<Long>(JournalClosedException closed)) {
+                // Not a failure of the service: it is stopping (503, like any request at shutdown).
+                result.fail(new BoardException(BoardException.Kind.UNAVAILABLE, "the service is shutting down", closed));
+                return;
+            }
             if (!(durable instanceof Outcome.Success<Long>)) {
                 result.settle(castFailure(durable));
                 return;
@@ -180,6 +186,8 @@ public final class BoardService {
     /**
      * The board as soon as its revision is above {@code afterRevision}, or as it is after
      * {@link DemoProperties#longPollTimeout()}. Cancelling the task (client gone) unregisters the waiter.
+     * Fails with {@link BoardException} ({@code CONFLICT}) if the board has not reached
+     * {@code afterRevision} (see {@link BoardStore#awaitRevision}).
      */
     public Task<BoardSnapshot> awaitChange(String boardId, long afterRevision, HopTrace trace) {
         Task<Promise<BoardSnapshot>> waiting = onPump(trace, "wait",

@@ -29,7 +29,9 @@ import dev.corobridge.spring.CorobridgeLifecycle;
  *
  * <p><b>Start.</b> The journal is opened and replayed into the store (on the pump) while the beans
  * are created, so the web server, which starts after every bean exists, never serves a half-loaded
- * board, and readiness turns {@code UP} only after the replay.
+ * board, and readiness turns {@code UP} only after the replay. A corrupted journal stops the start
+ * with the damage named ({@link JournalFailureAnalyzer}) and the file untouched, unless
+ * {@code demo.journal.repair} is on.
  *
  * <p><b>Stop.</b> When the context starts closing, the service refuses new requests (503) and
  * ends event streams and long polls, so graceful shutdown only waits for real work; after the web
@@ -58,7 +60,10 @@ public class DemoConfiguration {
     /** Closed by {@link #journalLifecycle} at the right phase; not by bean destruction. */
     @Bean(destroyMethod = "")
     Journal journal(RingPool pool, MessagePump pump, BoardStore store, DemoProperties properties) throws Exception {
-        Journal journal = Journal.open(pool, properties.journalFile(), properties.ioTimeout());
+        // A corrupted journal fails the start here (JournalFailureAnalyzer explains it), unless
+        // demo.journal.repair is on.
+        Journal journal = Journal.open(pool, properties.journalFile(), properties.ioTimeout(),
+                properties.journal().recovery());
         long started = System.nanoTime();
         int[] skipped = pump.call(() -> {
             int n = 0;

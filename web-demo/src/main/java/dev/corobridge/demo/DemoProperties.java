@@ -7,6 +7,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.util.unit.DataSize;
 
+import dev.corobridge.demo.journal.JournalRecovery;
+
 /**
  * Settings of the notes board, under {@code demo.*}; checked when bound, so a bad value stops the
  * service at start with the property named.
@@ -16,13 +18,32 @@ import org.springframework.util.unit.DataSize;
  * @param longPollTimeout  how long {@code /changes} waits for a change at most
  * @param eventBuffer      events a slow SSE subscriber may fall behind before it is disconnected
  * @param ioTimeout        limit for one journal operation at start-up and shutdown
+ * @param journal          what to do with a damaged journal ({@code demo.journal.*})
  */
 @ConfigurationProperties("demo")
 public record DemoProperties(@DefaultValue("./data") Path dataDir,
                              @DefaultValue("64KB") DataSize maxBody,
                              @DefaultValue("30s") Duration longPollTimeout,
                              @DefaultValue("1024") int eventBuffer,
-                             @DefaultValue("30s") Duration ioTimeout) {
+                             @DefaultValue("30s") Duration ioTimeout,
+                             @DefaultValue JournalSettings journal) {
+
+    /**
+     * Settings of the journal, under {@code demo.journal.*}.
+     *
+     * @param repair {@code demo.journal.repair} (environment: {@code DEMO_JOURNAL_REPAIR}): if the
+     *               journal is corrupted (damage followed by intact records), keep the damaged file
+     *               beside it, write a new journal holding every intact record and log what was
+     *               dropped, instead of refusing to start. Off by default; turn it off again after
+     *               the repair.
+     */
+    public record JournalSettings(@DefaultValue("false") boolean repair) {
+
+        /** The journal's recovery for these settings. */
+        public JournalRecovery recovery() {
+            return repair ? JournalRecovery.REPAIR : JournalRecovery.REFUSE;
+        }
+    }
 
     public DemoProperties {
         if (maxBody.toBytes() < 1024 || maxBody.toBytes() > 16L * 1024 * 1024) {

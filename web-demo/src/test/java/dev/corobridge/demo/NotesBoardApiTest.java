@@ -177,6 +177,22 @@ class NotesBoardApiTest {
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"/api", "/api/kt"})
+    void aLongPollFromARevisionTheBoardHasNotReachedIsAConflict(String face) {
+        String b = createBoard(face, "future");
+        addNote(face, b, "one");
+        for (String after : List.of("2", "5", "1000000000", Long.toString(Long.MAX_VALUE))) {
+            problem(http.get().uri(face + "/boards/{b}/changes?after=" + after, b).exchange(), 409)
+                    .jsonPath("$.detail").value(d -> assertThat((String) d)
+                            .contains("revision 1").contains("'after' (" + after + ")"));
+        }
+        awaitCounts(0, 0); // no waiter was left behind
+        // At the board's own revision the poll waits as before (2 s here), then answers with the board.
+        http.get().uri(face + "/boards/{b}/changes?after=1", b).exchange().expectStatus().isOk()
+                .expectBody().jsonPath("$.revision").isEqualTo(1);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"/api", "/api/kt"})
     void aClientThatDisconnectsCancelsItsRequest(String face) {
         String b = createBoard(face, "gone");
         awaitCounts(0, 0);
@@ -288,8 +304,8 @@ class NotesBoardApiTest {
         return http.post().uri(uri).header("Content-Type", contentType).bodyValue(body).exchange();
     }
 
-    private static void problem(WebTestClient.ResponseSpec response, int status) {
-        response.expectStatus().isEqualTo(status)
+    private static WebTestClient.BodyContentSpec problem(WebTestClient.ResponseSpec response, int status) {
+        return response.expectStatus().isEqualTo(status)
                 .expectHeader().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON)
                 .expectBody()
                 .jsonPath("$.status").isEqualTo(status)

@@ -231,13 +231,28 @@ public final class BoardStore {
 
     /**
      * A snapshot as soon as the board's revision is above {@code afterRevision}: at once when it is
-     * already, otherwise at the next change, or the board as it is when {@code timeout} passes
-     * first. Cancelling the returned promise (the client left) unregisters it at once.
+     * already, otherwise at the next change (the revision is then {@code afterRevision + 1}), or the
+     * board as it is when {@code timeout} passes first. Cancelling the returned promise (the client
+     * left) unregisters it at once.
+     *
+     * <p>A revision the board has not reached is refused rather than waited for: no client can
+     * have seen it, so the client's copy is not this board's past (a bug, or a board rebuilt from a
+     * journal that lost changes), and waiting would end in a snapshot that silently disagrees with
+     * what the client holds. The client should fetch the board and poll from its revision.
+     *
+     * @throws BoardException {@code NOT_FOUND} for an unknown board; {@code CONFLICT} if
+     *                        {@code afterRevision} is above the board's revision; {@code UNAVAILABLE}
+     *                        once the store is closed
      */
     public Promise<BoardSnapshot> awaitRevision(String boardId, long afterRevision, Duration timeout) {
         pump.checkAccess();
         checkOpen();
         Board b = board(boardId);
+        if (afterRevision > b.revision) {
+            throw new BoardException(BoardException.Kind.CONFLICT, "board '" + boardId + "' is at revision "
+                    + b.revision + "; 'after' (" + afterRevision + ") is ahead of it, so it cannot come from this board: "
+                    + "fetch the board and poll from its revision");
+        }
         Promise<BoardSnapshot> p = new Promise<>();
         if (b.revision > afterRevision) {
             p.complete(b.snapshot());

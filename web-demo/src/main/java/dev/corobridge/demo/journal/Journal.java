@@ -2,15 +2,16 @@ package dev.corobridge.demo.journal;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -34,9 +35,10 @@ import dev.corobridge.ring.RingPool;
  * durable (written, then {@code fdatasync}) before {@link #append} completes, and changes that
  * arrive while a commit is in flight share the next one.
  *
- * <p><b>Algorithm.</b> {@link #append} encodes the record on the caller's thread, queues it and, if
- * no commit is scheduled, schedules one on the journal's ring (one ring per file: {@code forKey}).
- * A commit takes every queued record (up to {@link #MAX_BATCH_BYTES}), writes them with one
+ * <p><b>Algorithm.</b> {@link #append} encodes the record's payload and checksum on the caller's
+ * thread, queues it and, if no commit is scheduled, schedules one on the journal's ring (one ring
+ * per file: {@code forKey}). A commit takes every queued record (up to {@link #MAX_BATCH_BYTES}),
+ * numbers them and writes them with one
  * {@code writeFully} at the end of the file, calls {@code fdatasync}, and only then completes their
  * promises, in append order, and starts the next commit if records are waiting. So at most one
  * commit is in flight, the file's order is the order of {@link #append} calls, and at 64 waiting
@@ -53,8 +55,20 @@ import dev.corobridge.ring.RingPool;
  * "fsyncgate"), so the service stops acknowledging instead of guessing. A restart replays what is
  * valid.
  *
- * <p><b>Start-up.</b> {@link #open} reads the file through the ring, decodes it with
- * {@link JournalCodec}, cuts a torn tail (logged once) and returns the changes to replay.
+ * <p><b>Close.</b> Appends pass an {@link AdmissionGate} while they queue their record. {@link #close}
+ * shuts the gate, so an append either got in before (its record is queued, and the close waits
+ * until the commits have drained the queue: it is acknowledged as usual) or is refused with
+ * {@link JournalClosedException}, and nothing is written once the file is closed. A closing
+ * journal is not a broken one: the refusal is not a failure of the journal.
+ *
+ * <p><b>Records.</b> Each commit writes its records in {@link JournalCodec} format 2: numbered
+ * consecutively over the file, with each record's position in its commit and a flag on the
+ * commit's last record, so that a reader can tell a torn last write from damage in the middle.
+ *
+ * <p><b>Start-up.</b> {@link #open} reads the file through the ring, scans it
+ * ({@link JournalScan}), cuts a torn tail (its bytes kept beside the journal, logged once), refuses
+ * a corrupted journal or repairs it on request ({@link JournalRecovery}), and returns the changes
+ * to replay.
  */
 public final class Journal implements AutoCloseable {
 
@@ -77,70 +91,169 @@ public final class Journal implements AutoCloseable {
     private final AtomicLong largestBatch = new AtomicLong();
     private final CompletableFuture<Void> drained = new CompletableFuture<>();
     private final List<Change> replayed;
-    private final long tornBytes;
-    private volatile boolean closing;
+    private final Recovered recovered;
+    private final AdmissionGate gate = new AdmissionGate();
+    /** Set when close stops waiting for commits (timeout) and closes the file under them. */
+    private volatile boolean abandoned;
     private volatile Throwable broken;
 
     // Commit state: owned by the commit in flight (see class comment).
     private long end;
+    private long nextNumber;
     private ByteBuffer buffer = ByteBuffer.allocateDirect(64 * 1024);
 
-    private Journal(Path path, Ring ring, RingFile file, long end, List<Change> replayed, long tornBytes) {
+    private Journal(Path path, Ring ring, RingFile file, List<Change> replayed, Recovered recovered) {
         this.path = path;
         this.ring = ring;
         this.file = file;
-        this.end = end;
+        this.end = recovered.end();
+        this.nextNumber = recovered.nextNumber();
         this.replayed = List.copyOf(replayed);
-        this.tornBytes = tornBytes;
+        this.recovered = recovered;
         this.bytes.set(end);
     }
 
     /**
-     * Opens (or creates) the journal at {@code path}, reads it back through the ring pool and cuts
-     * a torn tail. Blocks the calling thread (start-up; never call it on the pump).
-     *
-     * @throws IOException if the file cannot be opened, read or repaired, or exceeds
-     *                     {@link #MAX_REPLAY_BYTES}
+     * {@link #open(RingPool, Path, Duration, JournalRecovery)} with {@link JournalRecovery#REFUSE}:
+     * a corrupted journal is refused.
      */
     public static Journal open(RingPool pool, Path path, Duration timeout) throws IOException {
+        return open(pool, path, timeout, JournalRecovery.REFUSE);
+    }
+
+    /**
+     * Opens (or creates) the journal at {@code path} and reads it back through the ring pool. Blocks
+     * the calling thread (start-up; never call it on the pump). By what {@link JournalScan} finds:
+     * <ul>
+     *   <li>clean: nothing to do;</li>
+     *   <li>a torn tail: the cut bytes are kept in {@code <path>.torn-<offset>-<time>}, then the
+     *       file is cut at the damage; logged once ({@code Journal: cut a torn tail at offset ...});</li>
+     *   <li>corrupted: with {@link JournalRecovery#REFUSE}, throws {@link JournalCorruptedException}
+     *       and leaves the file byte for byte as it was; with {@link JournalRecovery#REPAIR}, keeps
+     *       the damaged file as {@code <path>.damaged-<time>}, writes a new journal holding every
+     *       intact record, and logs what was dropped ({@link #repairReport()});</li>
+     *   <li>format 1 (no file header): rewritten in format 2 (after the above), the old file kept
+     *       as {@code <path>.format1-<time>}.</li>
+     * </ul>
+     *
+     * @throws JournalCorruptedException         if the journal is corrupted and {@code recovery} is
+     *                                           {@link JournalRecovery#REFUSE}
+     * @throws UnsupportedJournalFormatException if the file is in a format this code does not read
+     * @throws IOException                       if the file cannot be opened, read or repaired, or
+     *                                           exceeds {@link #MAX_REPLAY_BYTES}
+     */
+    public static Journal open(RingPool pool, Path path, Duration timeout, JournalRecovery recovery) throws IOException {
+        Objects.requireNonNull(pool, "pool");
+        Objects.requireNonNull(path, "path");
+        Objects.requireNonNull(timeout, "timeout");
+        Objects.requireNonNull(recovery, "recovery");
         Files.createDirectories(path.toAbsolutePath().getParent());
         Ring ring = pool.forKey(path.toAbsolutePath());
-        RingFile file = await(pool.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE,
-                StandardOpenOption.CREATE), timeout, "open " + path);
+        RingFile file = openOnRing(pool, path, timeout);
         try {
-            long size = await(file.size(), timeout, "size of " + path);
-            if (size > MAX_REPLAY_BYTES) {
-                throw new IOException(path + " is " + size + " bytes, more than the " + MAX_REPLAY_BYTES
-                        + " a replay reads");
+            byte[] data = readAll(file, path, timeout);
+            JournalScan scan = JournalScan.of(data, data.length);
+            Recovered r = recover(path, data, scan, recovery);
+            if (r.replaced()) {
+                // The name now points at a new file: drop the old one's descriptor.
+                await(file.close(), timeout, "close " + path);
+                file = openOnRing(pool, path, timeout);
             }
-            byte[] data = new byte[(int) size];
-            ByteBuffer chunk = ByteBuffer.allocateDirect((int) Math.min(Math.max(size, 1), READ_CHUNK));
-            for (long at = 0; at < size; ) {
-                chunk.clear().limit((int) Math.min(chunk.capacity(), size - at));
-                int n = await(file.readFully(chunk, at), timeout, "read " + path);
-                if (n <= 0) {
-                    throw new IOException(path + " ended at " + at + " while " + size + " bytes were expected");
-                }
-                chunk.flip().get(data, (int) at, n);
-                at += n;
+            List<Change> replay = new ArrayList<>(r.kept().size());
+            for (JournalScan.Entry e : r.kept()) {
+                replay.add(e.change());
             }
-            JournalCodec.Decoded decoded = JournalCodec.decode(data, data.length);
-            long torn = size - decoded.validLength();
-            if (torn > 0) {
-                try (FileChannel ch = FileChannel.open(path, StandardOpenOption.WRITE)) {
-                    ch.truncate(decoded.validLength());
-                    ch.force(true);
-                }
-                LOG.warn("Journal: cut a torn tail at offset " + decoded.validLength() + " of " + path.toAbsolutePath()
-                        + " (" + torn + " bytes dropped)");
-            }
-            LOG.info("Journal: " + decoded.changes().size() + " changes read from " + path.toAbsolutePath()
-                    + " (" + decoded.validLength() + " bytes) on " + ring.name());
-            return new Journal(path, ring, file, decoded.validLength(), decoded.changes(), torn);
+            LOG.info("Journal: " + replay.size() + " changes read from " + path.toAbsolutePath() + " (format "
+                    + scan.format() + ", " + r.end() + " bytes) on " + ring.name());
+            return new Journal(path, ring, file, replay, r);
         } catch (IOException | RuntimeException e) {
             file.close();
             throw e;
         }
+    }
+
+    private static RingFile openOnRing(RingPool pool, Path path, Duration timeout) throws IOException {
+        return await(pool.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE, StandardOpenOption.CREATE),
+                timeout, "open " + path);
+    }
+
+    private static byte[] readAll(RingFile file, Path path, Duration timeout) throws IOException {
+        long size = await(file.size(), timeout, "size of " + path);
+        if (size > MAX_REPLAY_BYTES) {
+            throw new IOException(path + " is " + size + " bytes, more than the " + MAX_REPLAY_BYTES + " a replay reads");
+        }
+        byte[] data = new byte[(int) size];
+        ByteBuffer chunk = ByteBuffer.allocateDirect((int) Math.min(Math.max(size, 1), READ_CHUNK));
+        for (long at = 0; at < size; ) {
+            chunk.clear().limit((int) Math.min(chunk.capacity(), size - at));
+            int n = await(file.readFully(chunk, at), timeout, "read " + path);
+            if (n <= 0) {
+                throw new IOException(path + " ended at " + at + " while " + size + " bytes were expected");
+            }
+            chunk.flip().get(data, (int) at, n);
+            at += n;
+        }
+        return data;
+    }
+
+    /** Does what the scan calls for to the file (see {@link #open}); blocking file channels. */
+    private static Recovered recover(Path path, byte[] data, JournalScan scan, JournalRecovery recovery)
+            throws IOException {
+        Path file = path.toAbsolutePath();
+        if (scan.verdict() == JournalScan.Verdict.CORRUPT) {
+            if (recovery == JournalRecovery.REFUSE) {
+                throw new JournalCorruptedException(path, scan);
+            }
+            List<JournalScan.Entry> kept = scan.records();
+            Path aside = JournalFiles.replace(file, changesOf(kept), "damaged");
+            JournalRepairReport report = new JournalRepairReport(aside, kept.size(), scan.damages());
+            LOG.warn("Journal: repaired " + file + ": " + report);
+            for (JournalDamage d : scan.damages()) {
+                LOG.warn("Journal: repair dropped " + d);
+            }
+            return new Recovered(kept, Files.size(file), kept.size(), 0, null, report, true);
+        }
+        long tornBytes = 0;
+        Path tornCopy = null;
+        if (scan.verdict() == JournalScan.Verdict.TORN_TAIL) {
+            int offset = (int) scan.tailOffset();
+            tornBytes = scan.size() - offset;
+            tornCopy = JournalFiles.keepAside(file, "torn-" + offset, data, offset, scan.size());
+            if (scan.format() == JournalCodec.FORMAT) {
+                JournalFiles.cut(file, offset);
+            }
+            LOG.warn("Journal: cut a torn tail at offset " + offset + " of " + file + " (" + tornBytes
+                    + " bytes dropped; kept in " + tornCopy + "): " + scan.damages().getFirst().reason());
+        }
+        List<JournalScan.Entry> kept = scan.kept();
+        if (scan.format() != JournalCodec.FORMAT) {
+            Path old = JournalFiles.replace(file, changesOf(kept), "format1");
+            LOG.info("Journal: rewrote " + file + " from format 1 in format " + JournalCodec.FORMAT + " (" + kept.size()
+                    + " records); the old file is kept as " + old);
+            return new Recovered(kept, Files.size(file), kept.size(), tornBytes, tornCopy, null, true);
+        }
+        if (scan.size() == 0 || scan.tailOffset() == 0) {
+            JournalFiles.initialise(file);
+            return new Recovered(kept, JournalCodec.FILE_HEADER, 0, tornBytes, tornCopy, null, false);
+        }
+        long next = kept.isEmpty() ? 0 : kept.getLast().number() + 1;
+        return new Recovered(kept, scan.tailOffset(), next, tornBytes, tornCopy, null, false);
+    }
+
+    private static List<Change> changesOf(List<JournalScan.Entry> entries) {
+        List<Change> out = new ArrayList<>(entries.size());
+        for (JournalScan.Entry e : entries) {
+            out.add(e.change());
+        }
+        return out;
+    }
+
+    /**
+     * What {@link #recover} left: the records to replay, where the next commit writes, its first
+     * record number, and what was cut or repaired.
+     */
+    private record Recovered(List<JournalScan.Entry> kept, long end, long nextNumber, long tornBytes, Path tornCopy,
+                             JournalRepairReport repair, boolean replaced) {
     }
 
     private static <T> T await(Awaitable<T> op, Duration timeout, String what) throws IOException {
@@ -163,7 +276,17 @@ public final class Journal implements AutoCloseable {
 
     /** Bytes of a torn tail cut at start-up (0 when none). */
     public long tornBytes() {
-        return tornBytes;
+        return recovered.tornBytes();
+    }
+
+    /** Where the bytes of a torn tail cut at start-up were kept, or {@code null} when none was cut. */
+    public Path tornTailCopy() {
+        return recovered.tornCopy();
+    }
+
+    /** What a repair at start-up did, or {@code null} when none was needed (or asked for). */
+    public JournalRepairReport repairReport() {
+        return recovered.repair();
     }
 
     /** The journal file. */
@@ -177,20 +300,30 @@ public final class Journal implements AutoCloseable {
     }
 
     /**
-     * Makes a change durable. The returned promise completes (on the journal's ring) once the record
-     * is written and {@code fdatasync} has returned; it fails with {@link BoardException} of kind
-     * {@link BoardException.Kind#UNAVAILABLE} when the journal is closing or broken, or the write failed.
+     * Makes a change durable. The returned promise completes (on the journal's ring) with the
+     * record's offset once the record is written and {@code fdatasync} has returned. It fails with
+     * {@link JournalClosedException} when {@link #close} has begun (the change is not written), and
+     * with {@link BoardException} of kind {@link BoardException.Kind#UNAVAILABLE} when the journal is
+     * broken or the write failed.
      *
      * @param trace if not {@code null}, gets a {@code journal} hop on the thread that saw the commit
      */
     public Awaitable<Long> append(Change change, HopTrace trace) {
-        Entry e = new Entry(JournalCodec.encode(change), trace);
+        Entry e = new Entry(JournalCodec.payload(change), trace);
         Throwable b = broken;
-        if (b != null || closing) {
+        if (b != null) {
             e.promise.fail(unavailable(b));
             return e.promise;
         }
-        queue.add(e);
+        if (!gate.enter()) {
+            e.promise.fail(new JournalClosedException(path, "is closing; the change was not written"));
+            return e.promise;
+        }
+        try {
+            queue.add(e);
+        } finally {
+            gate.leave();
+        }
         schedule();
         return e.promise;
     }
@@ -206,19 +339,20 @@ public final class Journal implements AutoCloseable {
         List<Entry> batch = new ArrayList<>();
         int size = 0;
         for (Entry e; (e = queue.peek()) != null; ) {
-            if (!batch.isEmpty() && size + e.record.length > MAX_BATCH_BYTES) {
+            if (!batch.isEmpty() && size + e.size() > MAX_BATCH_BYTES) {
                 break;
             }
             queue.poll();
             batch.add(e);
-            size += e.record.length;
+            size += e.size();
         }
         if (batch.isEmpty()) {
             scheduled.set(false);
             // An append may have queued after the drain but seen scheduled == true: take it now.
             if (!queue.isEmpty() && scheduled.compareAndSet(false, true)) {
                 ring.execute(this::commitNext);
-            } else if (closing && queue.isEmpty()) {
+            } else if (gate.isClosedAndEmpty() && queue.isEmpty()) {
+                // The gate first: once it is closed and empty, every admitted record is queued.
                 drained.complete(null);
             }
             return;
@@ -229,12 +363,19 @@ public final class Journal implements AutoCloseable {
             commitNext();
             return;
         }
+        if (abandoned) {
+            failAll(batch, notCommitted());
+            commitNext();
+            return;
+        }
         if (buffer.capacity() < size) {
             buffer = ByteBuffer.allocateDirect(Math.max(size, buffer.capacity() * 2));
         }
         ByteBuffer buf = buffer.clear();
-        for (Entry e : batch) {
-            buf.put(e.record);
+        long first = nextNumber;
+        for (int i = 0; i < batch.size(); i++) {
+            Entry e = batch.get(i);
+            JournalCodec.putRecord(buf, e.payload, e.payloadCrc, first + i, i, i == batch.size() - 1);
         }
         buf.flip();
         long at = end;
@@ -250,6 +391,7 @@ public final class Journal implements AutoCloseable {
                     return;
                 }
                 end = at + length;
+                nextNumber = first + batch.size();
                 commits.incrementAndGet();
                 changes.addAndGet(batch.size());
                 bytes.addAndGet(length);
@@ -260,7 +402,7 @@ public final class Journal implements AutoCloseable {
                         e.trace.record(ring.name(), "journal");
                     }
                     e.promise.complete(offset);
-                    offset += e.record.length;
+                    offset += e.size();
                 }
                 commitNext();
             });
@@ -269,22 +411,33 @@ public final class Journal implements AutoCloseable {
 
     private void fail(List<Entry> batch, String what, Outcome<?> outcome) {
         Throwable cause = outcome instanceof Outcome.Failure<?> f ? f.error() : new IllegalStateException(outcome.toString());
+        if (abandoned) {
+            // close gave up waiting and closed the file under this commit: not a journal failure.
+            LOG.warn("Journal: " + what + " on " + path.toAbsolutePath() + " did not finish before the file was closed: "
+                    + cause);
+            failAll(batch, notCommitted());
+            commitNext();
+            return;
+        }
         broken = cause;
         LOG.error("Journal: " + what + " on " + path.toAbsolutePath() + " failed; no further changes are accepted", cause);
         failAll(batch, unavailable(cause));
         commitNext();
     }
 
-    private static void failAll(List<Entry> batch, BoardException error) {
+    private static void failAll(List<Entry> batch, RuntimeException error) {
         for (Entry e : batch) {
             e.promise.fail(error);
         }
     }
 
-    private BoardException unavailable(Throwable broken) {
-        return broken != null
-                ? new BoardException(BoardException.Kind.UNAVAILABLE, "the journal failed: " + broken.getMessage(), broken)
-                : new BoardException(BoardException.Kind.UNAVAILABLE, "the service is shutting down");
+    private static BoardException unavailable(Throwable broken) {
+        return new BoardException(BoardException.Kind.UNAVAILABLE, "the journal failed: " + broken.getMessage(), broken);
+    }
+
+    private JournalClosedException notCommitted() {
+        return new JournalClosedException(path, "closed before this change was committed (commits did not drain in "
+                + "time); the change may or may not be durable");
     }
 
     /** Snapshot of the journal's counters. */
@@ -299,21 +452,31 @@ public final class Journal implements AutoCloseable {
     }
 
     /**
-     * Refuses new appends, lets queued ones commit (up to {@code timeout}), then closes the file.
-     * Idempotent.
+     * Refuses new appends ({@link JournalClosedException}), lets every append admitted before
+     * commit (up to {@code timeout}), then closes the file. If the commits do not drain in time, the
+     * file is closed anyway and the appends still waiting fail with {@link JournalClosedException}
+     * (not acknowledged; a write already under way may have reached the disk). Only the first call
+     * does this; later ones return at once.
      */
     public void close(Duration timeout) {
-        if (closing) {
+        if (!gate.close()) {
             return;
         }
-        closing = true;
-        // A commit in flight ends by finding the queue empty and completing `drained`; if none is
-        // in flight, run one to get there.
+        // A commit in flight ends by finding the gate closed and empty and the queue empty, and
+        // completes `drained`; if none is in flight, run one to get there.
         schedule();
         try {
             drained.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (Exception e) {
-            LOG.warn("Journal: commits did not drain within " + timeout + "; closing anyway", e);
+        } catch (TimeoutException e) {
+            abandoned = true;
+            LOG.warn("Journal: commits did not drain within " + timeout + "; closing anyway");
+        } catch (InterruptedException e) {
+            abandoned = true;
+            Thread.currentThread().interrupt();
+            LOG.warn("Journal: interrupted while waiting for commits to drain; closing anyway");
+        } catch (ExecutionException e) {
+            abandoned = true; // cannot happen: `drained` only ever completes normally
+            LOG.warn("Journal: waiting for commits to drain failed; closing anyway", e);
         }
         try {
             file.close().await(timeout);
@@ -328,15 +491,22 @@ public final class Journal implements AutoCloseable {
         close(Duration.ofSeconds(10));
     }
 
-    /** One queued record. */
+    /** One queued record: its payload and checksum (made on the appending thread), its promise. */
     private static final class Entry {
-        final byte[] record;
+        final byte[] payload;
+        final int payloadCrc;
         final HopTrace trace;
         final Promise<Long> promise = new Promise<>();
 
-        Entry(byte[] record, HopTrace trace) {
-            this.record = record;
+        Entry(byte[] payload, HopTrace trace) {
+            this.payload = payload;
+            this.payloadCrc = JournalCodec.crc(payload, 0, payload.length);
             this.trace = trace;
+        }
+
+        /** Bytes of the record in the file. */
+        int size() {
+            return JournalCodec.HEADER + payload.length;
         }
     }
 }

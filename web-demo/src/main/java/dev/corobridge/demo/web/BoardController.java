@@ -123,6 +123,10 @@ public class BoardController {
         return boards.stats(JsonInput.boardId(boardId), trace);
     }
 
+    /**
+     * Long poll: the board once its revision is above {@code after}; 409 if the board has not
+     * reached {@code after} (the client's revision cannot be this board's).
+     */
     @GetMapping("/{boardId}/changes")
     public Task<BoardSnapshot> changes(@PathVariable String boardId, @RequestParam(required = false) String after,
                                        @RequestAttribute(HopTraces.ATTRIBUTE) HopTrace trace) {

@@ -143,6 +143,10 @@ class KotlinBoardController(private val boards: BoardService) {
         return onPump(trace, "check revision") { if (it.revision(id) == stats.revision()) stats else stats.stale() }
     }
 
+    /**
+     * Long poll: the board once its revision is above `after`; 409 if the board has not reached
+     * `after` (the client's revision cannot be this board's), as on the Java face.
+     */
     @GetMapping("/{boardId}/changes")
     suspend fun changes(
         @PathVariable boardId: String,

@@ -91,6 +91,25 @@ class BoardStoreTest {
     }
 
     @Test
+    void aWaitFromARevisionTheBoardHasNotReachedIsRefusedAndRegistersNothing() throws Exception {
+        onPump(() -> store.apply(store.prepareCreateBoard("b")));
+        onPump(() -> store.apply(store.prepareAddNote("b1", "x")));
+        for (long after : new long[] {2, 1_000_000_000L, Long.MAX_VALUE}) {
+            BoardException e = boardFailure(() -> onPump(() -> store.awaitRevision("b1", after, Duration.ofMinutes(5))));
+            assertThat(e.kind()).isEqualTo(BoardException.Kind.CONFLICT);
+            assertThat(e.getMessage()).contains("revision 1").contains("'after' (" + after + ")");
+        }
+        assertThat(onPump(() -> store.subscriberAndWaiterCounts())).containsExactly(0, 0);
+        // The board's own revision waits; a past one answers at once.
+        var atRevision = onPump(() -> store.awaitRevision("b1", 1, Duration.ofMinutes(5)));
+        assertThat(atRevision.isDone()).isFalse();
+        assertThat(onPump(() -> store.awaitRevision("b1", 0, Duration.ofMinutes(5))).await(Duration.ofSeconds(10))
+                .revision()).isEqualTo(1);
+        onPump(() -> store.apply(store.prepareAddNote("b1", "y")));
+        assertThat(atRevision.await(Duration.ofSeconds(10)).revision()).isEqualTo(2);
+    }
+
+    @Test
     void closingEndsStreamsAndWaitersAndRefusesNewChanges() throws Exception {
         List<String> seen = new ArrayList<>();
         var waiter = onPump(() -> {

@@ -24,7 +24,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.corobridge.bridge.Awaitable;
 import dev.corobridge.bridge.HopTrace;
-import dev.corobridge.demo.board.BoardException;
 import dev.corobridge.demo.board.Change;
 import dev.corobridge.ring.RingPool;
 import dev.corobridge.ring.RingPoolConfig;
@@ -109,7 +108,7 @@ class JournalTest {
     }
 
     @ParameterizedTest(name = "cut {0} bytes of the last record")
-    @ValueSource(ints = {1, 4, 8, 9, 20})
+    @ValueSource(ints = {1, 4, 8, 9, 20, 22, 30, 40, 53})
     void tornTailIsCutAndEverythingBeforeItKept(int cut) throws Exception {
         Path file = dir.resolve("journal.log");
         try (Journal j = Journal.open(pool, file, T)) {
@@ -121,18 +120,36 @@ class JournalTest {
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
             ch.truncate(full - cut);
         }
-        long lastRecord = JournalCodec.encode(new Change.CreateBoard("b3", "board number 3")).length;
+        long lastRecord = JournalCodec.HEADER + JournalCodec.payload(new Change.CreateBoard("b3", "board number 3")).length;
+        assertThat(lastRecord).isEqualTo(54);
+        byte[] before = Files.readAllBytes(file);
         try (Journal j = Journal.open(pool, file, T)) {
             assertThat(j.replayed()).extracting(Change::boardId).containsExactly("b1", "b2");
             assertThat(j.tornBytes()).isEqualTo(lastRecord - cut);
             assertThat(Files.size(file)).isEqualTo(full - lastRecord);
+            // The cut bytes are kept beside the journal.
+            assertThat(j.tornTailCopy().getFileName().toString()).startsWith("journal.log.torn-" + (full - lastRecord) + "-");
+            assertThat(Files.readAllBytes(j.tornTailCopy()))
+                    .isEqualTo(java.util.Arrays.copyOfRange(before, (int) (full - lastRecord), before.length));
             // Appends continue where the valid part ends.
             j.append(new Change.CreateBoard("b4", "after repair"), null).await(T);
         }
         try (Journal j = Journal.open(pool, file, T)) {
             assertThat(j.replayed()).extracting(Change::boardId).containsExactly("b1", "b2", "b4");
             assertThat(j.tornBytes()).isZero();
+            assertThat(j.tornTailCopy()).isNull();
         }
+    }
+
+    @Test
+    void aNewJournalStartsWithTheFileHeader() throws Exception {
+        Path file = dir.resolve("journal.log");
+        try (Journal j = Journal.open(pool, file, T)) {
+            assertThat(j.replayed()).isEmpty();
+            assertThat(j.metrics().bytes()).isEqualTo(JournalCodec.FILE_HEADER);
+            assertThat(j.append(new Change.CreateBoard("b1", "first"), null).await(T)).isEqualTo(JournalCodec.FILE_HEADER);
+        }
+        assertThat(Files.readAllBytes(file)).startsWith(JournalCodec.fileHeader());
     }
 
     @Test
@@ -160,10 +177,36 @@ class JournalTest {
         Journal j = Journal.open(pool, dir.resolve("journal.log"), T);
         Awaitable<Long> before = j.append(new Change.CreateBoard("b1", "kept"), null);
         j.close(T);
-        assertThat(before.await(T)).isZero(); // queued before close: committed
+        assertThat(before.await(T)).isEqualTo(JournalCodec.FILE_HEADER); // queued before close: committed
         Awaitable<Long> after = j.append(new Change.CreateBoard("b2", "refused"), null);
-        assertThatThrownBy(() -> after.await(T)).isInstanceOf(BoardException.class)
-                .satisfies(e -> assertThat(((BoardException) e).kind()).isEqualTo(BoardException.Kind.UNAVAILABLE));
+        assertThat(after.isDone()).isTrue(); // refused at once, nothing queued
+        assertThatThrownBy(() -> after.await(T)).isInstanceOf(JournalClosedException.class)
+                .hasMessageContaining("is closing; the change was not written");
+        assertThat(j.isBroken()).isFalse();
+        j.close(T); // a second close returns at once
+        try (Journal again = Journal.open(pool, dir.resolve("journal.log"), T)) {
+            assertThat(again.replayed()).extracting(Change::boardId).containsExactly("b1");
+        }
+    }
+
+    @Test
+    void aCloseThatGivesUpWaitingFailsTheWaitingAppendsAsNotCommittedNotBroken() throws Exception {
+        Journal j = Journal.open(pool, dir.resolve("journal.log"), T);
+        j.append(new Change.CreateBoard("b1", "committed"), null).await(T);
+        // Hold the journal's ring: the queued append cannot commit, so the close cannot drain.
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch holding = new CountDownLatch(1);
+        j.ring().execute(() -> {
+            holding.countDown();
+            awaitQuietly(release);
+        });
+        assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
+        Awaitable<Long> waiting = j.append(new Change.CreateBoard("b2", "never committed"), null);
+        j.close(Duration.ZERO); // gives up at once: the ring is held
+        release.countDown();
+        assertThatThrownBy(() -> waiting.await(T)).isInstanceOf(JournalClosedException.class)
+                .hasMessageContaining("closed before this change was committed");
+        assertThat(j.isBroken()).isFalse();
         try (Journal again = Journal.open(pool, dir.resolve("journal.log"), T)) {
             assertThat(again.replayed()).extracting(Change::boardId).containsExactly("b1");
         }

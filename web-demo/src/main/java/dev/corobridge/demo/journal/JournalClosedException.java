@@ -1,0 +1,23 @@
+package dev.corobridge.demo.journal;
+
+import java.nio.file.Path;
+
+/**
+ * An append the journal did not take because it is closing or closed: the change was not
+ * acknowledged. Distinct from a failed journal (a write or {@code fdatasync} error turns the journal
+ * broken; see {@link Journal#isBroken()}): a closed journal is healthy, it just takes nothing more.
+ */
+public final class JournalClosedException extends IllegalStateException {
+
+    private final Path path;
+
+    JournalClosedException(Path path, String detail) {
+        super("the journal " + path.toAbsolutePath() + " " + detail);
+        this.path = path;
+    }
+
+    /** The journal file. */
+    public Path path() {
+        return path;
+    }
+}
