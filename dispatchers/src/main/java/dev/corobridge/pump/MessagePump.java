@@ -89,6 +89,8 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
     private static final int SPIN_SCORE_MAX = 16;
     private static final int SPIN_HIT = 2;
     private static final int SPIN_PROBE_EVERY = 16;
+    /** A shutdown time not set yet. */
+    private static final long NOT_YET = Long.MAX_VALUE;
 
     final String name;
     final PumpConfig config;
@@ -110,8 +112,20 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
     private volatile Thread thread;
     private final Object lifecycleLock = new Object();
     private boolean loopStarted; // guarded by lifecycleLock
-    private volatile long shutdownStartNanos;
-    private volatile long shutdownDeadlineNanos;
+    /**
+     * The pump clock when the pump was created: the shutdown times below are kept as offsets from
+     * it, which are never negative, so that "the earliest" is a plain {@code min} (absolute
+     * {@code nanoTime} values may wrap) and "not yet" is {@link #NOT_YET}.
+     */
+    private final long originNanos;
+    /** Earliest {@code shutdown()} call, as an offset from {@link #originNanos}; only ever lowered. */
+    private final AtomicLong shutdownStartOffset = new AtomicLong(NOT_YET);
+    /**
+     * Earliest deadline any {@code shutdown(Duration)} asked for, as an offset from
+     * {@link #originNanos}; only ever lowered, atomically, and written before the state becomes
+     * {@code SHUTTING_DOWN}, so the loop always reads a deadline once it sees that state.
+     */
+    private final AtomicLong shutdownDeadlineOffset = new AtomicLong(NOT_YET);
     private volatile boolean abandonNow;
 
     // Pump-thread state.
@@ -140,6 +154,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
         this.config = Objects.requireNonNull(config, "config");
         this.name = config.name();
         this.clock = clock;
+        this.originNanos = clock.nanoTime();
         this.sampleMask = config.latencySampleEvery() == 0 ? -1 : config.latencySampleEvery() - 1;
         this.maxSpinNanos = config.spinBudget().toNanos();
         this.dispatcher = new PumpDispatcher(this, false);
@@ -212,7 +227,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
                     return;
                 }
                 if (n == 0) {
-                    idle(outerParkLimit());
+                    idle();
                 }
             }
         } finally {
@@ -489,23 +504,25 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
         if (gracePeriod.isNegative()) {
             throw new IllegalArgumentException("gracePeriod must not be negative, was " + gracePeriod);
         }
-        long now = clock.nanoTime();
-        long deadline = now + saturatedNanos(gracePeriod);
+        long start = clock.nanoTime() - originNanos;
+        long deadline = start + saturatedNanos(gracePeriod);
+        // Both only ever go down, atomically, and before the state changes: of concurrent calls the
+        // earliest deadline wins, whichever call changes the state (a deadline written first and
+        // lowered by check-then-set let a concurrent shutdown(1 h) extend a shutdown(ZERO)).
+        shutdownStartOffset.accumulateAndGet(start, Math::min);
+        long previous = shutdownDeadlineOffset.getAndAccumulate(deadline, Math::min);
         while (true) {
             int s = state.get();
-            if (s == NEW && terminateIfNeverStarted(now)) {
+            if (s == NEW && terminateIfNeverStarted()) {
                 break;
             } else if (s == NEW || s == RUNNING) {
-                shutdownStartNanos = now;
-                shutdownDeadlineNanos = deadline;
                 if (state.compareAndSet(s, SHUTTING_DOWN)) {
                     gate.wake();
                     break;
                 }
             } else {
-                if (s == SHUTTING_DOWN && deadline - shutdownDeadlineNanos < 0) {
-                    shutdownDeadlineNanos = deadline;
-                    gate.wake();
+                if (s == SHUTTING_DOWN && deadline < previous) {
+                    gate.wake(); // the loop may be asleep until the previous, later deadline
                 }
                 break;
             }
@@ -513,8 +530,14 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
         return termination.copy();
     }
 
+    /** The effective shutdown deadline on the pump clock; {@code Long.MAX_VALUE} before any shutdown. */
+    private long shutdownDeadlineNanos() {
+        long offset = shutdownDeadlineOffset.get();
+        return offset == NOT_YET ? Long.MAX_VALUE : originNanos + offset;
+    }
+
     /** A pump whose loop never started has no thread to shut down on: terminate on the caller. */
-    private boolean terminateIfNeverStarted(long now) {
+    private boolean terminateIfNeverStarted() {
         synchronized (lifecycleLock) {
             // thread != null: start() bound and started a thread that has not entered runLoop()
             // yet. Its loop is coming, so shut down through it (the caller's shutdown() then marks
@@ -523,7 +546,6 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
             if (loopStarted || thread != null || !state.compareAndSet(NEW, SHUTTING_DOWN)) {
                 return false;
             }
-            shutdownStartNanos = now;
             terminate(false);
             return true;
         }
@@ -675,7 +697,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
                 return Math.max(n, 1); // look again before sleeping: cancellation queued work
             }
             boolean quiet = PumpCoroutines.isScopeDone(scope) && tasks.isEmpty() && completions.isEmpty();
-            if (quiet || abandonNow || clock.nanoTime() - shutdownDeadlineNanos >= 0) {
+            if (quiet || abandonNow || clock.nanoTime() - shutdownDeadlineNanos() >= 0) {
                 terminate(quiet && !abandonNow);
                 return -1;
             }
@@ -713,16 +735,11 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
         return n;
     }
 
-    /** Latest moment the outer loop may sleep to (shutdown deadline), or {@code Long.MAX_VALUE}. */
-    private long outerParkLimit() {
-        return state.get() == SHUTTING_DOWN ? shutdownDeadlineNanos : Long.MAX_VALUE;
-    }
-
     /**
      * The loop ran out of work: idle hook, adaptive spin, then arm-recheck-park until the next timer
-     * or {@code limit} (absolute, pump clock). Pump thread only.
+     * (or the shutdown deadline). Pump thread only.
      */
-    private void idle(long limit) {
+    private void idle() {
         Runnable hook = config.idleHook();
         if (hook != null) {
             runTask(hook);
@@ -754,7 +771,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
             // busy machine the park is short precisely because it let the producer run.
             spinScore >>= 1;
         }
-        sleep(limit);
+        sleep(Long.MAX_VALUE);
     }
 
     /** Nested loop idle: no spin, park at most until {@code deadline} or the next poll. */
@@ -769,14 +786,20 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
         return true;
     }
 
-    /** Arms the gate, re-checks every source, parks. Returns whether it actually parked. */
+    /**
+     * Arms the gate, re-checks every source, parks until {@code limit} (absolute, pump clock), the
+     * next timer or the shutdown deadline. Returns whether it actually parked.
+     */
     private boolean sleep(long limit) {
         gate.arm();
         if (hasWork()) {
             gate.disarm();
             return false;
         }
-        long until = Math.min(limit, timers.nextDue());
+        // The shutdown deadline is read after arming, like every other source: a shutdown() that
+        // lowers it after this read sees the gate armed and wakes us.
+        long until = Math.min(Math.min(limit, timers.nextDue()),
+                state.get() == SHUTTING_DOWN ? shutdownDeadlineNanos() : Long.MAX_VALUE);
         long timeout = until == Long.MAX_VALUE ? -1 : Math.max(1, until - clock.nanoTime());
         parks.lazySet(parks.get() + 1);
         parkFor(timeout);
@@ -905,9 +928,15 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
         state.set(TERMINATED);
         ShutdownReport report = new ShutdownReport(name, graceful && abandonedCoroutines.isEmpty(),
                 abandonedCoroutines, abandonedTasks, abandonedTimers,
-                Duration.ofNanos(Math.max(0, clock.nanoTime() - shutdownStartNanos)));
+                sinceShutdownStarted());
         LOG.log(report.isClean() ? System.Logger.Level.DEBUG : System.Logger.Level.WARNING, report.toString());
         termination.complete(report);
+    }
+
+    /** From the earliest shutdown() call until now; zero if there was none (the loop failed). */
+    private Duration sinceShutdownStarted() {
+        long start = shutdownStartOffset.get();
+        return start == NOT_YET ? Duration.ZERO : Duration.ofNanos(Math.max(0, clock.nanoTime() - originNanos - start));
     }
 
     private static long saturatedNanos(Duration d) {
