@@ -65,6 +65,16 @@ import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
  *   <li><b>Nothing silently dropped at shutdown</b> (two phases, see {@link #shutdown(Duration)}).</li>
  * </ul>
  *
+ * <h2>Failures</h2>
+ * <ul>
+ *   <li><b>Interrupts.</b> A pump does not stop when its thread is interrupted (use
+ *       {@link #shutdown()}): an interrupt would only make every later park return at once, so the
+ *       idle loop would spin at 100 % CPU. When the loop goes idle and finds its thread
+ *       interrupted, it clears the interrupt status, counts it ({@link PumpMetrics#interrupts()}),
+ *       logs the first one per pump at {@code WARNING} (later ones at {@code DEBUG}), and sleeps as
+ *       usual. Until then, tasks that run see the status, as they would on any thread.</li>
+ * </ul>
+ *
  * <h2>Thread-safety</h2>
  * Every public method is safe from any thread except those documented "pump thread only"
  * ({@link #pumpUntil}) and the blocking waits, which refuse to run on the pump thread.
@@ -139,6 +149,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
     private int spinScore = SPIN_SCORE_MAX;
     private int idleCount;
     private ScheduledFuture<?> watchdog;
+    private boolean interruptLogged;
 
     // Counters: written by the pump thread with release stores, read by anyone.
     private final AtomicLong taskSeq = new AtomicLong();
@@ -149,6 +160,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
     private final AtomicLong spinHits = new AtomicLong();
     private final AtomicLong failures = new AtomicLong();
     private final AtomicLong stalls = new AtomicLong();
+    private final AtomicLong interrupts = new AtomicLong();
 
     MessagePump(PumpConfig config, PumpClock clock) {
         this.config = Objects.requireNonNull(config, "config");
@@ -621,7 +633,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
         return new PumpMetrics(name, STATE_NAMES[state.get()], tasks.size() + (long) completions.size(),
                 dispatches.get(), completionsRun.get(), timersFired.get(), gate.wakeups(), parks.get(),
                 spinHits.get(), latency.max(), latency.percentile(0.99), latency.count(), stalls.get(),
-                failures.get(), timers.pendingCount(), PumpCoroutines.liveChildren(scope));
+                failures.get(), interrupts.get(), timers.pendingCount(), PumpCoroutines.liveChildren(scope));
     }
 
     @Override
@@ -802,14 +814,40 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
                 state.get() == SHUTTING_DOWN ? shutdownDeadlineNanos() : Long.MAX_VALUE);
         long timeout = until == Long.MAX_VALUE ? -1 : Math.max(1, until - clock.nanoTime());
         parks.lazySet(parks.get() + 1);
-        parkFor(timeout);
+        if (parkFor(timeout)) {
+            onInterrupted();
+        }
         gate.disarm();
         return true;
     }
 
-    /** Parks the pump thread; {@link ManualPump} never waits for real time. */
-    void parkFor(long timeoutNanos) {
-        gate.park(timeoutNanos);
+    /**
+     * Parks the pump thread; {@link ManualPump} never waits for real time. Returns whether the
+     * thread's interrupt status was set (it is cleared then).
+     */
+    boolean parkFor(long timeoutNanos) {
+        return gate.park(timeoutNanos);
+    }
+
+    /**
+     * The pump thread was interrupted (and the status is cleared now, or every later park would
+     * return at once and the idle loop would spin). A pump is stopped by shutdown(), not by an
+     * interrupt, so the loop goes on; the first interrupt is worth a warning, since it usually
+     * means someone expected it to stop something.
+     */
+    private void onInterrupted() {
+        long n = interrupts.get() + 1;
+        interrupts.lazySet(n);
+        if (!interruptLogged) {
+            interruptLogged = true;
+            LOG.log(System.Logger.Level.WARNING, "MessagePump '" + name + "': thread '"
+                    + Thread.currentThread().getName() + "' was interrupted. A pump is not stopped by an"
+                    + " interrupt: the status was cleared and the loop goes on; call shutdown() to stop it."
+                    + " Further interrupts are counted in metrics().interrupts() and logged at DEBUG.");
+        } else {
+            LOG.log(System.Logger.Level.DEBUG, "MessagePump '" + name + "': interrupted again (" + n
+                    + " times); status cleared");
+        }
     }
 
     private void runTask(Runnable r) {

@@ -25,6 +25,11 @@ import java.util.concurrent.locks.LockSupport;
  *       all, so many posts share one wake-up.</li>
  * </ul>
  *
+ * <p><b>Interrupts.</b> An interrupt makes {@code LockSupport.park} return at once, and keeps
+ * making it return at once for as long as the thread's interrupt status stays set: an owner that
+ * loops "arm, re-check, park" would spin at full speed. {@link #park(long)} therefore clears the
+ * status when it returns and tells the caller, which decides how to report it.
+ *
  * <p><b>Thread-safety.</b> {@link #arm()}, {@link #disarm()} and {@link #park(long)} are for the
  * owner thread only; {@link #wake()} and the counters are safe from any thread.
  */
@@ -62,13 +67,17 @@ final class WakeupGate {
     /**
      * Owner only: sleeps until {@link #wake()}, an interrupt or a spurious return, or for at most
      * {@code nanos} (negative: no limit). The caller loops and re-checks its sources either way.
+     *
+     * @return whether the owner's interrupt status was set; it is cleared now, so that the next
+     *         park sleeps again
      */
-    void park(long nanos) {
+    boolean park(long nanos) {
         if (nanos < 0) {
             LockSupport.park(this);
         } else if (nanos > 0) {
             LockSupport.parkNanos(this, nanos);
         }
+        return Thread.interrupted();
     }
 
     /**
