@@ -67,6 +67,10 @@ import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
  *
  * <h2>Failures</h2>
  * <ul>
+ *   <li>A task, timer or completion that throws is counted ({@link PumpMetrics#taskFailures()}) and
+ *       handed to {@link PumpConfig#uncaughtExceptionHandler()}; the loop goes on. A handler that
+ *       throws in turn is logged at {@code ERROR} with both exceptions (neither is changed), and
+ *       the loop goes on.</li>
  *   <li><b>Interrupts.</b> A pump does not stop when its thread is interrupted (use
  *       {@link #shutdown()}): an interrupt would only make every later park return at once, so the
  *       idle loop would spin at 100 % CPU. When the loop goes idle and finds its thread
@@ -883,8 +887,33 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
     private void reportFailure(Throwable e) {
         try {
             config.uncaughtExceptionHandler().uncaughtException(Thread.currentThread(), e);
-        } catch (Throwable ignored) {
-            // A failing handler must not take the loop down.
+        } catch (Throwable handlerFailure) {
+            reportHandlerFailure(e, handlerFailure);
+        }
+    }
+
+    /**
+     * The uncaught-exception handler threw while handling {@code failure}: neither may be lost,
+     * and neither is ours to change (both may be shared), so a new exception carries both to the
+     * log. A failing handler must not take the loop down, so neither does a failing log.
+     */
+    private void reportHandlerFailure(Throwable failure, Throwable handlerFailure) {
+        try {
+            IllegalStateException both = new IllegalStateException("MessagePump '" + name
+                    + "': the uncaught-exception handler threw " + handlerFailure + " while handling " + failure
+                    + " (the handler's exception is the cause, the original failure is suppressed)",
+                    handlerFailure);
+            if (failure != handlerFailure) {
+                both.addSuppressed(failure);
+            }
+            LOG.log(System.Logger.Level.ERROR, both.getMessage(), both);
+        } catch (Throwable logFailure) {
+            try {
+                System.err.println("MessagePump '" + name + "': the uncaught-exception handler threw "
+                        + handlerFailure + " while handling " + failure + ", and logging that failed: " + logFailure);
+            } catch (Throwable ignored) {
+                // Nowhere left to report to; the loop goes on.
+            }
         }
     }
 
