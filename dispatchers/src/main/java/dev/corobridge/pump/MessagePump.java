@@ -77,6 +77,10 @@ import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
  *       interrupted, it clears the interrupt status, counts it ({@link PumpMetrics#interrupts()}),
  *       logs the first one per pump at {@code WARNING} (later ones at {@code DEBUG}), and sleeps as
  *       usual. Until then, tasks that run see the status, as they would on any thread.</li>
+ *   <li>If the loop itself fails (an error escapes the loop's own machinery, not a task), the
+ *       pump terminates at once, settling what it can as a forced shutdown does; the error is
+ *       rethrown by {@link #runLoop()}, {@link #termination()} completes exceptionally with a
+ *       {@link PumpLoopFailedException}, and {@link #awaitTermination} returns {@code false}.</li>
  * </ul>
  *
  * <h2>Thread-safety</h2>
@@ -230,27 +234,27 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
             bindThread(me);
             state.compareAndSet(NEW, RUNNING); // or SHUTTING_DOWN already: the loop then shuts down
         }
-        if (!config.stallThreshold().isZero()) {
-            watchdog = StallWatchdog.watch(this, me, config.stallThreshold());
-        }
-        BlockingGuard.forbidBlocking(name); // Task.await() on this thread fails fast, naming the fix
-        boolean terminated = false;
         try {
+            BlockingGuard.forbidBlocking(name); // Task.await() on this thread fails fast, naming the fix
+            if (!config.stallThreshold().isZero()) {
+                watchdog = StallWatchdog.watch(this, me, config.stallThreshold());
+            }
             while (true) {
                 int n = drive();
                 if (n < 0) {
-                    terminated = true;
                     return;
                 }
                 if (n == 0) {
                     idle();
                 }
             }
+        } catch (Throwable loopFailure) {
+            // Not a task's failure (those are reported and the loop goes on): the loop itself broke.
+            // Terminate rather than leave posts queued and awaiters hanging, then let it propagate.
+            terminateAfterLoopFailure(loopFailure);
+            throw loopFailure;
         } finally {
             BlockingGuard.allowBlocking();
-            if (!terminated && state.get() != TERMINATED) {
-                terminate(false); // the loop itself failed: report rather than hang awaiters
-            }
         }
     }
 
@@ -579,6 +583,11 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
     /**
      * Blocks until the pump has terminated or {@code timeout} passes.
      *
+     * @return {@code true} if the pump terminated through its shutdown (a forced one included:
+     *         what it abandoned is in the {@link ShutdownReport}); {@code false} if {@code timeout}
+     *         passed first, or if termination <i>failed</i>: the loop died from an error that
+     *         escaped it (see {@link PumpLoopFailedException}). The pump is terminated then all the
+     *         same ({@link #isTerminated()}), and {@link #termination()} says why.
      * @throws IllegalStateException if called on the pump thread (it would wait for itself)
      */
     public boolean awaitTermination(Duration timeout) throws InterruptedException {
@@ -592,7 +601,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
         } catch (TimeoutException e) {
             return false;
         } catch (ExecutionException e) {
-            return true;
+            return false; // the loop failed; termination() carries the PumpLoopFailedException
         }
     }
 
@@ -606,7 +615,10 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
         return state.get() == TERMINATED;
     }
 
-    /** The report, once terminated; a future of it otherwise. */
+    /**
+     * The report, once terminated; a future of it otherwise. Completes exceptionally with a
+     * {@link PumpLoopFailedException} if the loop died instead of shutting down.
+     */
     public CompletableFuture<ShutdownReport> termination() {
         return termination.copy();
     }
@@ -622,7 +634,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
             return;
         }
         try {
-            if (!awaitTermination(config.shutdownGracePeriod().plusSeconds(5))) {
+            if (!awaitTermination(config.shutdownGracePeriod().plusSeconds(5)) && !isTerminated()) {
                 LOG.log(System.Logger.Level.WARNING, "MessagePump '" + name + "' did not terminate in time");
             }
         } catch (InterruptedException e) {
@@ -934,12 +946,58 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
         return true;
     }
 
-    /** Terminates: closes admission, settles leftovers and timers, completes the report. */
+    /** Terminates: settles leftovers and timers, completes the termination with the report. */
     private void terminate(boolean graceful) {
-        admission.getAndAdd(CLOSED);
+        termination.complete(settle(graceful));
+    }
+
+    /**
+     * The loop died from {@code loopFailure}: terminate as a forced shutdown would, as far as that
+     * still works, and fail the termination with it, so that nobody waits for the pump forever and
+     * posts are rejected rather than queued for a loop that will never run them.
+     */
+    private void terminateAfterLoopFailure(Throwable loopFailure) {
+        ShutdownReport report = null;
+        Throwable settleFailure = null;
+        if (state.get() != TERMINATED) {
+            try {
+                report = settle(false);
+            } catch (Throwable e) {
+                settleFailure = e; // settling is best effort now: finish below regardless
+            }
+        }
+        closeAdmission();
+        state.set(TERMINATED);
+        if (watchdog != null) {
+            watchdog.cancel(false);
+        }
+        PumpLoopFailedException failed = new PumpLoopFailedException(name, report, loopFailure);
+        if (settleFailure != null) {
+            failed.addSuppressed(settleFailure);
+        }
+        try {
+            LOG.log(System.Logger.Level.ERROR, failed.getMessage(), failed);
+        } finally {
+            termination.completeExceptionally(failed);
+        }
+    }
+
+    /** Closes the queues to producers and waits out those mid-post. Pump thread (or no thread yet). */
+    private void closeAdmission() {
+        if ((admission.get() & CLOSED) == 0) {
+            admission.getAndAdd(CLOSED);
+        }
         while ((admission.get() & ~CLOSED) != 0) {
             Thread.onSpinWait(); // producers mid-post: a few instructions away from done
         }
+    }
+
+    /**
+     * Closes admission, settles leftovers and timers, moves to TERMINATED and returns the report
+     * (without completing the termination). Pump thread, or the caller of a pump that never ran.
+     */
+    private ShutdownReport settle(boolean graceful) {
+        closeAdmission();
         List<Runnable> abandonedTasks = new ArrayList<>();
         List<Runnable> resumptions = new ArrayList<>();
         Runnable r;
@@ -997,7 +1055,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
                 abandonedCoroutines, abandonedTasks, abandonedTimers,
                 sinceShutdownStarted());
         LOG.log(report.isClean() ? System.Logger.Level.DEBUG : System.Logger.Level.WARNING, report.toString());
-        termination.complete(report);
+        return report;
     }
 
     /** From the earliest shutdown() call until now; zero if there was none (the loop failed). */
