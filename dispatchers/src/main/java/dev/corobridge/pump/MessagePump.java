@@ -85,7 +85,9 @@ import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
  *
  * <h2>Thread-safety</h2>
  * Every public method is safe from any thread except those documented "pump thread only"
- * ({@link #pumpUntil}) and the blocking waits, which refuse to run on the pump thread.
+ * ({@link #pumpUntil}) and the blocking waits, which refuse to run on the pump thread. The loop's
+ * own state is confined to the pump thread; its methods {@code assert} that (the tests run with
+ * {@code -ea}).
  */
 public class MessagePump implements ExecutionContext, AutoCloseable {
 
@@ -705,8 +707,23 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
         }
     }
 
-    /** Whether any source has work right now. */
+    /**
+     * For assertions: whether the caller may touch the loop's state: the pump thread, or any thread
+     * while the pump has none (a pump whose loop never started terminates on the caller).
+     */
+    final boolean isLoopThread() {
+        Thread t = thread;
+        return t == null || t == Thread.currentThread();
+    }
+
+    private String notOnLoopThread(String what) {
+        return "MessagePump '" + name + "': " + what + " on thread '" + Thread.currentThread().getName()
+                + "'; the loop's state belongs to the pump thread '" + thread.getName() + "'";
+    }
+
+    /** Whether any source has work right now. Pump thread only. */
     final boolean hasWork() {
+        assert isLoopThread() : notOnLoopThread("hasWork()");
         return !tasks.isEmpty() || !completions.isEmpty() || timers.hasDue(clock.nanoTime())
                 || (state.get() == SHUTTING_DOWN && !phase1Done);
     }
@@ -716,6 +733,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
      * has terminated. Pump thread only.
      */
     final int drive() {
+        assert isLoopThread() : notOnLoopThread("drive()");
         int n = runIteration();
         if (state.get() == SHUTTING_DOWN) {
             if (!phase1Done) {
@@ -737,6 +755,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
 
     /** Runs at most one batch from each source. Pump thread only. */
     final int runIteration() {
+        assert isLoopThread() : notOnLoopThread("runIteration()");
         int n = 0;
         int budget = config.batchSize();
         Runnable r;
@@ -768,6 +787,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
      * (or the shutdown deadline). Pump thread only.
      */
     private void idle() {
+        assert isLoopThread() : notOnLoopThread("idle()");
         Runnable hook = config.idleHook();
         if (hook != null) {
             runTask(hook);
@@ -997,6 +1017,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
      * (without completing the termination). Pump thread, or the caller of a pump that never ran.
      */
     private ShutdownReport settle(boolean graceful) {
+        assert isLoopThread() : notOnLoopThread("terminate()");
         closeAdmission();
         List<Runnable> abandonedTasks = new ArrayList<>();
         List<Runnable> resumptions = new ArrayList<>();

@@ -31,7 +31,8 @@ import java.util.concurrent.locks.LockSupport;
  * status when it returns and tells the caller, which decides how to report it.
  *
  * <p><b>Thread-safety.</b> {@link #arm()}, {@link #disarm()} and {@link #park(long)} are for the
- * owner thread only; {@link #wake()} and the counters are safe from any thread.
+ * owner thread only (checked with {@code assert} once an owner is {@link #bind bound});
+ * {@link #wake()} and the counters are safe from any thread.
  */
 final class WakeupGate {
 
@@ -50,12 +51,14 @@ final class WakeupGate {
 
     /** Owner only: announces "about to sleep". The caller must re-check its sources afterwards. */
     void arm() {
+        assert isOwnerOrUnbound() : notOwner("arm()");
         arms.lazySet(arms.get() + 1);
         state.set(ARMED);
     }
 
     /** Owner only: cancels an {@link #arm()} after the re-check found work, or after waking. */
     void disarm() {
+        assert isOwnerOrUnbound() : notOwner("disarm()");
         state.set(AWAKE);
     }
 
@@ -72,6 +75,7 @@ final class WakeupGate {
      *         park sleeps again
      */
     boolean park(long nanos) {
+        assert isOwnerOrUnbound() : notOwner("park()");
         if (nanos < 0) {
             LockSupport.park(this);
         } else if (nanos > 0) {
@@ -94,6 +98,16 @@ final class WakeupGate {
             return true;
         }
         return false;
+    }
+
+    private boolean isOwnerOrUnbound() {
+        Thread t = owner;
+        return t == null || t == Thread.currentThread();
+    }
+
+    private String notOwner(String what) {
+        return "WakeupGate." + what + " on thread '" + Thread.currentThread().getName()
+                + "', but only its owner '" + owner.getName() + "' may arm, disarm and park";
     }
 
     /** Times the owner armed the gate; every wake-up consumes one arming, so wakeups() <= arms(). */
