@@ -47,11 +47,21 @@ public interface Awaitable<T> {
     boolean cancel();
 
     /**
-     * Waits for the outcome and returns the value. A failure is rethrown: the original exception if
-     * unchecked (with the hop trace attached as a suppressed {@link HopTraceException} when there is
-     * one), wrapped in {@link java.util.concurrent.CompletionException} if checked; a cancellation
-     * throws its {@link java.util.concurrent.CancellationException}. Interrupting the waiting thread
-     * stops the wait, not the work.
+     * Waits for the outcome and returns the value. A failure is rethrown as this awaiter's own
+     * exception, so that every awaiter of a shared failure sees only its own trace and the
+     * original is never changed:
+     * <ul>
+     *   <li>unchecked (or an {@link Error}): a copy of the original, of the same class, with the same
+     *       message and stack and the original as its cause, carrying the hop trace as a suppressed
+     *       {@link HopTraceException} whose stack is this await site (when there is a trace). An
+     *       exception that cannot be copied faithfully (a non-public class, fields of its own, no
+     *       usable public constructor) is rethrown as it is, without the trace, which
+     *       {@code Task.trace()} still returns;</li>
+     *   <li>checked: wrapped in a new {@link java.util.concurrent.CompletionException} that carries
+     *       the trace.</li>
+     * </ul>
+     * A cancellation throws its {@link java.util.concurrent.CancellationException}. Interrupting the
+     * waiting thread stops the wait, not the work.
      *
      * <p>Hidden from Kotlin, where {@code await()} is the suspending extension instead.
      *

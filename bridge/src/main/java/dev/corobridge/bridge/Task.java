@@ -65,7 +65,11 @@ import reactor.core.publisher.Mono;
  * <h2>Exceptions travel</h2>
  * A failure thrown on any thread is rethrown by {@link #await()} with its original stack, plus a
  * suppressed {@link HopTraceException} listing the task's hops (context, thread, time) whose own
- * stack is the await site. {@link #trace()} returns the hops (bounded; {@link Tasks#setTracing}).
+ * stack is the await site. Each awaiter gets an exception of its own for that: a copy of the
+ * original of the same class (the original is its cause), so that awaiters never see each other's
+ * traces and the original is never changed; an exception that cannot be copied faithfully is
+ * rethrown unchanged, without the trace (see {@link Awaitable#await()}). {@link #trace()} returns
+ * the hops (bounded; {@link Tasks#setTracing}).
  *
  * <p><b>Thread-safety.</b> Safe from any thread.
  *

@@ -8,6 +8,15 @@ import java.util.concurrent.locks.LockSupport;
  * Blocking waits for {@link Awaitable}: register a callback that unparks the waiter, park until the
  * outcome is published. On a virtual thread {@code LockSupport.park} unmounts it from its carrier,
  * so thousands of waiters cost no platform threads.
+ *
+ * <p><b>Failures, per awaiter.</b> A failed awaitable is awaited by any number of awaiters, and all
+ * of them share its one exception. Each awaiter therefore gets an exception of its own that
+ * carries its own hop trace ({@link #forAwaiter}): a {@link FailureCopy faithful copy} of the
+ * original (same class, message and stack, the original as cause) with a suppressed
+ * {@link HopTraceException}, or, for a checked exception rethrown by Java's {@code await()}, a
+ * fresh {@link CompletionException} around the original with the trace. The original is never
+ * changed. If no faithful copy can be made, the awaiter gets the original as it is, without the
+ * trace (which {@code Task.trace()} still returns).
  */
 final class Waiting {
 
@@ -45,7 +54,7 @@ final class Waiting {
         }
     }
 
-    /** The value, or the failure rethrown with the hop trace attached. */
+    /** The value, or the failure rethrown with this awaiter's hop trace attached (see the class comment). */
     static <T> T valueOf(Outcome<T> o, Awaitable<T> source) {
         return switch (o) {
             case Outcome.Success<T> s -> s.value();
@@ -54,29 +63,52 @@ final class Waiting {
         };
     }
 
+    /**
+     * What Java's {@code await()} throws for {@code error}: this awaiter's own unchecked exception
+     * (returned) or error (thrown), or a fresh {@link CompletionException} around a checked one;
+     * each carries the hop trace, created here, so its stack is this await site.
+     */
     static RuntimeException rethrowable(Throwable error, Awaitable<?> source) {
-        HopTrace trace = source.traceOrNull();
-        if (trace != null && !trace.hops().isEmpty()) {
-            attachOnce(error, new HopTraceException(String.valueOf(source), trace));
+        if (error instanceof RuntimeException || error instanceof Error) {
+            Throwable mine = forAwaiter(error, source);
+            if (mine instanceof Error e) {
+                throw e;
+            }
+            return (RuntimeException) mine;
         }
-        if (error instanceof RuntimeException re) {
-            return re;
+        CompletionException wrapper = new CompletionException(error); // already this awaiter's own
+        HopTraceException hops = hopsOf(source);
+        if (hops != null) {
+            wrapper.addSuppressed(hops);
         }
-        if (error instanceof Error e) {
-            throw e;
-        }
-        return new CompletionException(error);
+        return wrapper;
     }
 
-    private static void attachOnce(Throwable error, HopTraceException hops) {
-        synchronized (error) {
-            for (Throwable s : error.getSuppressed()) {
-                if (s instanceof HopTraceException) {
-                    return;
-                }
-            }
-            error.addSuppressed(hops);
+    /**
+     * {@code error} as one awaiter receives it: a faithful copy with the awaiter's hop trace
+     * suppressed in it, or {@code error} itself, unchanged, if the awaitable keeps no hops or no
+     * faithful copy can be made. Never changes {@code error}.
+     */
+    static Throwable forAwaiter(Throwable error, Awaitable<?> source) {
+        HopTraceException hops = hopsOf(source);
+        if (hops == null) {
+            return error;
         }
+        Throwable copy = FailureCopy.of(error);
+        if (copy == null) {
+            return error;
+        }
+        copy.addSuppressed(hops);
+        return copy.getSuppressed().length > 0 ? copy : error; // suppression disabled: the copy adds nothing
+    }
+
+    /** A new hop-trace exception for this awaiter, or {@code null} if the awaitable has no hops. */
+    private static HopTraceException hopsOf(Awaitable<?> source) {
+        HopTrace trace = source.traceOrNull();
+        if (trace == null || trace.hops().isEmpty()) {
+            return null;
+        }
+        return new HopTraceException(String.valueOf(source), trace);
     }
 
     static long saturatedNanos(Duration d) {

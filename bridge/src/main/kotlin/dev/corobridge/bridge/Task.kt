@@ -14,8 +14,12 @@ import kotlin.coroutines.EmptyCoroutineContext
 import java.util.function.Consumer
 
 /**
- * Suspends until this awaitable completes and returns its value, or throws its failure (with the
- * hop trace attached) or its cancellation. The coroutine resumes on its own dispatcher: an awaiter
+ * Suspends until this awaitable completes and returns its value, or throws its failure or its
+ * cancellation. A failure is rethrown as this awaiter's own copy of the original exception (same
+ * class, message and stack; the original as its cause) with the hop trace as a suppressed
+ * [HopTraceException]; the original is never changed, so every awaiter sees only its own trace. An
+ * exception that cannot be copied faithfully (state of its own, no usable public constructor) is
+ * rethrown as it is, without the trace. The coroutine resumes on its own dispatcher: an awaiter
  * on the pump resumes on the pump, whichever thread completed the awaitable.
  *
  * Cancelling the awaiting coroutine only stops this wait and withdraws its callback; the awaitable
@@ -61,15 +65,11 @@ private fun <T> valueOf(outcome: Outcome<T>, source: Awaitable<T>): T = when (ou
     is Outcome.Failure -> throw withHops(outcome.error(), source)
 }
 
-/** The original failure (checked ones too: Kotlin has none) with the hop trace attached once. */
-private fun withHops(error: Throwable, source: Awaitable<*>): Throwable {
-    try {
-        Waiting.rethrowable(error, source)
-    } catch (e: Error) {
-        // rethrowable throws Errors directly; the trace is attached either way
-    }
-    return error
-}
+/**
+ * The failure as this awaiter receives it (checked ones too: Kotlin has none): a copy with the hop
+ * trace attached, or the original, unchanged, if it cannot be copied faithfully.
+ */
+private fun withHops(error: Throwable, source: Awaitable<*>): Throwable = Waiting.forAwaiter(error, source)
 
 /**
  * Starts [block] as a coroutine in this scope and hands it to Java callers as a [Task]: the task

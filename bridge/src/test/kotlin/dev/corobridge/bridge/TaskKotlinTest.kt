@@ -60,6 +60,35 @@ class TaskKotlinTest {
     }
 
     @Test
+    fun `two coroutines awaiting one failed task get their own traces and leave the original alone`() = runBlocking<Unit> {
+        val original = IllegalArgumentException("shared")
+        val release = CompletableFuture<Unit>()
+        val task = Task.start(Dispatchers.Default) { release.join(); throw original }
+        val started = CompletableDeferred<Unit>()
+        // One awaiter starts waiting before the failure (usually suspending), one awaits the failed task.
+        val early = async(home) { runCatching { started.complete(Unit); task.await() }.exceptionOrNull() }
+        started.await()
+        release.complete(Unit)
+        val first = early.await()!!
+        val second = withContext(home) { runCatching { task.await() }.exceptionOrNull()!! }
+        for (e in listOf(first, second)) {
+            assertTrue(e is IllegalArgumentException, "$e")
+            assertEquals("shared", e.message)
+        }
+        val firstTraces = hopTraces(first)
+        val secondTraces = hopTraces(second)
+        assertEquals(1, firstTraces.size, "$first")
+        assertEquals(1, secondTraces.size, "$second")
+        assertTrue(firstTraces[0] !== secondTraces[0], "each awaiter has a trace of its own")
+        assertEquals(0, original.suppressed.size, "the task's exception must not be changed")
+        assertTrue(generateSequence<Throwable>(first) { it.cause }.any { it === original }, "the original is the cause")
+    }
+
+    /** Hop traces attached along the cause chain (kotlinx's debug mode may add a copy in front). */
+    private fun hopTraces(e: Throwable): List<Throwable> =
+        generateSequence(e) { it.cause }.flatMap { it.suppressed.asSequence() }.filter { it is HopTraceException }.toList()
+
+    @Test
     fun `cancelling an awaiter leaves the task alone`() = runBlocking<Unit> {
         val shared = Promise<Int>()
         val awaiter = launch(home) { shared.await() }

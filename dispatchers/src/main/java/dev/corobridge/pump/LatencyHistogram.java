@@ -9,7 +9,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
  *
  * <p><b>Thread-safety.</b> Single writer (the pump thread) with release stores, so recording costs
  * no atomic read-modify-write; any thread may read. A reader may see a snapshot that is a few
- * samples behind, never a torn count.
+ * samples behind, never a torn count. {@link #record} {@code assert}s that it always runs on the
+ * thread that recorded first.
  */
 final class LatencyHistogram {
 
@@ -20,9 +21,11 @@ final class LatencyHistogram {
     private final AtomicLongArray counts = new AtomicLongArray(BUCKETS);
     private final AtomicLong total = new AtomicLong();
     private final AtomicLong max = new AtomicLong();
+    private final SingleThreadCheck writer = new SingleThreadCheck("LatencyHistogram");
 
     /** Pump thread only. */
     void record(long nanos) {
+        assert writer.isOwner() : writer.violation("record()");
         long v = Math.max(0, nanos);
         int i = index(v);
         counts.lazySet(i, counts.get(i) + 1);

@@ -15,6 +15,12 @@ import java.util.concurrent.atomic.AtomicReference;
  * </ul>
  * The main dispatcher delegates to the installed pump at every call, so a pump may be installed
  * after {@code Dispatchers.Main} was first touched, and replaced later (e.g. between tests).
+ *
+ * <p>It behaves as kotlinx's own Main dispatchers (Swing's, JavaFX's) do: it prints as
+ * {@code Dispatchers.Main} and {@code Dispatchers.Main.immediate}; {@code Dispatchers.Main} always
+ * dispatches, its {@code immediate} view runs inline on the pump thread, and both share the pump's
+ * queue; a {@code delay} resumes inside the pump's timer, costing no second pump task. A delay whose
+ * pump was replaced meanwhile resumes through {@code Dispatchers.Main}, on the pump installed now.
  */
 public final class MainPump {
 

@@ -125,8 +125,10 @@ public final class ManualPump extends MessagePump {
     }
 
     @Override
-    void parkFor(long timeoutNanos) {
-        // Never wait for real time: the test drives the clock.
+    boolean parkFor(long timeoutNanos) {
+        // Never wait for real time: the test drives the clock. The test thread's interrupt status
+        // is the test's own business: leave it alone.
+        return false;
     }
 
     private static final class ManualClock implements PumpClock {

@@ -65,9 +65,29 @@ import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
  *   <li><b>Nothing silently dropped at shutdown</b> (two phases, see {@link #shutdown(Duration)}).</li>
  * </ul>
  *
+ * <h2>Failures</h2>
+ * <ul>
+ *   <li>A task, timer or completion that throws is counted ({@link PumpMetrics#taskFailures()}) and
+ *       handed to {@link PumpConfig#uncaughtExceptionHandler()}; the loop goes on. A handler that
+ *       throws in turn is logged at {@code ERROR} with both exceptions (neither is changed), and
+ *       the loop goes on.</li>
+ *   <li><b>Interrupts.</b> A pump does not stop when its thread is interrupted (use
+ *       {@link #shutdown()}): an interrupt would only make every later park return at once, so the
+ *       idle loop would spin at 100 % CPU. When the loop goes idle and finds its thread
+ *       interrupted, it clears the interrupt status, counts it ({@link PumpMetrics#interrupts()}),
+ *       logs the first one per pump at {@code WARNING} (later ones at {@code DEBUG}), and sleeps as
+ *       usual. Until then, tasks that run see the status, as they would on any thread.</li>
+ *   <li>If the loop itself fails (an error escapes the loop's own machinery, not a task), the
+ *       pump terminates at once, settling what it can as a forced shutdown does; the error is
+ *       rethrown by {@link #runLoop()}, {@link #termination()} completes exceptionally with a
+ *       {@link PumpLoopFailedException}, and {@link #awaitTermination} returns {@code false}.</li>
+ * </ul>
+ *
  * <h2>Thread-safety</h2>
  * Every public method is safe from any thread except those documented "pump thread only"
- * ({@link #pumpUntil}) and the blocking waits, which refuse to run on the pump thread.
+ * ({@link #pumpUntil}) and the blocking waits, which refuse to run on the pump thread. The loop's
+ * own state is confined to the pump thread; its methods {@code assert} that (the tests run with
+ * {@code -ea}).
  */
 public class MessagePump implements ExecutionContext, AutoCloseable {
 
@@ -89,6 +109,8 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
     private static final int SPIN_SCORE_MAX = 16;
     private static final int SPIN_HIT = 2;
     private static final int SPIN_PROBE_EVERY = 16;
+    /** A shutdown time not set yet. */
+    private static final long NOT_YET = Long.MAX_VALUE;
 
     final String name;
     final PumpConfig config;
@@ -110,8 +132,20 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
     private volatile Thread thread;
     private final Object lifecycleLock = new Object();
     private boolean loopStarted; // guarded by lifecycleLock
-    private volatile long shutdownStartNanos;
-    private volatile long shutdownDeadlineNanos;
+    /**
+     * The pump clock when the pump was created: the shutdown times below are kept as offsets from
+     * it, which are never negative, so that "the earliest" is a plain {@code min} (absolute
+     * {@code nanoTime} values may wrap) and "not yet" is {@link #NOT_YET}.
+     */
+    private final long originNanos;
+    /** Earliest {@code shutdown()} call, as an offset from {@link #originNanos}; only ever lowered. */
+    private final AtomicLong shutdownStartOffset = new AtomicLong(NOT_YET);
+    /**
+     * Earliest deadline any {@code shutdown(Duration)} asked for, as an offset from
+     * {@link #originNanos}; only ever lowered, atomically, and written before the state becomes
+     * {@code SHUTTING_DOWN}, so the loop always reads a deadline once it sees that state.
+     */
+    private final AtomicLong shutdownDeadlineOffset = new AtomicLong(NOT_YET);
     private volatile boolean abandonNow;
 
     // Pump-thread state.
@@ -125,6 +159,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
     private int spinScore = SPIN_SCORE_MAX;
     private int idleCount;
     private ScheduledFuture<?> watchdog;
+    private boolean interruptLogged;
 
     // Counters: written by the pump thread with release stores, read by anyone.
     private final AtomicLong taskSeq = new AtomicLong();
@@ -135,11 +170,13 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
     private final AtomicLong spinHits = new AtomicLong();
     private final AtomicLong failures = new AtomicLong();
     private final AtomicLong stalls = new AtomicLong();
+    private final AtomicLong interrupts = new AtomicLong();
 
     MessagePump(PumpConfig config, PumpClock clock) {
         this.config = Objects.requireNonNull(config, "config");
         this.name = config.name();
         this.clock = clock;
+        this.originNanos = clock.nanoTime();
         this.sampleMask = config.latencySampleEvery() == 0 ? -1 : config.latencySampleEvery() - 1;
         this.maxSpinNanos = config.spinBudget().toNanos();
         this.dispatcher = new PumpDispatcher(this, false);
@@ -199,27 +236,27 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
             bindThread(me);
             state.compareAndSet(NEW, RUNNING); // or SHUTTING_DOWN already: the loop then shuts down
         }
-        if (!config.stallThreshold().isZero()) {
-            watchdog = StallWatchdog.watch(this, me, config.stallThreshold());
-        }
-        BlockingGuard.forbidBlocking(name); // Task.await() on this thread fails fast, naming the fix
-        boolean terminated = false;
         try {
+            BlockingGuard.forbidBlocking(name); // Task.await() on this thread fails fast, naming the fix
+            if (!config.stallThreshold().isZero()) {
+                watchdog = StallWatchdog.watch(this, me, config.stallThreshold());
+            }
             while (true) {
                 int n = drive();
                 if (n < 0) {
-                    terminated = true;
                     return;
                 }
                 if (n == 0) {
-                    idle(outerParkLimit());
+                    idle();
                 }
             }
+        } catch (Throwable loopFailure) {
+            // Not a task's failure (those are reported and the loop goes on): the loop itself broke.
+            // Terminate rather than leave posts queued and awaiters hanging, then let it propagate.
+            terminateAfterLoopFailure(loopFailure);
+            throw loopFailure;
         } finally {
             BlockingGuard.allowBlocking();
-            if (!terminated && state.get() != TERMINATED) {
-                terminate(false); // the loop itself failed: report rather than hang awaiters
-            }
         }
     }
 
@@ -489,23 +526,25 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
         if (gracePeriod.isNegative()) {
             throw new IllegalArgumentException("gracePeriod must not be negative, was " + gracePeriod);
         }
-        long now = clock.nanoTime();
-        long deadline = now + saturatedNanos(gracePeriod);
+        long start = clock.nanoTime() - originNanos;
+        long deadline = start + saturatedNanos(gracePeriod);
+        // Both only ever go down, atomically, and before the state changes: of concurrent calls the
+        // earliest deadline wins, whichever call changes the state (a deadline written first and
+        // lowered by check-then-set let a concurrent shutdown(1 h) extend a shutdown(ZERO)).
+        shutdownStartOffset.accumulateAndGet(start, Math::min);
+        long previous = shutdownDeadlineOffset.getAndAccumulate(deadline, Math::min);
         while (true) {
             int s = state.get();
-            if (s == NEW && terminateIfNeverStarted(now)) {
+            if (s == NEW && terminateIfNeverStarted()) {
                 break;
             } else if (s == NEW || s == RUNNING) {
-                shutdownStartNanos = now;
-                shutdownDeadlineNanos = deadline;
                 if (state.compareAndSet(s, SHUTTING_DOWN)) {
                     gate.wake();
                     break;
                 }
             } else {
-                if (s == SHUTTING_DOWN && deadline - shutdownDeadlineNanos < 0) {
-                    shutdownDeadlineNanos = deadline;
-                    gate.wake();
+                if (s == SHUTTING_DOWN && deadline < previous) {
+                    gate.wake(); // the loop may be asleep until the previous, later deadline
                 }
                 break;
             }
@@ -513,8 +552,14 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
         return termination.copy();
     }
 
+    /** The effective shutdown deadline on the pump clock; {@code Long.MAX_VALUE} before any shutdown. */
+    private long shutdownDeadlineNanos() {
+        long offset = shutdownDeadlineOffset.get();
+        return offset == NOT_YET ? Long.MAX_VALUE : originNanos + offset;
+    }
+
     /** A pump whose loop never started has no thread to shut down on: terminate on the caller. */
-    private boolean terminateIfNeverStarted(long now) {
+    private boolean terminateIfNeverStarted() {
         synchronized (lifecycleLock) {
             // thread != null: start() bound and started a thread that has not entered runLoop()
             // yet. Its loop is coming, so shut down through it (the caller's shutdown() then marks
@@ -523,7 +568,6 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
             if (loopStarted || thread != null || !state.compareAndSet(NEW, SHUTTING_DOWN)) {
                 return false;
             }
-            shutdownStartNanos = now;
             terminate(false);
             return true;
         }
@@ -541,6 +585,11 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
     /**
      * Blocks until the pump has terminated or {@code timeout} passes.
      *
+     * @return {@code true} if the pump terminated through its shutdown (a forced one included:
+     *         what it abandoned is in the {@link ShutdownReport}); {@code false} if {@code timeout}
+     *         passed first, or if termination <i>failed</i>: the loop died from an error that
+     *         escaped it (see {@link PumpLoopFailedException}). The pump is terminated then all the
+     *         same ({@link #isTerminated()}), and {@link #termination()} says why.
      * @throws IllegalStateException if called on the pump thread (it would wait for itself)
      */
     public boolean awaitTermination(Duration timeout) throws InterruptedException {
@@ -554,7 +603,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
         } catch (TimeoutException e) {
             return false;
         } catch (ExecutionException e) {
-            return true;
+            return false; // the loop failed; termination() carries the PumpLoopFailedException
         }
     }
 
@@ -568,7 +617,10 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
         return state.get() == TERMINATED;
     }
 
-    /** The report, once terminated; a future of it otherwise. */
+    /**
+     * The report, once terminated; a future of it otherwise. Completes exceptionally with a
+     * {@link PumpLoopFailedException} if the loop died instead of shutting down.
+     */
     public CompletableFuture<ShutdownReport> termination() {
         return termination.copy();
     }
@@ -584,7 +636,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
             return;
         }
         try {
-            if (!awaitTermination(config.shutdownGracePeriod().plusSeconds(5))) {
+            if (!awaitTermination(config.shutdownGracePeriod().plusSeconds(5)) && !isTerminated()) {
                 LOG.log(System.Logger.Level.WARNING, "MessagePump '" + name + "' did not terminate in time");
             }
         } catch (InterruptedException e) {
@@ -599,7 +651,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
         return new PumpMetrics(name, STATE_NAMES[state.get()], tasks.size() + (long) completions.size(),
                 dispatches.get(), completionsRun.get(), timersFired.get(), gate.wakeups(), parks.get(),
                 spinHits.get(), latency.max(), latency.percentile(0.99), latency.count(), stalls.get(),
-                failures.get(), timers.pendingCount(), PumpCoroutines.liveChildren(scope));
+                failures.get(), interrupts.get(), timers.pendingCount(), PumpCoroutines.liveChildren(scope));
     }
 
     @Override
@@ -655,8 +707,23 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
         }
     }
 
-    /** Whether any source has work right now. */
+    /**
+     * For assertions: whether the caller may touch the loop's state: the pump thread, or any thread
+     * while the pump has none (a pump whose loop never started terminates on the caller).
+     */
+    final boolean isLoopThread() {
+        Thread t = thread;
+        return t == null || t == Thread.currentThread();
+    }
+
+    private String notOnLoopThread(String what) {
+        return "MessagePump '" + name + "': " + what + " on thread '" + Thread.currentThread().getName()
+                + "'; the loop's state belongs to the pump thread '" + thread.getName() + "'";
+    }
+
+    /** Whether any source has work right now. Pump thread only. */
     final boolean hasWork() {
+        assert isLoopThread() : notOnLoopThread("hasWork()");
         return !tasks.isEmpty() || !completions.isEmpty() || timers.hasDue(clock.nanoTime())
                 || (state.get() == SHUTTING_DOWN && !phase1Done);
     }
@@ -666,6 +733,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
      * has terminated. Pump thread only.
      */
     final int drive() {
+        assert isLoopThread() : notOnLoopThread("drive()");
         int n = runIteration();
         if (state.get() == SHUTTING_DOWN) {
             if (!phase1Done) {
@@ -675,7 +743,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
                 return Math.max(n, 1); // look again before sleeping: cancellation queued work
             }
             boolean quiet = PumpCoroutines.isScopeDone(scope) && tasks.isEmpty() && completions.isEmpty();
-            if (quiet || abandonNow || clock.nanoTime() - shutdownDeadlineNanos >= 0) {
+            if (quiet || abandonNow || clock.nanoTime() - shutdownDeadlineNanos() >= 0) {
                 terminate(quiet && !abandonNow);
                 return -1;
             }
@@ -687,6 +755,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
 
     /** Runs at most one batch from each source. Pump thread only. */
     final int runIteration() {
+        assert isLoopThread() : notOnLoopThread("runIteration()");
         int n = 0;
         int budget = config.batchSize();
         Runnable r;
@@ -713,16 +782,12 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
         return n;
     }
 
-    /** Latest moment the outer loop may sleep to (shutdown deadline), or {@code Long.MAX_VALUE}. */
-    private long outerParkLimit() {
-        return state.get() == SHUTTING_DOWN ? shutdownDeadlineNanos : Long.MAX_VALUE;
-    }
-
     /**
      * The loop ran out of work: idle hook, adaptive spin, then arm-recheck-park until the next timer
-     * or {@code limit} (absolute, pump clock). Pump thread only.
+     * (or the shutdown deadline). Pump thread only.
      */
-    private void idle(long limit) {
+    private void idle() {
+        assert isLoopThread() : notOnLoopThread("idle()");
         Runnable hook = config.idleHook();
         if (hook != null) {
             runTask(hook);
@@ -754,7 +819,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
             // busy machine the park is short precisely because it let the producer run.
             spinScore >>= 1;
         }
-        sleep(limit);
+        sleep(Long.MAX_VALUE);
     }
 
     /** Nested loop idle: no spin, park at most until {@code deadline} or the next poll. */
@@ -769,24 +834,56 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
         return true;
     }
 
-    /** Arms the gate, re-checks every source, parks. Returns whether it actually parked. */
+    /**
+     * Arms the gate, re-checks every source, parks until {@code limit} (absolute, pump clock), the
+     * next timer or the shutdown deadline. Returns whether it actually parked.
+     */
     private boolean sleep(long limit) {
         gate.arm();
         if (hasWork()) {
             gate.disarm();
             return false;
         }
-        long until = Math.min(limit, timers.nextDue());
+        // The shutdown deadline is read after arming, like every other source: a shutdown() that
+        // lowers it after this read sees the gate armed and wakes us.
+        long until = Math.min(Math.min(limit, timers.nextDue()),
+                state.get() == SHUTTING_DOWN ? shutdownDeadlineNanos() : Long.MAX_VALUE);
         long timeout = until == Long.MAX_VALUE ? -1 : Math.max(1, until - clock.nanoTime());
         parks.lazySet(parks.get() + 1);
-        parkFor(timeout);
+        if (parkFor(timeout)) {
+            onInterrupted();
+        }
         gate.disarm();
         return true;
     }
 
-    /** Parks the pump thread; {@link ManualPump} never waits for real time. */
-    void parkFor(long timeoutNanos) {
-        gate.park(timeoutNanos);
+    /**
+     * Parks the pump thread; {@link ManualPump} never waits for real time. Returns whether the
+     * thread's interrupt status was set (it is cleared then).
+     */
+    boolean parkFor(long timeoutNanos) {
+        return gate.park(timeoutNanos);
+    }
+
+    /**
+     * The pump thread was interrupted (and the status is cleared now, or every later park would
+     * return at once and the idle loop would spin). A pump is stopped by shutdown(), not by an
+     * interrupt, so the loop goes on; the first interrupt is worth a warning, since it usually
+     * means someone expected it to stop something.
+     */
+    private void onInterrupted() {
+        long n = interrupts.get() + 1;
+        interrupts.lazySet(n);
+        if (!interruptLogged) {
+            interruptLogged = true;
+            LOG.log(System.Logger.Level.WARNING, "MessagePump '" + name + "': thread '"
+                    + Thread.currentThread().getName() + "' was interrupted. A pump is not stopped by an"
+                    + " interrupt: the status was cleared and the loop goes on; call shutdown() to stop it."
+                    + " Further interrupts are counted in metrics().interrupts() and logged at DEBUG.");
+        } else {
+            LOG.log(System.Logger.Level.DEBUG, "MessagePump '" + name + "': interrupted again (" + n
+                    + " times); status cleared");
+        }
     }
 
     private void runTask(Runnable r) {
@@ -822,8 +919,33 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
     private void reportFailure(Throwable e) {
         try {
             config.uncaughtExceptionHandler().uncaughtException(Thread.currentThread(), e);
-        } catch (Throwable ignored) {
-            // A failing handler must not take the loop down.
+        } catch (Throwable handlerFailure) {
+            reportHandlerFailure(e, handlerFailure);
+        }
+    }
+
+    /**
+     * The uncaught-exception handler threw while handling {@code failure}: neither may be lost,
+     * and neither is ours to change (both may be shared), so a new exception carries both to the
+     * log. A failing handler must not take the loop down, so neither does a failing log.
+     */
+    private void reportHandlerFailure(Throwable failure, Throwable handlerFailure) {
+        try {
+            IllegalStateException both = new IllegalStateException("MessagePump '" + name
+                    + "': the uncaught-exception handler threw " + handlerFailure + " while handling " + failure
+                    + " (the handler's exception is the cause, the original failure is suppressed)",
+                    handlerFailure);
+            if (failure != handlerFailure) {
+                both.addSuppressed(failure);
+            }
+            LOG.log(System.Logger.Level.ERROR, both.getMessage(), both);
+        } catch (Throwable logFailure) {
+            try {
+                System.err.println("MessagePump '" + name + "': the uncaught-exception handler threw "
+                        + handlerFailure + " while handling " + failure + ", and logging that failed: " + logFailure);
+            } catch (Throwable ignored) {
+                // Nowhere left to report to; the loop goes on.
+            }
         }
     }
 
@@ -844,12 +966,59 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
         return true;
     }
 
-    /** Terminates: closes admission, settles leftovers and timers, completes the report. */
+    /** Terminates: settles leftovers and timers, completes the termination with the report. */
     private void terminate(boolean graceful) {
-        admission.getAndAdd(CLOSED);
+        termination.complete(settle(graceful));
+    }
+
+    /**
+     * The loop died from {@code loopFailure}: terminate as a forced shutdown would, as far as that
+     * still works, and fail the termination with it, so that nobody waits for the pump forever and
+     * posts are rejected rather than queued for a loop that will never run them.
+     */
+    private void terminateAfterLoopFailure(Throwable loopFailure) {
+        ShutdownReport report = null;
+        Throwable settleFailure = null;
+        if (state.get() != TERMINATED) {
+            try {
+                report = settle(false);
+            } catch (Throwable e) {
+                settleFailure = e; // settling is best effort now: finish below regardless
+            }
+        }
+        closeAdmission();
+        state.set(TERMINATED);
+        if (watchdog != null) {
+            watchdog.cancel(false);
+        }
+        PumpLoopFailedException failed = new PumpLoopFailedException(name, report, loopFailure);
+        if (settleFailure != null) {
+            failed.addSuppressed(settleFailure);
+        }
+        try {
+            LOG.log(System.Logger.Level.ERROR, failed.getMessage(), failed);
+        } finally {
+            termination.completeExceptionally(failed);
+        }
+    }
+
+    /** Closes the queues to producers and waits out those mid-post. Pump thread (or no thread yet). */
+    private void closeAdmission() {
+        if ((admission.get() & CLOSED) == 0) {
+            admission.getAndAdd(CLOSED);
+        }
         while ((admission.get() & ~CLOSED) != 0) {
             Thread.onSpinWait(); // producers mid-post: a few instructions away from done
         }
+    }
+
+    /**
+     * Closes admission, settles leftovers and timers, moves to TERMINATED and returns the report
+     * (without completing the termination). Pump thread, or the caller of a pump that never ran.
+     */
+    private ShutdownReport settle(boolean graceful) {
+        assert isLoopThread() : notOnLoopThread("terminate()");
+        closeAdmission();
         List<Runnable> abandonedTasks = new ArrayList<>();
         List<Runnable> resumptions = new ArrayList<>();
         Runnable r;
@@ -905,9 +1074,15 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
         state.set(TERMINATED);
         ShutdownReport report = new ShutdownReport(name, graceful && abandonedCoroutines.isEmpty(),
                 abandonedCoroutines, abandonedTasks, abandonedTimers,
-                Duration.ofNanos(Math.max(0, clock.nanoTime() - shutdownStartNanos)));
+                sinceShutdownStarted());
         LOG.log(report.isClean() ? System.Logger.Level.DEBUG : System.Logger.Level.WARNING, report.toString());
-        termination.complete(report);
+        return report;
+    }
+
+    /** From the earliest shutdown() call until now; zero if there was none (the loop failed). */
+    private Duration sinceShutdownStarted() {
+        long start = shutdownStartOffset.get();
+        return start == NOT_YET ? Duration.ZERO : Duration.ofNanos(Math.max(0, clock.nanoTime() - originNanos - start));
     }
 
     private static long saturatedNanos(Duration d) {

@@ -30,7 +30,10 @@ import kotlinx.coroutines.ExecutorsKt;
  *       can no longer reach the terminated pump runs, after its job was cancelled</td></tr>
  *   <tr><td>stallListener</td><td>log a warning</td><td>receives every {@link StallReport}</td></tr>
  *   <tr><td>idleHook</td><td>none</td><td>runs on the pump each time it runs out of work</td></tr>
- *   <tr><td>uncaughtExceptionHandler</td><td>log</td><td>receives what a posted task throws</td></tr>
+ *   <tr><td>uncaughtExceptionHandler</td><td>log</td><td>receives what a posted task, timer or completion
+ *       throws, on the pump thread; if the handler throws in turn, both exceptions are logged at
+ *       {@code ERROR} (logger {@code dev.corobridge.pump.MessagePump}, neither exception changed) and
+ *       the loop goes on</td></tr>
  * </table>
  */
 public final class PumpConfig {

@@ -19,14 +19,17 @@ package dev.corobridge.pump;
  * @param latencySamples        how many posts were sampled for latency
  * @param stalls                tasks reported by the stall watchdog
  * @param taskFailures          posted tasks that threw
+ * @param interrupts            times the idle pump found its thread interrupted and cleared the
+ *                              status (a pump is stopped by {@code shutdown()}, not by an interrupt;
+ *                              the first one is also logged as a warning)
  * @param pendingTimers         timers scheduled and not yet fired or cancelled
  * @param liveChildren          live coroutines in the pump's scope
  */
 public record PumpMetrics(String pumpName, String state, long queueDepth, long dispatches,
                           long completionsDelivered, long timersFired, long wakeups, long parks,
                           long spinHits, long queueLatencyMaxNanos, long queueLatencyP99Nanos,
-                          long latencySamples, long stalls, long taskFailures, int pendingTimers,
-                          int liveChildren) {
+                          long latencySamples, long stalls, long taskFailures, long interrupts,
+                          int pendingTimers, int liveChildren) {
 
     /** Wake-ups per dispatch: below 1 means posts shared wake-ups; 0 when nothing ran. */
     public double wakeupsPerDispatch() {

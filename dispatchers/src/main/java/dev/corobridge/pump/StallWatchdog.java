@@ -31,7 +31,7 @@ final class StallWatchdog {
     static ScheduledFuture<?> watch(MessagePump pump, Thread thread, Duration threshold) {
         long thresholdNanos = threshold.toNanos();
         long period = Math.max(TimeUnit.MILLISECONDS.toNanos(5), thresholdNanos / 4);
-        Sampler sampler = new Sampler(pump, thread, thresholdNanos);
+        Sampler sampler = new Sampler(pump, thread, thresholdNanos, PumpClock.SYSTEM);
         return TIMER.scheduleWithFixedDelay(sampler, period, period, TimeUnit.NANOSECONDS);
     }
 
@@ -45,24 +45,30 @@ final class StallWatchdog {
         return t;
     }
 
-    private static final class Sampler implements Runnable {
+    /**
+     * One pump's sampling state; {@link #run()} takes one sample. The watchdog thread runs it
+     * periodically; tests run it by hand with a manual clock.
+     */
+    static final class Sampler implements Runnable {
         private final MessagePump pump;
         private final Thread thread;
         private final long thresholdNanos;
+        private final PumpClock clock;
         private long lastSeq = -1;
         private long lastSeqSince;
         private long reportedSeq = -1;
 
-        Sampler(MessagePump pump, Thread thread, long thresholdNanos) {
+        Sampler(MessagePump pump, Thread thread, long thresholdNanos, PumpClock clock) {
             this.pump = pump;
             this.thread = thread;
             this.thresholdNanos = thresholdNanos;
+            this.clock = clock;
         }
 
         @Override
         public void run() {
             long seq = pump.taskSequence();
-            long now = System.nanoTime();
+            long now = clock.nanoTime();
             if (seq != lastSeq) {
                 lastSeq = seq;
                 lastSeqSince = now;

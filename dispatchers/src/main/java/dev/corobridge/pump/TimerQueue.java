@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Cancellation ({@link PumpTimer#cancel()}) may come from any thread; it only flips the timer's
  * state and bumps two counters, and the pump drops cancelled entries when it meets them, or purges
  * the heap when they outnumber the live ones (so {@code withTimeout} in a loop cannot grow it).
+ * The heap's methods {@code assert} that they run on the thread that used the heap first.
  */
 final class TimerQueue {
 
@@ -22,6 +23,7 @@ final class TimerQueue {
     private long seq;
     private final AtomicInteger pending = new AtomicInteger();
     private final AtomicInteger cancelledInHeap = new AtomicInteger();
+    private final SingleThreadCheck confined = new SingleThreadCheck("TimerQueue");
 
     /** Any thread: a timer counted as pending from now on; {@link #add} it on the pump thread. */
     PumpTimer newTimer(long due, Runnable action, Runnable onAbandon) {
@@ -31,6 +33,7 @@ final class TimerQueue {
 
     /** Pump thread. */
     void add(PumpTimer t) {
+        assert confined.isOwner() : confined.violation("add()");
         if (!t.isPending()) {
             cancelledInHeap.decrementAndGet(); // cancelled before it reached the heap
             return;
@@ -64,12 +67,14 @@ final class TimerQueue {
 
     /** Pump thread: the due time of the earliest live timer, or {@code Long.MAX_VALUE} if none. */
     long nextDue() {
+        assert confined.isOwner() : confined.violation("nextDue()");
         dropCancelledHead();
         return size == 0 ? Long.MAX_VALUE : heap[0].due;
     }
 
     /** Pump thread: whether a live timer is due at {@code now}. */
     boolean hasDue(long now) {
+        assert confined.isOwner() : confined.violation("hasDue()");
         dropCancelledHead();
         return size > 0 && heap[0].due - now <= 0;
     }
@@ -79,6 +84,7 @@ final class TimerQueue {
      * FIRED, or {@code null}.
      */
     PumpTimer pollDue(long now) {
+        assert confined.isOwner() : confined.violation("pollDue()");
         while (true) {
             dropCancelledHead();
             if (size == 0 || heap[0].due - now > 0) {
@@ -96,6 +102,7 @@ final class TimerQueue {
 
     /** Pump thread: purges cancelled entries once they are the majority. */
     void purgeIfMostlyCancelled() {
+        assert confined.isOwner() : confined.violation("purgeIfMostlyCancelled()");
         int cancelled = cancelledInHeap.get();
         if (cancelled < 64 || cancelled * 2 < size) {
             return;
@@ -117,6 +124,7 @@ final class TimerQueue {
 
     /** Pump thread, at termination: moves every live timer to ABANDONED and returns them in order. */
     List<PumpTimer> abandonAll() {
+        assert confined.isOwner() : confined.violation("abandonAll()");
         List<PumpTimer> abandoned = new ArrayList<>();
         PumpTimer t;
         while (size > 0) {

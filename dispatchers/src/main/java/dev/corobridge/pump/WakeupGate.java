@@ -25,8 +25,14 @@ import java.util.concurrent.locks.LockSupport;
  *       all, so many posts share one wake-up.</li>
  * </ul>
  *
+ * <p><b>Interrupts.</b> An interrupt makes {@code LockSupport.park} return at once, and keeps
+ * making it return at once for as long as the thread's interrupt status stays set: an owner that
+ * loops "arm, re-check, park" would spin at full speed. {@link #park(long)} therefore clears the
+ * status when it returns and tells the caller, which decides how to report it.
+ *
  * <p><b>Thread-safety.</b> {@link #arm()}, {@link #disarm()} and {@link #park(long)} are for the
- * owner thread only; {@link #wake()} and the counters are safe from any thread.
+ * owner thread only (checked with {@code assert} once an owner is {@link #bind bound});
+ * {@link #wake()} and the counters are safe from any thread.
  */
 final class WakeupGate {
 
@@ -45,12 +51,14 @@ final class WakeupGate {
 
     /** Owner only: announces "about to sleep". The caller must re-check its sources afterwards. */
     void arm() {
+        assert isOwnerOrUnbound() : notOwner("arm()");
         arms.lazySet(arms.get() + 1);
         state.set(ARMED);
     }
 
     /** Owner only: cancels an {@link #arm()} after the re-check found work, or after waking. */
     void disarm() {
+        assert isOwnerOrUnbound() : notOwner("disarm()");
         state.set(AWAKE);
     }
 
@@ -62,13 +70,18 @@ final class WakeupGate {
     /**
      * Owner only: sleeps until {@link #wake()}, an interrupt or a spurious return, or for at most
      * {@code nanos} (negative: no limit). The caller loops and re-checks its sources either way.
+     *
+     * @return whether the owner's interrupt status was set; it is cleared now, so that the next
+     *         park sleeps again
      */
-    void park(long nanos) {
+    boolean park(long nanos) {
+        assert isOwnerOrUnbound() : notOwner("park()");
         if (nanos < 0) {
             LockSupport.park(this);
         } else if (nanos > 0) {
             LockSupport.parkNanos(this, nanos);
         }
+        return Thread.interrupted();
     }
 
     /**
@@ -85,6 +98,16 @@ final class WakeupGate {
             return true;
         }
         return false;
+    }
+
+    private boolean isOwnerOrUnbound() {
+        Thread t = owner;
+        return t == null || t == Thread.currentThread();
+    }
+
+    private String notOwner(String what) {
+        return "WakeupGate." + what + " on thread '" + Thread.currentThread().getName()
+                + "', but only its owner '" + owner.getName() + "' may arm, disarm and park";
     }
 
     /** Times the owner armed the gate; every wake-up consumes one arming, so wakeups() <= arms(). */

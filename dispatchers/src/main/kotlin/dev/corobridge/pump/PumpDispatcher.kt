@@ -25,7 +25,8 @@ import kotlin.coroutines.CoroutineContext
  * resumptions queue up instead of recursing), as for `Dispatchers.Main.immediate`.
  *
  * **Delay.** `delay`, `withTimeout` and `invokeOnTimeout` use the pump's own timers; a resumption
- * after a delay runs from the loop without a second trip through the queue.
+ * after a delay runs from the loop, inside the timer, without a second trip through the queue (the
+ * same holds for `Dispatchers.Main` backed by the pump, see [MainPump]).
  *
  * **After shutdown.** A dispatch the terminated pump cannot take is never dropped: the coroutine's
  * job is cancelled with [PumpShutdownException] and the continuation runs on the pump's fallback
@@ -72,10 +73,25 @@ class PumpDispatcher internal constructor(
         pump.name(), "terminated; the coroutine was cancelled and resumes on the fallback executor"
     )
 
-    override fun scheduleResumeAfterDelay(timeMillis: Long, continuation: CancellableContinuation<Unit>) {
+    override fun scheduleResumeAfterDelay(timeMillis: Long, continuation: CancellableContinuation<Unit>) =
+        scheduleResumeAfterDelay(timeMillis, continuation, this)
+
+    /**
+     * `delay` on the pump's timers for a continuation that runs on [resumer]: this dispatcher, or
+     * the `Dispatchers.Main` that delegates to it. When the timer fires (on the pump thread), the
+     * continuation resumes right there, in the timer, if [resumer] is the dispatcher it runs on;
+     * kotlinx checks that identity (`resumeUndispatched`) and dispatches once more otherwise, which
+     * costs a second pump task and, on an immediate view, changes the order of what the resumed
+     * coroutine resumes in turn.
+     */
+    internal fun scheduleResumeAfterDelay(
+        timeMillis: Long,
+        continuation: CancellableContinuation<Unit>,
+        resumer: CoroutineDispatcher,
+    ) {
         val timer = pump.scheduleTimer(
             TimeUnit.MILLISECONDS.toNanos(timeMillis),
-            { with(continuation) { resumeUndispatched(Unit) } },
+            { with(continuation) { resumerNow(resumer).resumeUndispatched(Unit) } },
             { continuation.cancel(shutdownException()) },
         )
         if (timer == null) {
@@ -85,6 +101,14 @@ class PumpDispatcher internal constructor(
         }
         continuation.invokeOnCancellation { timer.cancel() }
     }
+
+    /**
+     * [resumer], unless it is `Dispatchers.Main` and no longer backed by this pump (another pump
+     * was installed since the delay began): then this dispatcher, which makes kotlinx dispatch
+     * through Main to the pump that backs it now instead of resuming here.
+     */
+    private fun resumerNow(resumer: CoroutineDispatcher): CoroutineDispatcher =
+        if (resumer is PumpMainDispatcher && !resumer.isBackedBy(pump)) this else resumer
 
     override fun invokeOnTimeout(timeMillis: Long, block: Runnable, context: CoroutineContext): DisposableHandle {
         val handle = TimeoutHandle()

@@ -26,7 +26,20 @@ class PumpMainDispatcherFactory : MainDispatcherFactory {
         "For a corobridge pump as Dispatchers.Main, call MainPump.install(pump) before using it"
 }
 
-/** `Dispatchers.Main`: delegates every call to the pump [MainPump] has installed at that moment. */
+/**
+ * `Dispatchers.Main`: delegates every call to the pump [MainPump] has installed at that moment.
+ *
+ * It keeps the contract of kotlinx's own Main dispatchers (Swing's, JavaFX's, Android's):
+ * - [toString] is `Dispatchers.Main`, and `Dispatchers.Main.immediate` for [immediate], while it is
+ *   the platform's Main (otherwise it names the installed pump);
+ * - `Dispatchers.Main` always dispatches ([isDispatchNeeded] is `true`); [immediate] runs inline
+ *   on the pump thread and dispatches elsewhere; both share the pump's one queue, so their order
+ *   is the order of posting;
+ * - `delay` uses the pump's timers and resumes inside the timer, with this dispatcher as the one
+ *   the continuation is known to run on, so that a delay costs one timer and no further pump task,
+ *   and on [immediate] what the resumed coroutine resumes in turn runs in the same order as on
+ *   Swing's Main.
+ */
 @OptIn(InternalCoroutinesApi::class)
 internal class PumpMainDispatcher(private val isImmediate: Boolean) : MainCoroutineDispatcher(), Delay {
 
@@ -48,13 +61,17 @@ internal class PumpMainDispatcher(private val isImmediate: Boolean) : MainCorout
 
     override fun dispatch(context: CoroutineContext, block: Runnable) = target().dispatch(context, block)
 
+    // The timer resumes the continuation with this dispatcher, the one it runs on, not the pump's
+    // own: kotlinx then resumes it in place instead of dispatching it once more.
     override fun scheduleResumeAfterDelay(timeMillis: Long, continuation: CancellableContinuation<Unit>) =
-        target().scheduleResumeAfterDelay(timeMillis, continuation)
+        target().scheduleResumeAfterDelay(timeMillis, continuation, this)
+
+    /** Whether [pump] is the one this dispatcher delegates to now. */
+    internal fun isBackedBy(pump: MessagePump): Boolean = MainPump.current() === pump
 
     override fun invokeOnTimeout(timeMillis: Long, block: Runnable, context: CoroutineContext): DisposableHandle =
         target().invokeOnTimeout(timeMillis, block, context)
 
-    override fun toString(): String =
-        "Dispatchers.Main[corobridge: ${MainPump.current()?.name() ?: "no pump installed"}]" +
-            if (isImmediate) ".immediate" else ""
+    override fun toString(): String = toStringInternalImpl()
+        ?: ("MainPump[${MainPump.current()?.name() ?: "no pump installed"}]" + if (isImmediate) ".immediate" else "")
 }

@@ -122,23 +122,45 @@ class MessagePumpPostTest {
     }
 
     @Test
-    void postDelayedFiresInDueOrderAndCanBeCancelled() throws Exception {
-        MessagePump p = pump();
-        List<String> order = Collections.synchronizedList(new ArrayList<>());
-        CountDownLatch fired = new CountDownLatch(3);
-        long start = System.nanoTime();
-        p.postDelayed(() -> { order.add("c"); fired.countDown(); }, Duration.ofMillis(60));
-        p.postDelayed(() -> { order.add("a"); fired.countDown(); }, Duration.ofMillis(20));
+    void postDelayedFiresInDueOrderAndCanBeCancelled() {
+        // A manual clock: "cancel before it is due" and "not before its time" hold by construction,
+        // not because the test thread happened to be faster than 30 ms of real time.
+        ManualPump p = ManualPump.create("delayed");
+        List<String> order = new ArrayList<>();
+        p.postDelayed(() -> order.add("c"), Duration.ofMillis(60));
+        p.postDelayed(() -> order.add("a"), Duration.ofMillis(20));
         PumpTimer cancelled = p.postDelayed(() -> order.add("never"), Duration.ofMillis(30));
-        p.postDelayed(() -> { order.add("b"); fired.countDown(); }, Duration.ofMillis(40));
+        p.postDelayed(() -> order.add("b"), Duration.ofMillis(40));
         assertTrue(cancelled.cancel());
         assertFalse(cancelled.cancel(), "second cancel must lose");
         assertEquals(PumpTimer.State.CANCELLED, cancelled.state());
-        assertTrue(fired.await(WAIT.toSeconds(), TimeUnit.SECONDS));
-        assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(60), "fired early");
+        p.advanceTimeBy(Duration.ofMillis(59));
+        assertEquals(List.of("a", "b"), order, "nothing fires before its due time");
+        p.advanceTimeBy(Duration.ofMillis(1));
         assertEquals(List.of("a", "b", "c"), order);
-        onPump(p, () -> assertEquals(0, p.metrics().pendingTimers()));
+        assertEquals(0, p.metrics().pendingTimers());
         assertEquals(3, p.metrics().timersFired());
+    }
+
+    @Test
+    void aTimerCancelledFromAnotherThreadBeforeItIsDueNeverRuns() throws Exception {
+        MessagePump p = pump();
+        AtomicBoolean ran = new AtomicBoolean();
+        PumpTimer t = p.postDelayed(() -> ran.set(true), Duration.ofHours(1));
+        assertTrue(t.cancel());
+        assertEquals(PumpTimer.State.CANCELLED, t.state());
+        onPump(p, () -> assertEquals(0, p.metrics().pendingTimers()));
+        assertFalse(ran.get());
+    }
+
+    @Test
+    void aTimerThatFiredCannotBeCancelled() throws Exception {
+        MessagePump p = pump();
+        CountDownLatch fired = new CountDownLatch(1);
+        PumpTimer t = p.postDelayed(fired::countDown, Duration.ZERO);
+        assertTrue(fired.await(WAIT.toSeconds(), TimeUnit.SECONDS));
+        assertFalse(t.cancel(), "it already fired");
+        assertEquals(PumpTimer.State.FIRED, t.state());
     }
 
     @Test
