@@ -33,10 +33,11 @@ import dev.corobridge.spring.CorobridgeLifecycle;
  * with the damage named ({@link JournalFailureAnalyzer}) and the file untouched, unless
  * {@code demo.journal.repair} is on.
  *
- * <p><b>Stop.</b> When the context starts closing, the service refuses new requests (503) and
- * ends event streams and long polls, so graceful shutdown only waits for real work; after the web
- * server has drained, the journal commits what is queued and closes, then the starter stops the
- * pump and the ring pool.
+ * <p><b>Stop.</b> When the context starts closing, the service refuses new requests (503 with
+ * {@code Retry-After} and {@code Connection: close}) and ends event streams and long polls, so
+ * graceful shutdown only waits for real work; the {@link ShutdownConfiguration drain} keeps the
+ * server answering until its connections are quiet; after the web server has drained, the journal
+ * commits what is queued and closes, then the starter stops the pump and the ring pool.
  */
 @Configuration(proxyBeanMethods = false)
 public class DemoConfiguration {
@@ -97,8 +98,8 @@ public class DemoConfiguration {
     }
 
     @Bean
-    ProblemJsonHandler problemJsonHandler() {
-        return new ProblemJsonHandler();
+    ProblemJsonHandler problemJsonHandler(ServiceState state, ShutdownProperties shutdown) {
+        return new ProblemJsonHandler(state, shutdown.retryAfter());
     }
 
     /** Refuses new requests and ends streams and long polls as soon as the context starts closing. */

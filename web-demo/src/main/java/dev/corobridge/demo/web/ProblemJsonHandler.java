@@ -1,6 +1,8 @@
 package dev.corobridge.demo.web;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.CancellationException;
 
 import org.apache.commons.logging.Log;
@@ -30,12 +32,33 @@ import dev.corobridge.demo.board.BoardException;
  * ({@code application/problem+json}: {@code type}, {@code title}, {@code status}, {@code detail},
  * {@code instance}). Client mistakes get their 4xx; only a fault of the service is a 5xx, and it
  * is logged with its stack while the client sees no internals. Runs before Spring Boot's own
- * handler. Stateless, thread-safe.
+ * handler.
+ *
+ * <p>Once the service shuts down ({@link ServiceState}), a 503 is the expected refusal of a request
+ * that came too late, not a fault: it carries {@code Retry-After} and {@code Connection: close}
+ * (the client should come back later, to a new connection) and is logged at debug level only.
+ *
+ * <p>Thread-safe: its own state is immutable; the shared {@link ServiceState} is read per error.
  */
 public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
 
     private static final Log LOG = LogFactory.getLog(ProblemJsonHandler.class);
     private static final MediaType PROBLEM_JSON = MediaType.APPLICATION_PROBLEM_JSON;
+
+    private final ServiceState state;
+    private final String retryAfterSeconds;
+
+    /**
+     * @param state      whether the service is shutting down
+     * @param retryAfter the {@code Retry-After} of a 503 during shutdown (whole seconds, at least 1)
+     */
+    public ProblemJsonHandler(ServiceState state, Duration retryAfter) {
+        this.state = Objects.requireNonNull(state, "state");
+        if (retryAfter.toSeconds() < 1) {
+            throw new IllegalArgumentException("Retry-After must be at least 1 second, was " + retryAfter);
+        }
+        this.retryAfterSeconds = Long.toString(retryAfter.toSeconds());
+    }
 
     @Override
     public int getOrder() {
@@ -49,7 +72,13 @@ public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
             return Mono.error(ex);
         }
         Problem p = classify(ex);
-        if (p.status >= 500) {
+        boolean refusedAtShutdown = p.status == 503 && state.isShuttingDown();
+        if (refusedAtShutdown) {
+            if (LOG.isDebugEnabled()) {
+                LOG.debug("Request " + exchange.getRequest().getMethod() + " " + exchange.getRequest().getPath()
+                        + " refused during shutdown: " + p.detail);
+            }
+        } else if (p.status >= 500) {
             LOG.error("Request " + exchange.getRequest().getMethod() + " " + exchange.getRequest().getPath()
                     + " failed: " + p.detail, ex);
         }
@@ -58,6 +87,10 @@ public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
         headers.setContentType(PROBLEM_JSON);
         if (p.extraHeaders != null) {
             p.extraHeaders.forEach((k, v) -> headers.put(k, v));
+        }
+        if (refusedAtShutdown) {
+            headers.set(HttpHeaders.RETRY_AFTER, retryAfterSeconds);
+            headers.set(HttpHeaders.CONNECTION, "close");
         }
         String json = "{\"type\":" + quote(p.type) + ",\"title\":" + quote(p.title) + ",\"status\":" + p.status
                 + ",\"detail\":" + quote(p.detail) + ",\"instance\":"

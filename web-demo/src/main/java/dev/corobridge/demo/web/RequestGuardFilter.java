@@ -4,6 +4,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.springframework.core.Ordered;
 import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import org.springframework.web.server.ServerWebExchange;
@@ -18,9 +19,9 @@ import dev.corobridge.demo.board.BoardException;
 /**
  * The first filter of every {@code /api} request: starts its {@link HopTrace} (first hop: the HTTP
  * thread), writes the trace into the {@code Hop-Trace} header just before the response commits,
- * refuses requests once shutdown began (503), and caps the body at {@code demo.max-body} (413) — by
- * {@code Content-Length} up front, and by counting for chunked bodies, so an oversize body is never
- * buffered whole. Stateless apart from the shared {@link ServiceState}; thread-safe.
+ * refuses requests once shutdown began (503, after reading and dropping the body), and caps the
+ * body at {@code demo.max-body} (413) — by {@code Content-Length} up front, and by counting for
+ * chunked bodies, so an oversize body is never buffered whole. Stateless apart from the shared {@link ServiceState}; thread-safe.
  */
 public final class RequestGuardFilter implements WebFilter, Ordered {
 
@@ -51,7 +52,10 @@ public final class RequestGuardFilter implements WebFilter, Ordered {
             return Mono.empty();
         });
         if (state.isShuttingDown()) {
-            return Mono.error(new BoardException(BoardException.Kind.UNAVAILABLE, "the service is shutting down"));
+            // Read (and drop) the body before refusing: the refusal closes the connection, and body
+            // bytes still arriving at a closed socket draw a reset that can overtake the 503.
+            return new Limited(exchange.getRequest(), maxBody).getBody().doOnNext(DataBufferUtils::release)
+                    .then(Mono.error(() -> new BoardException(BoardException.Kind.UNAVAILABLE, "the service is shutting down")));
         }
         long declared = exchange.getRequest().getHeaders().getContentLength();
         if (declared > maxBody) {
@@ -74,7 +78,7 @@ public final class RequestGuardFilter implements WebFilter, Ordered {
             AtomicLong seen = new AtomicLong();
             return super.getBody().handle((buf, sink) -> {
                 if (seen.addAndGet(buf.readableByteCount()) > limit) {
-                    org.springframework.core.io.buffer.DataBufferUtils.release(buf);
+                    DataBufferUtils.release(buf);
                     sink.error(new PayloadTooLargeException(limit));
                 } else {
                     sink.next(buf);

@@ -1,0 +1,45 @@
+package dev.corobridge.demo;
+
+import java.time.Duration;
+
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.reactor.netty.NettyServerCustomizer;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+
+import dev.corobridge.demo.web.ConnectionTracker;
+import dev.corobridge.demo.web.ConnectionTrackingCustomizer;
+import dev.corobridge.demo.web.ServiceState;
+import dev.corobridge.demo.web.ShutdownDrain;
+
+/**
+ * The drain at the start of the service's shutdown (see {@link ShutdownDrain} and
+ * {@code web-demo/API.md}, "Shutdown"): a {@link ConnectionTracker} fed by a handler on every
+ * server connection, and the lifecycle that keeps the server answering until its connections are
+ * quiet, before Boot's graceful shutdown closes the listening socket.
+ */
+@Configuration(proxyBeanMethods = false)
+public class ShutdownConfiguration {
+
+    /** Spring's default for {@code spring.lifecycle.timeout-per-shutdown-phase}. */
+    private static final Duration DEFAULT_PHASE_TIMEOUT = Duration.ofSeconds(30);
+
+    @Bean
+    ConnectionTracker connectionTracker() {
+        return new ConnectionTracker();
+    }
+
+    @Bean
+    NettyServerCustomizer connectionTrackingCustomizer(ConnectionTracker tracker, ServiceState state) {
+        return new ConnectionTrackingCustomizer(tracker, state);
+    }
+
+    @Bean
+    ShutdownDrain shutdownDrain(ServiceState state, ConnectionTracker tracker, ShutdownProperties properties,
+                                Environment environment) {
+        Duration phaseTimeout = Binder.get(environment)
+                .bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class).orElse(DEFAULT_PHASE_TIMEOUT);
+        return new ShutdownDrain(state, tracker, properties.quietPeriod(), properties.effectiveDrainTimeout(phaseTimeout));
+    }
+}
