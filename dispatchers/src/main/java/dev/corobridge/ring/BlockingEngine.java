@@ -26,6 +26,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * be stopped (interrupting a {@code FileChannel} would close it); it finishes, its buffers are then
  * free, and it settles as cancelled. An open that completes after cancellation closes its channel.
  *
+ * <p><b>Close.</b> A {@code FileChannel} never lets a call use its fd after a close: it closes the
+ * fd only once no call is inside it (a blocked one is woken first), and a call that starts after
+ * the close fails with {@code ClosedChannelException}. So an operation racing a file's close runs
+ * before it or fails with {@code EBADF}; it can never reach a file that later got the same number.
+ *
  * <p><b>Thread-safety.</b> Safe from any thread.
  */
 final class BlockingEngine implements RingEngine {
@@ -181,6 +186,7 @@ final class BlockingEngine implements RingEngine {
     /** The same typed errors as the io_uring engine. */
     private Throwable translate(String kind, String target, Exception e) {
         int errno;
+        String detail = null;
         if (e instanceof NoSuchFileException) {
             errno = Errno.ENOENT;
         } else if (e instanceof AccessDeniedException) {
@@ -189,8 +195,11 @@ final class BlockingEngine implements RingEngine {
             errno = Errno.EEXIST;
         } else if (e instanceof NotDirectoryException) {
             errno = 20;
-        } else if (e instanceof ClosedChannelException || e instanceof NonReadableChannelException
-                || e instanceof NonWritableChannelException) {
+        } else if (e instanceof ClosedChannelException) {
+            errno = Errno.EBADF;
+            detail = e instanceof java.nio.channels.AsynchronousCloseException
+                    ? "the file was closed while the operation ran" : "the file was closed before the operation started";
+        } else if (e instanceof NonReadableChannelException || e instanceof NonWritableChannelException) {
             errno = Errno.EBADF;
         } else if (e.getMessage() != null && e.getMessage().contains("Illegal seek")) {
             errno = 29; // ESPIPE
@@ -203,7 +212,7 @@ final class BlockingEngine implements RingEngine {
             errno = Errno.EIO;
         }
         metrics.failed(kind, errno);
-        RingIoException r = new RingIoException(kind, target, errno);
+        RingIoException r = new RingIoException(kind, target, errno, detail);
         r.initCause(e);
         return r;
     }

@@ -18,8 +18,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * outcome is known; on success its position has moved by the bytes transferred.
  *
  * <p><b>Errors</b> are {@link RingIoException}s naming the errno, the operation and the path.
- * Operations on a closed file fail at once with {@code EBADF} without reaching the kernel (an fd
- * number may already belong to another file).
+ * Operations on a closed file fail with {@code EBADF} without reaching the kernel (an fd number may
+ * already belong to another file): at once when {@link #close()} was called before, and otherwise
+ * when they reach the ring, which orders them with the close. An operation called concurrently with
+ * {@code close()} therefore either runs before the close or fails with {@code EBADF}; it never
+ * reaches whatever file later gets the same number. (The fallback engine's {@code FileChannel}
+ * gives the same guarantee: it closes its fd only once no call is inside it, and refuses calls after.)
  *
  * <p><b>Thread-safety.</b> Safe from any thread; concurrent positional operations are independent.
  */
@@ -33,6 +37,11 @@ public final class RingFile {
     /** Fallback only: whether positional calls apply (not for pipes and devices). */
     final boolean seekable;
     private final AtomicBoolean closed = new AtomicBoolean();
+    /**
+     * io_uring engine, ring thread only: the ring has taken in this file's close, so it refuses every
+     * operation it takes in after it (see {@code UringEngine#accept}).
+     */
+    boolean closeAccepted;
 
     RingFile(Ring ring, Path path, int flags, int fd, FileChannel channel, boolean seekable) {
         this.ring = ring;
@@ -208,9 +217,13 @@ public final class RingFile {
         return whole;
     }
 
+    /**
+     * Fails {@code op} at once if {@link #close()} was called already. Only a fast path: an operation
+     * that passes it may still be overtaken by a concurrent close, and the engine orders the two.
+     */
     private boolean rejectIfClosed(RingOp<?> op) {
         if (closed.get()) {
-            op.failErrno(9); // EBADF, without reaching the kernel
+            op.fail(new RingIoException(op.operation(), path.toString(), Errno.EBADF, "the file is closed"));
             return true;
         }
         return false;
