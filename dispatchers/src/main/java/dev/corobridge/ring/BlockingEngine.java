@@ -22,9 +22,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * executor shared by the pool, and its outcome is settled back on the ring's loop thread, so
  * completion routing is the same as with io_uring.
  *
- * <p><b>Cancellation.</b> An operation that has not started never runs. One that is running cannot
- * be stopped (interrupting a {@code FileChannel} would close it); it finishes, its buffers are then
- * free, and it settles as cancelled. An open that completes after cancellation closes its channel.
+ * <p><b>Cancellation</b> (see {@link RingOp}). An operation that has not started never runs:
+ * {@link RingOp#cancel()} decides it at once. One that is running cannot be stopped (interrupting a
+ * {@code FileChannel} would close it): cancel() returns {@code false}, and the operation settles with
+ * its real result when the call returns. An open is the exception: cancel() withdraws it at once,
+ * and a channel opened anyway is closed.
  *
  * <p><b>Close.</b> A {@code FileChannel} never lets a call use its fd after a close: it closes the
  * fd only once no call is inside it (a blocked one is woken first), and a call that starts after
@@ -54,7 +56,7 @@ final class BlockingEngine implements RingEngine {
 
     @Override
     public void open(RingOp<RingFile> op, Ring ring, Path path, Set<? extends OpenOption> options, int flags) {
-        run(op, "open", () -> FileChannel.open(path, options), ch -> {
+        run(op, "open", false, () -> FileChannel.open(path, options), ch -> {
             // Pipes and devices have no position: positional calls would fail with ESPIPE where
             // io_uring simply reads the stream. Decide once, at open.
             boolean seekable = java.nio.file.Files.isRegularFile(path);
@@ -72,19 +74,19 @@ final class BlockingEngine implements RingEngine {
 
     @Override
     public void read(RingOp<Integer> op, RingFile file, ByteBuffer dst, long position) {
-        run(op, "read", () -> file.seekable ? file.channel.read(dst, position) : file.channel.read(dst), n -> n, null);
+        run(op, "read", false, () -> file.seekable ? file.channel.read(dst, position) : file.channel.read(dst), n -> n, null);
     }
 
     @Override
     public void write(RingOp<Integer> op, RingFile file, ByteBuffer src, long position) {
-        run(op, position < 0 ? "append" : "write",
+        run(op, position < 0 ? "append" : "write", false,
                 () -> position < 0 || !file.seekable ? file.channel.write(src) : file.channel.write(src, position),
                 n -> n, null);
     }
 
     @Override
     public void sync(RingOp<Void> op, RingFile file, boolean dataOnly) {
-        run(op, dataOnly ? "fdatasync" : "fsync", () -> {
+        run(op, dataOnly ? "fdatasync" : "fsync", false, () -> {
             file.channel.force(!dataOnly);
             return null;
         }, v -> null, null);
@@ -92,12 +94,12 @@ final class BlockingEngine implements RingEngine {
 
     @Override
     public void size(RingOp<Long> op, RingFile file) {
-        run(op, "size", file.channel::size, s -> s, null);
+        run(op, "size", false, file.channel::size, s -> s, null);
     }
 
     @Override
     public void close(RingOp<Void> op, RingFile file) {
-        run(op, "close", () -> {
+        run(op, "close", true, () -> {
             file.channel.close();
             return null;
         }, v -> null, null);
@@ -105,7 +107,7 @@ final class BlockingEngine implements RingEngine {
 
     @Override
     public RingOp<Void> closeNow(RingFile file) {
-        RingOp<Void> op = new RingOp<>("close", file.path().toString());
+        RingOp<Void> op = RingOp.uncancellable("close", file.path().toString());
         try {
             file.channel.close();
             op.succeed(null);
@@ -129,13 +131,22 @@ final class BlockingEngine implements RingEngine {
     public void release() {
     }
 
-    private <R, T> void run(RingOp<T> op, String kind, Call<R> call, java.util.function.Function<R, T> map,
-                            java.util.function.Consumer<R> undo) {
+    /**
+     * Runs {@code call} on a file thread and settles {@code op} on the loop. {@code undo}, if given,
+     * makes the operation withdrawable: it undoes a result that arrives after {@link RingOp#cancel()}
+     * or shutdown. {@code runsAtShutdown}: a close, which runs even once shutdown refuses the rest.
+     */
+    private <R, T> void run(RingOp<T> op, String kind, boolean runsAtShutdown, Call<R> call,
+                            java.util.function.Function<R, T> map, java.util.function.Consumer<R> undo) {
         inFlight.incrementAndGet();
         metrics.submitted(kind);
         Runnable task = () -> {
-            if (op.isCancelRequested() || shutdownReason != null) {
-                settle(op, () -> abort(op));
+            if (shutdownReason != null && !runsAtShutdown) {
+                settle(op, () -> op.shutDown(shutdownReason));
+                return;
+            }
+            if (!(undo != null ? op.startWithdrawable() : op.start())) {
+                settle(op, () -> { }); // cancel() withdrew it before it started: cancelled already
                 return;
             }
             R r;
@@ -145,10 +156,8 @@ final class BlockingEngine implements RingEngine {
                 settle(op, () -> op.fail(translate(kind, op.target(), e)));
                 return;
             }
-            if (op.isCancelRequested() || shutdownReason != null) {
-                if (undo != null) {
-                    undo.accept(r);
-                }
+            if (undo != null && (shutdownReason != null || !op.commit())) {
+                undo.accept(r); // its awaiter has left (cancelled, or the pool is shutting down)
                 settle(op, () -> abort(op));
             } else {
                 settle(op, () -> op.succeed(map.apply(r)));

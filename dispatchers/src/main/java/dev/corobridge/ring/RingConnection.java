@@ -173,18 +173,23 @@ public final class RingConnection {
                 op.fail(new IllegalStateException("a read is already pending on " + this + ": one at a time"));
                 return;
             }
-            if (op.isCancelRequested()) {
-                op.cancelled();
-            } else if (!settleRead(op, buf)) {
+            if (!op.startWithdrawable()) {
+                return; // cancel() withdrew it on its way here: cancelled already
+            }
+            if (!settleRead(op, buf)) {
                 pendingRead = op;
                 pendingBuf = buf;
-                op.armCancel(() -> onRing(() -> {
-                    if (pendingRead == op) {
-                        pendingRead = null;
-                        pendingBuf = null;
-                        op.cancelled(); // later bytes wait in the connection, not in this buffer
-                    }
-                }, op));
+                // Waiting for data is undoable: cancel() decides at once, and this frees the slot.
+                op.armCancel(() -> {
+                    onRing(() -> {
+                        if (pendingRead == op) {
+                            pendingRead = null;
+                            pendingBuf = null;
+                            op.cancelled(); // later bytes wait in the connection, not in this buffer
+                        }
+                    }, null);
+                    return false;
+                });
                 channel.read();
             }
         }, op);
@@ -203,8 +208,8 @@ public final class RingConnection {
         ByteBuf out = channel.alloc().directBuffer(n);
         out.writeBytes(buf.duplicate().clear().limit(n)); // copied now: the caller's buffer is free at once
         boolean queued = onRing(() -> {
-            if (settledAtCallTime(op)) {
-                out.release();
+            if (settledAtCallTime(op) || !op.start()) {
+                out.release(); // closed, shut down, or withdrawn by cancel() on its way here
             } else if (failureErrno != 0) {
                 out.release();
                 op.fail(failure("write"));
@@ -240,7 +245,7 @@ public final class RingConnection {
             return op;
         }
         onRing(() -> {
-            if (settledAtCallTime(op)) {
+            if (settledAtCallTime(op) || !op.start()) {
                 return;
             }
             outputShut = true; // writes called after this fail with EPIPE, whatever the channel says
@@ -256,7 +261,7 @@ public final class RingConnection {
     }
 
     RingOp<Void> submitClose() {
-        RingOp<Void> op = new RingOp<>("close", name);
+        RingOp<Void> op = RingOp.uncancellable("close", name);
         closeCalled = true; // from now on every new operation fails with EBADF
         boolean queued = onRing(() -> {
             settlePendingRead(); // a read still waiting fails with EBADF now, not at deregistration
@@ -331,7 +336,9 @@ public final class RingConnection {
             return true;
         }
         if (!inbound.isEmpty()) {
-            op.succeed(drainInto(buf));
+            if (op.commit()) {
+                op.succeed(drainInto(buf));
+            } // else cancel() withdrew the read: the bytes stay for the next one
         } else if (failureErrno != 0) {
             op.fail(failure("read"));
         } else if (inputEnded) {

@@ -191,7 +191,7 @@ public final class RingFile {
     }
 
     RingOp<Void> submitClose() {
-        RingOp<Void> op = new RingOp<>("close", path.toString());
+        RingOp<Void> op = RingOp.uncancellable("close", path.toString()); // withdrawing it would leak the fd
         if (!closed.compareAndSet(false, true)) {
             op.succeed(null);
             return op;
@@ -235,7 +235,12 @@ public final class RingFile {
         }
     }
 
-    /** Repeats positional reads or writes until done: short transfers are normal for files too. */
+    /**
+     * Repeats positional reads or writes until done: short transfers are normal for files too. The
+     * whole operation is cancelled through its current part: cancelling the whole cancels that part,
+     * and decides at once exactly when that part's cancellation does (it had not started). A whole
+     * transfer that ends cancelled may have moved part of the bytes: the buffer's position says how many.
+     */
     private final class FullTransfer {
         private final RingOp<Integer> whole;
         private final ByteBuffer buf;
@@ -248,11 +253,17 @@ public final class RingFile {
             this.buf = buf;
             this.start = start;
             this.reading = reading;
+            whole.start(); // its outcome follows its parts'
             whole.armCancel(() -> {
                 RingOp<Integer> c = current;
-                if (c != null) {
-                    c.cancel();
+                if (c != null && c.cancel()) {
+                    // The part was withdrawn by this call, so the whole is cancelled by it too: make
+                    // sure that is settled before cancel() returns (the part's callback may not be
+                    // registered yet).
+                    whole.cancelled();
+                    return true;
                 }
+                return false;
             });
         }
 
@@ -277,7 +288,7 @@ public final class RingFile {
                         if (n < 0 || (n == 0 && reading)) {
                             whole.succeed(done); // end of file
                         } else if (n == 0) {
-                            whole.fail(new RingIoException("write", path.toString(), 5)); // no progress: EIO
+                            whole.fail(new RingIoException("write", path.toString(), Errno.EIO, "no progress"));
                         } else {
                             next(done + n);
                         }

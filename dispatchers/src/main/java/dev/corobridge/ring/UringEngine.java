@@ -39,8 +39,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * and the operation would then reach the kernel after the close, with a number that another open
  * may meanwhile have been given — its bytes would go to that other file.
  *
- * <p>Cancellation submits {@code IORING_OP_ASYNC_CANCEL} for the operation's user data; its own
- * CQE is ignored, and the operation settles when its original CQE arrives.
+ * <p>Cancellation (see {@link RingOp}): an operation not issued yet never is ({@link RingOp#start()}
+ * fails); an open is withdrawable until its CQE, which closes the fd if the open was withdrawn;
+ * anything else in the kernel gets {@code IORING_OP_ASYNC_CANCEL} for its user data — that request's
+ * own CQE is ignored, and the operation settles when its original CQE arrives.
  *
  * <p><b>Thread-safety.</b> Slots, the queue and buffers are confined to the loop thread; the public
  * entry points only hand work to it. {@link #inFlight()} is readable from any thread.
@@ -61,6 +63,9 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
     private static final int STATX_STRUCT_SIZE = 256;
     private static final int IORING_FSYNC_DATASYNC = 1;
     private static final int SLOTS = 32_768; // slot 0 means "ignore this completion"
+    /** Submission modes, see {@link #submit}. */
+    private static final int CLOSE = 1;
+    private static final int UNDOABLE = 2;
 
     private final IoEventLoop loop;
     private final RingMetricsRecorder metrics;
@@ -97,16 +102,14 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
         CleanableDirectBuffer cpath = Buffer.allocateDirectBufferWithNativeOrder(name.length + 1);
         cpath.buffer().put(name).put((byte) 0).flip();
         long addr = Buffer.memoryAddress(cpath.buffer());
-        submit(op, "open", OP_OPENAT, null, 0, addr, 0644, flags, cpath, res -> {
+        submit(op, "open", OP_OPENAT, null, 0, addr, 0644, flags, cpath, UNDOABLE, res -> {
             if (res < 0) {
                 op.failErrno(-res);
-            } else if (op.isCancelRequested() || shuttingDown) {
+            } else if (shuttingDown) {
                 closeQuietly(res); // opened after all: never leak the fd
-                if (shuttingDown) {
-                    op.shutDown(shutdownReason);
-                } else {
-                    op.cancelled();
-                }
+                op.shutDown(shutdownReason);
+            } else if (!op.commit()) {
+                closeQuietly(res); // cancel() withdrew the open meanwhile: its awaiter has left
             } else {
                 RingFile f = new RingFile(ring, path, flags, res, null, true);
                 ring.pool().remember(f);
@@ -201,7 +204,7 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
 
     @Override
     public void close(RingOp<Void> op, RingFile file) {
-        submit(op, "close", OP_CLOSE, file, 0, 0, 0, 0, null, res -> {
+        submit(op, "close", OP_CLOSE, file, 0, 0, 0, 0, null, CLOSE, res -> {
             if (res < 0) {
                 op.failErrno(-res);
             } else {
@@ -212,8 +215,8 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
 
     @Override
     public RingOp<Void> closeNow(RingFile file) {
-        RingOp<Void> op = new RingOp<>("close", file.path().toString());
-        submit(op, "close", OP_CLOSE, file, 0, 0, 0, 0, null, true, res -> {
+        RingOp<Void> op = RingOp.uncancellable("close", file.path().toString());
+        submit(op, "close", OP_CLOSE, file, 0, 0, 0, 0, null, CLOSE, res -> {
             if (res < 0) {
                 op.failErrno(-res);
             } else {
@@ -233,11 +236,11 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
         onLoop(() -> {
             shuttingDown = true;
             shutdownReason = reason;
-            // Waiting operations settle as shut down now; shutdown's own closes keep their place.
+            // Waiting operations settle as shut down now; closes keep their place (they always run).
             ArrayDeque<Submission> keep = new ArrayDeque<>();
             Submission w;
             while ((w = waiting.poll()) != null) {
-                if (w.internal) {
+                if (w.runsAtShutdown()) {
                     keep.add(w);
                 } else {
                     issue(w);
@@ -286,13 +289,13 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
         final int len;
         final int opFlags;
         final Object pinned;
-        final boolean internal;
+        final int mode;            // CLOSE, UNDOABLE or 0
         final Completion completion;
         long userData;
         boolean cancelSent;
 
         Submission(RingOp<?> op, String kind, byte opcode, RingFile file, long off, long addr, int len, int opFlags,
-                   Object pinned, boolean internal, Completion completion) {
+                   Object pinned, int mode, Completion completion) {
             this.op = op;
             this.kind = kind;
             this.opcode = opcode;
@@ -302,22 +305,30 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
             this.len = len;
             this.opFlags = opFlags;
             this.pinned = pinned;
-            this.internal = internal;
+            this.mode = mode;
             this.completion = completion;
+        }
+
+        boolean runsAtShutdown() {
+            return mode == CLOSE;
         }
     }
 
     private void submit(RingOp<?> op, String kind, byte opcode, RingFile file, long off, long addr, int len, int opFlags,
                         Object pinned, Completion completion) {
-        submit(op, kind, opcode, file, off, addr, len, opFlags, pinned, false, completion);
+        submit(op, kind, opcode, file, off, addr, len, opFlags, pinned, 0, completion);
     }
 
-    /** {@code internal}: shutdown's own closes, which must run even while new operations are refused. */
+    /**
+     * {@code mode}: {@link #CLOSE} for closes, which run even while the ring refuses new operations
+     * at shutdown (refusing one would leak its fd); {@link #UNDOABLE} for work whose result the
+     * completion undoes if {@link RingOp#cancel()} withdrew the operation meanwhile (an open).
+     */
     private void submit(RingOp<?> op, String kind, byte opcode, RingFile file, long off, long addr, int len, int opFlags,
-                        Object pinned, boolean internal, Completion completion) {
+                        Object pinned, int mode, Completion completion) {
         inFlight.incrementAndGet();
         metrics.submitted(kind);
-        Submission s = new Submission(op, kind, opcode, file, off, addr, len, opFlags, pinned, internal, completion);
+        Submission s = new Submission(op, kind, opcode, file, off, addr, len, opFlags, pinned, mode, completion);
         try {
             onLoop(() -> accept(s));
         } catch (java.util.concurrent.RejectedExecutionException e) {
@@ -358,13 +369,13 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
     /** Loop thread: writes the SQE into a free slot, or settles the operation if it must not run. */
     private void issue(Submission s) {
         RingOp<?> op = s.op;
-        if ((shuttingDown && !s.internal) || op.isCancelRequested()) {
+        if (shuttingDown && !s.runsAtShutdown()) {
             finish(s.pinned);
-            if (shuttingDown) {
-                op.shutDown(shutdownReason);
-            } else {
-                op.cancelled();
-            }
+            op.shutDown(shutdownReason);
+            return;
+        }
+        if (!(s.mode == UNDOABLE ? op.startWithdrawable() : op.start())) {
+            finish(s.pinned); // cancel() withdrew it before it started: it is cancelled already
             return;
         }
         int slot = free[--freeTop];
@@ -372,12 +383,24 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
         int fd = s.file != null ? s.file.fd : AT_FDCWD;
         s.userData = registration.submit(new IoUringIoOps(s.opcode, (byte) 0, (short) 0, fd, s.off, s.addr, s.len,
                 s.opFlags, slot, (short) 0, (short) 0, 0, 0L));
-        op.armCancel(() -> onLoop(() -> {
-            if (slots[slot] == s && !s.cancelSent) {
-                s.cancelSent = true;
-                sqe(OP_ASYNC_CANCEL, -1, 0, s.userData, 0, 0, 0);
-            }
-        }));
+        op.armCancel(() -> {
+            requestKernelCancel(slot, s);
+            return false; // the kernel decides: the CQE says cancelled, or the real result
+        });
+    }
+
+    /** Any thread: asks the kernel to cancel {@code s} if it still holds slot {@code slot}. */
+    private void requestKernelCancel(int slot, Submission s) {
+        try {
+            onLoop(() -> {
+                if (slots[slot] == s && !s.cancelSent) {
+                    s.cancelSent = true;
+                    sqe(OP_ASYNC_CANCEL, -1, 0, s.userData, 0, 0, 0);
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // The loop has terminated: the ring is gone with everything in it; shutdown settles.
+        }
     }
 
     /** Loop thread: issues waiting operations, oldest first, while slots are free. */

@@ -23,8 +23,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * 10^4 random cancellations without use-after-free or leaks.
  *
  * <p>Reads wait on pipes (no data yet), each into its own direct buffer. Each is cancelled at a
- * random moment: before it reaches the ring, while it waits in the kernel, or never (those get
- * data). As soon as a read's outcome is known its owner "reuses" the buffer: fills it with a
+ * random moment: before it reaches the ring (then decided at once), while it waits in the kernel
+ * (the kernel decides), or never (those get data). As soon as a read's outcome is known its owner "reuses" the buffer: fills it with a
  * marker. Afterwards every pipe is flooded with data: if the kernel still held any buffer whose
  * owner had been told it was free, the flood would overwrite the marker. Every fd opened is closed
  * (counted in /proc/self/fd).
@@ -69,20 +69,22 @@ class RingCancellationStressTest {
                     ops.add(op);
                     if (rnd.nextInt(3) == 0) {
                         op.cancel(); // often before it reached the ring
-                        cancelRequests++;
                     }
                 }
                 if (rnd.nextBoolean()) {
                     LockSupport.parkNanos(rnd.nextInt(200_000)); // let some reach the kernel
                 }
                 for (RingOp<Integer> op : ops) {
-                    if (!op.isDone() && op.cancel()) {
-                        cancelRequests++;
+                    if (!op.isDone()) {
+                        op.cancel(); // true: withdrawn at once; false: the kernel decides
                     }
                 }
                 // Anything not cancelled in time (the fallback's running reads) gets data.
                 feedUntilSettled(paths, ops);
                 for (int i = 0; i < ops.size(); i++) {
+                    if (ops.get(i).isCancelRequested()) {
+                        cancelRequests++;
+                    }
                     Outcome<Integer> o = ops.get(i).outcomeOrNull();
                     if (o.isCancelled()) {
                         cancelled++;
@@ -104,7 +106,9 @@ class RingCancellationStressTest {
                     w.write(new byte[4096]);
                 }
             }
-            assertEquals(0, pool.metrics().inFlight(), "nothing may still be in flight");
+            // Operations withdrawn before they started leave the engine's queues a little after
+            // their outcome was decided (they never touch their buffers).
+            RingTestSupport.waitUntil(() -> pool.metrics().inFlight() == 0, "nothing in flight any more");
             for (ByteBuffer b : freed) {
                 for (int k = 0; k < BUF; k++) {
                     if (b.get(k) != MARK) {

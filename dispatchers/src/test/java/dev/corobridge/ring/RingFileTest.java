@@ -21,7 +21,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CancellationException;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -181,30 +180,7 @@ class RingFileTest {
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(Transport.class)
-    void cancellationWaitsForTheKernelAndIsACancellation(Transport transport) throws Exception {
-        RingPool pool = pool(transport);
-        try {
-            Path a = RingTestSupport.fifo(dir, "c.fifo");
-            RingFile f = await(pool.open(a, StandardOpenOption.READ, StandardOpenOption.WRITE));
-            RingOp<Integer> read = f.read(ByteBuffer.allocateDirect(8), 0);
-            RingTestSupport.waitUntil(() -> f.ring().inFlight() == 1 || transport == Transport.FALLBACK, "read in flight");
-            assertTrue(read.cancel());
-            assertFalse(read.cancel(), "a second request changes nothing");
-            if (transport == Transport.FALLBACK) {
-                // A blocking read cannot be interrupted: give it data; it then settles as cancelled.
-                try (RandomAccessFile w = new RandomAccessFile(a.toFile(), "rw")) {
-                    w.write(1);
-                }
-            }
-            assertThrows(CancellationException.class, () -> await(read));
-            assertTrue(read.outcomeOrNull().isCancelled());
-            await(f.close());
-        } finally {
-            stop(pool);
-        }
-    }
+    // Cancellation, in every state an operation can be in: RingOpCancelTest.
 
     @ParameterizedTest
     @EnumSource(Transport.class)
