@@ -255,7 +255,7 @@ class RingOpCancelTest {
     void aSocketReadWaitingForDataIsWithdrawnAtOnceAndItsBytesGoToTheNextRead(Transport transport) throws Exception {
         RingPool pool = pool(transport);
         LinkedBlockingQueue<RingConnection> accepted = new LinkedBlockingQueue<>();
-        try (RingServer server = RingServer.bind(pool, ANY_LOOPBACK, accepted::add)) {
+        try (RingServer server = await(RingServer.bind(pool, ANY_LOOPBACK, accepted::add))) {
             RingConnection client = await(pool.connect(server.localAddress()));
             RingConnection session = accepted.poll(30, TimeUnit.SECONDS);
             ByteBuffer first = ByteBuffer.allocate(16);
