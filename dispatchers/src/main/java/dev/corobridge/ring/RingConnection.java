@@ -53,6 +53,13 @@ import java.util.Objects;
  *     (half-close: the peer may still read; if it had closed fully, a later write sees the reset)</td></tr>
  * <tr><td>the channel was closed by the transport for any other reason</td><td colspan="2">{@code EBADF}</td></tr>
  * </table>
+ *
+ * <p><b>Cancellation</b> ({@link RingOp#cancel()}). A read waiting for data is withdrawn at once; the
+ * bytes that arrive later wait for the next read. A write is withdrawn at once until it reaches the
+ * ring; once the transport is sending it, cancelling it <i>aborts the connection</i> if the bytes are
+ * not all sent yet (the peer sees a reset: the stream was cut mid-write, and nothing sensible can
+ * follow on it), and the write ends cancelled — or with its count, if it was sent first. Later
+ * operations then fail with {@code EBADF}, as after {@link #abort()}.
  * Bytes received before a reset are delivered before the {@code ECONNRESET}; bytes the kernel still
  * held when a <i>write</i> discovered the reset may be lost (as with a plain socket). A reset does not
  * close the connection: {@link #isOpen()} stays true until {@link #close()}, which must still be
@@ -220,9 +227,22 @@ public final class RingConnection {
                 out.release();
                 op.failErrno(Errno.EBADF);
             } else {
-                channel.writeAndFlush(out).addListener(done -> {
+                io.netty.channel.ChannelFuture sending = channel.writeAndFlush(out);
+                // In the transport's hands: cancel() aborts the connection if the bytes are not all
+                // sent yet (the stream is cut mid-write: nothing sensible can follow on it).
+                op.armCancel(() -> {
+                    onRing(() -> {
+                        if (!sending.isDone()) {
+                            abort();
+                        }
+                    }, null);
+                    return false;
+                });
+                sending.addListener(done -> {
                     if (done.isSuccess()) {
-                        op.succeed(n);
+                        op.succeed(n); // sent before the cancellation took effect: the real result
+                    } else if (op.isCancelRequested()) {
+                        op.cancelled();
                     } else {
                         writeFailed(op, done.cause());
                     }

@@ -23,12 +23,15 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li><b>Not started yet</b> (on its way to the ring, waiting for a free slot, queued for a
  *       fallback file thread, a socket write not yet handed to the transport): cancelled at once,
  *       {@code true}; it never starts.</li>
- *   <li><b>Started, but undoable</b> — an open, a socket read still waiting for data: cancelled
- *       at once, {@code true}. The work is stopped, and what completes anyway is undone: a file
- *       opened after all is closed; bytes that arrive stay in the connection for the next read.</li>
- *   <li><b>In the kernel's hands</b> — a file read or write using your buffer, an fsync, a close:
- *       cancel() asks the kernel to stop it ({@code IORING_OP_ASYNC_CANCEL}) and returns
- *       {@code false}: the kernel decides. The outcome follows with the operation's completion:
+ *   <li><b>Started, but undoable</b> — an open, a connect, a bind, a socket read still waiting for
+ *       data: cancelled at once, {@code true}. The work is stopped (the kernel's open or connect is
+ *       cancelled, the socket closed), and what completes anyway is undone: a file opened, a
+ *       connection made or a server bound after all is closed, never handed out; bytes that arrive
+ *       stay in the connection for the next read.</li>
+ *   <li><b>In the kernel's hands</b> — a file read or write using your buffer, an fsync, a socket
+ *       write the transport is sending, a close: cancel() asks the kernel to stop it
+ *       ({@code IORING_OP_ASYNC_CANCEL}; for a socket write, the connection is aborted, since its
+ *       stream is cut mid-write) and returns {@code false}: the kernel decides. The outcome follows with the operation's completion:
  *       {@link Outcome.Cancelled} if the kernel stopped it, or its real result if it finished first
  *       (so a write reported cancelled did not happen, and a read's bytes are not lost). Until
  *       then the operation keeps its buffers, and nobody awaiting it is told that they are free: a
@@ -78,6 +81,9 @@ public final class RingOp<T> extends AbstractAwaitable<T> {
     private final AtomicInteger phase;
     private final AtomicBoolean cancelRequested = new AtomicBoolean();
     private volatile Canceller canceller;
+    /** What closes the value if its awaiter left (a file, a connection, a server); may be null. */
+    private volatile java.util.function.Consumer<? super T> releaser;
+    private final AtomicBoolean released = new AtomicBoolean();
 
     RingOp(String operation, String target) {
         this(operation, target, PENDING);
@@ -193,6 +199,23 @@ public final class RingOp<T> extends AbstractAwaitable<T> {
         canceller = c;
         if (cancelRequested.get()) {
             c.cancel(); // cancel() raced with the start (it may have withdrawn the operation already)
+        }
+    }
+
+    /** For operations that produce something to close: how to close it if its awaiter leaves. */
+    RingOp<T> releasingWith(java.util.function.Consumer<? super T> r) {
+        releaser = r;
+        return this;
+    }
+
+    /**
+     * The awaiter has left (its coroutine was cancelled) after the operation succeeded anyway — its
+     * value arrived in the same instant: closes that value, once, so it does not stay open unowned.
+     */
+    void releaseIfAbandoned() {
+        java.util.function.Consumer<? super T> r = releaser;
+        if (r != null && promise.outcomeOrNull() instanceof Outcome.Success<T> s && released.compareAndSet(false, true)) {
+            r.accept(s.value());
         }
     }
 

@@ -212,7 +212,9 @@ public final class RingPool implements AutoCloseable {
 
     /**
      * Connects to {@code address} from the ring {@link #next()} picks; the connection stays on it.
-     * A refused or unreachable address fails with a {@link RingIoException}.
+     * A refused or unreachable address fails with a {@link RingIoException}. Cancelling it
+     * ({@link RingOp#cancel()}) decides at once and aborts the kernel's connect; a connection made
+     * anyway is closed, never handed out.
      */
     @kotlin.Deprecated(message = "Kotlin: use the suspending connect", level = kotlin.DeprecationLevel.HIDDEN)
     public RingOp<RingConnection> connect(java.net.InetSocketAddress address) {
@@ -221,7 +223,8 @@ public final class RingPool implements AutoCloseable {
 
     RingOp<RingConnection> submitConnect(java.net.InetSocketAddress address) {
         Objects.requireNonNull(address, "address");
-        RingOp<RingConnection> op = new RingOp<>("connect", address.toString());
+        RingOp<RingConnection> op = new RingOp<RingConnection>("connect", address.toString())
+                .releasingWith(RingConnection::submitClose);
         if (shutdown) {
             op.shutDown("RingPool '" + config.name() + "' is shut down");
             return op;
@@ -233,10 +236,18 @@ public final class RingPool implements AutoCloseable {
                         : io.netty.channel.socket.nio.NioSocketChannel.class)
                 .option(io.netty.channel.ChannelOption.AUTO_READ, false)
                 .handler(new io.netty.channel.ChannelInboundHandlerAdapter());
-        b.connect(address).addListener((io.netty.channel.ChannelFutureListener) f -> {
+        op.startWithdrawable(); // until connected, cancel() decides at once
+        io.netty.channel.ChannelFuture connecting = b.connect(address);
+        op.armCancel(() -> {
+            connecting.channel().close(); // aborts the connect in the kernel (or closes what it made)
+            return false;
+        });
+        connecting.addListener((io.netty.channel.ChannelFutureListener) f -> {
             if (f.isSuccess() && shutdown) {
                 f.channel().close(); // connected while the pool was shutting down: not handed out
                 op.shutDown("RingPool '" + config.name() + "' is shut down");
+            } else if (f.isSuccess() && !op.commit()) {
+                f.channel().close(); // connected after cancel() withdrew it: its awaiter has left
             } else if (f.isSuccess()) {
                 op.succeed(new RingConnection(ring, f.channel()));
             } else {

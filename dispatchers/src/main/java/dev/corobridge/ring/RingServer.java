@@ -64,7 +64,7 @@ public final class RingServer implements AutoCloseable {
         Objects.requireNonNull(pool, "pool");
         Objects.requireNonNull(address, "address");
         Objects.requireNonNull(onAccept, "onAccept");
-        RingOp<RingServer> op = new RingOp<>("bind", address.toString());
+        RingOp<RingServer> op = new RingOp<RingServer>("bind", address.toString()).releasingWith(RingServer::closeNow);
         if (pool.isShutdown()) {
             op.shutDown("RingPool '" + pool.name() + "' is shut down");
             return op;

@@ -58,7 +58,9 @@ fun RingFile.writeAsync(src: ByteBuffer, position: Long): RingOp<Int> = submitWr
  * Awaits a ring operation. If the caller is cancelled, cancels the operation ([RingOp.cancel]): one
  * that had not started, or was undoable, ends at once; one in the kernel's hands is asked to stop,
  * and this waits (non-cancellably) for its completion before rethrowing, so no buffer is in the
- * kernel's hands when this returns.
+ * kernel's hands when this returns. What the operation produced for an awaiter that has left — a
+ * file opened, a connection made, a server bound in the same instant the caller was cancelled — is
+ * closed, not left open unowned.
  */
 suspend fun <T> RingOp<T>.awaitIo(): T {
     try {
@@ -67,6 +69,7 @@ suspend fun <T> RingOp<T>.awaitIo(): T {
         if (!cancel() && !isDone) {
             withContext(NonCancellable) { runCatching { await() } } // the kernel decides: wait for its word
         }
+        releaseIfAbandoned()
         throw e
     }
 }

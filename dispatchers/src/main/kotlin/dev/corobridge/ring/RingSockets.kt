@@ -3,6 +3,7 @@
 package dev.corobridge.ring
 
 import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.Job
 import kotlinx.coroutines.launch
 import java.net.InetSocketAddress
 import java.nio.ByteBuffer
@@ -35,19 +36,20 @@ suspend fun RingPool.bind(address: InetSocketAddress, onAccept: (RingConnection)
 /**
  * Serves [address]: every accepted connection runs [session] as a coroutine in [scope] on the
  * connection's own ring (so its reads resume inline on that ring); the connection is closed when the
- * session ends, however it ends. Suspends until the address is bound (never blocking a thread: it
- * may be called on the pump).
+ * session ends, however it ends — also when the scope was cancelled before the session could start.
+ * The server lives as long as the scope: once the scope's job completes or is cancelled, it is closed
+ * (no connection is accepted for a scope that cannot run it). Suspends until the address is bound
+ * (never blocking a thread: it may be called on the pump).
  */
 suspend fun RingPool.serve(
     address: InetSocketAddress,
     scope: CoroutineScope,
     session: suspend (RingConnection) -> Unit,
-): RingServer = bind(address) { conn ->
-    scope.launch(conn.ring().dispatcher) {
-        try {
-            session(conn)
-        } finally {
-            conn.submitClose()
-        }
+): RingServer {
+    val server = bind(address) { conn ->
+        scope.launch(conn.ring().dispatcher) { session(conn) }
+            .invokeOnCompletion { conn.submitClose() } // runs even if the session never started
     }
+    scope.coroutineContext[Job]?.invokeOnCompletion { server.closeNow() }
+    return server
 }

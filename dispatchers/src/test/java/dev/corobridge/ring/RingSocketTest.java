@@ -150,7 +150,7 @@ class RingSocketTest {
         }
     }
 
-    private static Throwable causeOf(org.junit.jupiter.api.function.Executable ex) {
+    static Throwable causeOf(org.junit.jupiter.api.function.Executable ex) {
         try {
             ex.execute();
         } catch (Throwable t) {
