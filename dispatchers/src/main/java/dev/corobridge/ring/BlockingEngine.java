@@ -56,7 +56,7 @@ final class BlockingEngine implements RingEngine {
 
     @Override
     public void open(RingOp<RingFile> op, Ring ring, Path path, Set<? extends OpenOption> options, int flags) {
-        run(op, "open", false, () -> FileChannel.open(path, options), ch -> {
+        run(op, "open", false, path, () -> FileChannel.open(path, options), ch -> {
             // Pipes and devices have no position: positional calls would fail with ESPIPE where
             // io_uring simply reads the stream. Decide once, at open.
             boolean seekable = java.nio.file.Files.isRegularFile(path);
@@ -138,6 +138,12 @@ final class BlockingEngine implements RingEngine {
      */
     private <R, T> void run(RingOp<T> op, String kind, boolean runsAtShutdown, Call<R> call,
                             java.util.function.Function<R, T> map, java.util.function.Consumer<R> undo) {
+        run(op, kind, runsAtShutdown, null, call, map, undo);
+    }
+
+    /** {@code opened}: the path, for an open (its failures are told apart by the path's state). */
+    private <R, T> void run(RingOp<T> op, String kind, boolean runsAtShutdown, Path opened, Call<R> call,
+                            java.util.function.Function<R, T> map, java.util.function.Consumer<R> undo) {
         inFlight.incrementAndGet();
         metrics.submitted(kind);
         Runnable task = () -> {
@@ -153,7 +159,12 @@ final class BlockingEngine implements RingEngine {
             try {
                 r = call.run();
             } catch (IOException | RuntimeException e) {
-                settle(op, () -> op.fail(translate(kind, op.target(), e)));
+                if (e instanceof ClosedChannelException && shutdownReason != null) {
+                    // Its file was closed under it by the pool's shutdown (phase 2 ends blocking calls so).
+                    settle(op, () -> op.shutDown(shutdownReason));
+                } else {
+                    settle(op, () -> op.fail(translate(kind, op.target(), e, opened)));
+                }
                 return;
             }
             if (undo != null && (shutdownReason != null || !op.commit())) {
@@ -192,31 +203,33 @@ final class BlockingEngine implements RingEngine {
         }
     }
 
-    /** The same typed errors as the io_uring engine. */
-    private Throwable translate(String kind, String target, Exception e) {
+    /**
+     * The same typed errors as the io_uring engine. The JDK reports errno only through exception
+     * types (and a free-form, possibly localised reason): the types decide, and where one type stands
+     * for several errnos (a failed open's {@code FileSystemException}) the file system's state does —
+     * never the message.
+     */
+    private Throwable translate(String kind, String target, Exception e, Path opened) {
         int errno;
         String detail = null;
         if (e instanceof NoSuchFileException) {
             errno = Errno.ENOENT;
         } else if (e instanceof AccessDeniedException) {
-            errno = e.getMessage() != null && e.getMessage().contains("Read-only") ? Errno.EROFS : Errno.EACCES;
+            errno = Errno.EACCES;
         } else if (e instanceof FileAlreadyExistsException) {
             errno = Errno.EEXIST;
         } else if (e instanceof NotDirectoryException) {
-            errno = 20;
+            errno = Errno.ENOTDIR;
         } else if (e instanceof ClosedChannelException) {
             errno = Errno.EBADF;
             detail = e instanceof java.nio.channels.AsynchronousCloseException
                     ? "the file was closed while the operation ran" : "the file was closed before the operation started";
         } else if (e instanceof NonReadableChannelException || e instanceof NonWritableChannelException) {
             errno = Errno.EBADF;
-        } else if (e.getMessage() != null && e.getMessage().contains("Illegal seek")) {
-            errno = 29; // ESPIPE
         } else if (e instanceof IllegalArgumentException) {
             errno = Errno.EINVAL;
-        } else if (e instanceof java.nio.file.FileSystemException fse && fse.getReason() != null
-                && fse.getReason().contains("Is a directory")) {
-            errno = Errno.EISDIR;
+        } else if (opened != null && e instanceof java.nio.file.FileSystemException) {
+            errno = openFailure(opened);
         } else {
             errno = Errno.EIO;
         }
@@ -224,5 +237,24 @@ final class BlockingEngine implements RingEngine {
         RingIoException r = new RingIoException(kind, target, errno, detail);
         r.initCause(e);
         return r;
+    }
+
+    /** Why opening {@code path} failed, from the file system's state: a directory, a read-only store. */
+    private static int openFailure(Path path) {
+        if (java.nio.file.Files.isDirectory(path)) {
+            return Errno.EISDIR;
+        }
+        try {
+            Path p = path.toAbsolutePath();
+            while (p != null && !java.nio.file.Files.exists(p)) {
+                p = p.getParent();
+            }
+            if (p != null && java.nio.file.Files.getFileStore(p).isReadOnly()) {
+                return Errno.EROFS;
+            }
+        } catch (IOException | SecurityException ignored) {
+            // cannot tell
+        }
+        return Errno.EIO;
     }
 }

@@ -14,7 +14,6 @@ import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
 import java.util.Objects;
 
@@ -68,10 +67,6 @@ import java.util.Objects;
  * <p><b>Thread-safety.</b> Safe from any thread; state is confined to the ring's thread.
  */
 public final class RingConnection {
-
-    private static final int ECONNRESET = 104;
-    private static final int EPIPE = 32;
-    private static final int ETIMEDOUT = 110;
 
     private final Ring ring;
     private final Channel channel;
@@ -222,7 +217,7 @@ public final class RingConnection {
                 op.fail(failure("write"));
             } else if (outputShut) {
                 out.release();
-                op.fail(new RingIoException("write", name, EPIPE));
+                op.fail(new RingIoException("write", name, Errno.EPIPE));
             } else if (!channel.isActive()) {
                 out.release();
                 op.failErrno(Errno.EBADF);
@@ -415,17 +410,17 @@ public final class RingConnection {
         if (settledAtCallTime(op)) {
             return;
         }
-        int errno = errnoOf(cause);
-        if (errno == ECONNRESET || (errno == EPIPE && !outputShut)) {
+        int errno = errnoOf(cause, true);
+        if (errno == Errno.ECONNRESET || (errno == Errno.EPIPE && !outputShut)) {
             // The kernel says reset (ECONNRESET once, EPIPE after): the peer is gone. Recorded, so that
             // reads and writes from now on say so too, and a waiting read is not left hanging.
-            recordFailure(ECONNRESET, cause);
+            recordFailure(Errno.ECONNRESET, cause);
             op.fail(failure("write"));
             settlePendingRead();
         } else if (failureErrno != 0) {
             op.fail(failure("write"));
-        } else if (outputShut && (errno == EPIPE || errno == Errno.EBADF)) {
-            op.fail(new RingIoException("write", name, EPIPE));
+        } else if (outputShut && (errno == Errno.EPIPE || errno == Errno.EBADF)) {
+            op.fail(new RingIoException("write", name, Errno.EPIPE));
         } else {
             op.fail(translate("write", cause));
         }
@@ -454,39 +449,27 @@ public final class RingConnection {
         return written;
     }
 
-    /** The errno a Netty/JDK exception stands for, or 0. */
-    private static int errnoOf(Throwable cause) {
-        for (Throwable t = cause; t != null; t = t.getCause()) {
-            if (t instanceof Errors.NativeIoException n && n.expectedErr() != 0) {
-                return Math.abs(n.expectedErr());
-            }
-            if (t instanceof ClosedChannelException) {
-                return Errno.EBADF;
-            }
-            if (t instanceof IOException && t.getMessage() != null) {
-                String m = t.getMessage();
-                if (m.contains("reset")) {
-                    return ECONNRESET;
-                }
-                if (m.contains("Broken pipe")) {
-                    return EPIPE;
-                }
-                if (m.contains("timed out")) {
-                    return ETIMEDOUT;
-                }
-                if (m.contains("closed")) {
-                    return Errno.EBADF;
-                }
-            }
-            if (t.getCause() == t) {
-                break;
-            }
+    /**
+     * The errno a failure of this established connection stands for: the native one where the
+     * transport recorded it (io_uring always does), else by type ({@link NativeErrors}). The JDK's
+     * NIO transport (the fallback) reports a reset read as a plain {@code SocketException} and a
+     * refused write as a plain {@code IOException}, without the errno: on an established connection
+     * the kernel refuses a write only when the connection is broken, so such a write failure stands
+     * for {@code EPIPE} (which {@link #writeFailed} records as the reset it is).
+     */
+    private static int errnoOf(Throwable cause, boolean writing) {
+        int errno = NativeErrors.errnoOf(cause);
+        if (errno != 0) {
+            return errno;
         }
-        return 0;
+        if (NativeErrors.isJdkConnectionReset(cause)) {
+            return Errno.ECONNRESET;
+        }
+        return writing && cause instanceof IOException ? Errno.EPIPE : 0;
     }
 
     private Throwable translate(String operation, Throwable cause) {
-        int errno = errnoOf(cause);
+        int errno = errnoOf(cause, false);
         if (errno == 0) {
             return cause;
         }
@@ -566,7 +549,7 @@ public final class RingConnection {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            int errno = errnoOf(cause);
+            int errno = errnoOf(cause, false);
             recordFailure(errno == 0 || errno == Errno.EBADF ? Errno.EIO : errno, cause);
             settlePendingRead();
         }

@@ -109,8 +109,8 @@ public final class RingServer implements AutoCloseable {
     }
 
     private static Throwable bindFailure(InetSocketAddress address, Throwable cause) {
-        String m = String.valueOf(cause.getMessage());
-        RingIoException e = new RingIoException("bind", address.toString(), m.contains("in use") ? 98 : 5);
+        int errno = NativeErrors.bindErrnoOf(cause, address.getAddress());
+        RingIoException e = new RingIoException("bind", address.toString(), errno != 0 ? errno : Errno.EIO);
         e.initCause(cause);
         return e;
     }
