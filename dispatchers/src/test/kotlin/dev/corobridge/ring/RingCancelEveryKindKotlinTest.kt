@@ -2,7 +2,7 @@ package dev.corobridge.ring
 
 import dev.corobridge.pump.ManualPump
 import kotlinx.coroutines.CoroutineScope
-import kotlinx.coroutines.Job
+import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.SupervisorJob
 import kotlinx.coroutines.cancel
 import kotlinx.coroutines.launch
@@ -183,6 +183,29 @@ class RingCancelEveryKindKotlinTest {
             RingTestSupport.waitUntil({ server.isClosed }, "the server to close with its scope")
             RingTestSupport.waitUntil({ runCatching { Socket(address.address, address.port).close() }.isFailure },
                 "nothing to listen on the address any more")
+        } finally {
+            pool.shutdown().get(60, TimeUnit.SECONDS)
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Transport::class)
+    fun `a cancelled bind returns at once and nothing listens`(transport: Transport) {
+        val pool = RingTestSupport.pool(transport)
+        try {
+            val port = java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress()).use { it.localPort }
+            val address = InetSocketAddress(InetAddress.getLoopbackAddress(), port)
+            val scope = CoroutineScope(SupervisorJob())
+            LoopHold(pool, null).use {
+                // Undispatched: the bind departs before launch returns, and the coroutine waits for it.
+                val job = scope.launch(start = CoroutineStart.UNDISPATCHED) { pool.bind(address) { it.submitClose() } }
+                assertTrue(job.isActive, "the rings are held: the bind cannot be done yet")
+                job.cancel()
+                RingTestSupport.waitUntil({ job.isCompleted }, "the cancelled bind to return while the rings are held")
+            }
+            RingCancelEveryKindTest.passedBy(pool.rings()[0])
+            RingCancelEveryKindTest.passedBy(pool.rings()[1])
+            assertTrue(runCatching { Socket(address.address, port).close() }.isFailure, "nothing listens: a server bound anyway was closed")
         } finally {
             pool.shutdown().get(60, TimeUnit.SECONDS)
         }
