@@ -120,7 +120,7 @@ class RingCancelEveryKindKotlinTest {
         try {
             val p = Files.writeString(dir.resolve("opened"), "x")
             val job = CoroutineScope(ui.dispatcher).launch { pool.open(p) }
-            ui.runUntilIdle() // the open departs; the coroutine waits
+            LoopHold(pool, null).use { ui.runUntilIdle() } // the open departs; the coroutine waits for it
             RingTestSupport.waitUntil({ pool.metrics().openFiles() == 1 }, "the open to succeed")
             job.cancel() // before the pump runs the resumption
             ui.runUntilIdle()
@@ -141,7 +141,7 @@ class RingCancelEveryKindKotlinTest {
         try {
             val server = runBlocking { pool.bind(loopback) { accepted.add(it) } }
             val job = CoroutineScope(ui.dispatcher).launch { pool.connect(server.localAddress()) }
-            ui.runUntilIdle()
+            LoopHold(pool, null).use { ui.runUntilIdle() } // the connect departs; the coroutine waits for it
             val session = assertNotNull(accepted.poll(30, TimeUnit.SECONDS))
             RingTestSupport.waitUntil({ ui.metrics().queueDepth() > 0 }, "the connect's result to wait for the pump")
             job.cancel()
