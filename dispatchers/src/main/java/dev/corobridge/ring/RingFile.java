@@ -111,7 +111,11 @@ public final class RingFile {
         return submitSize();
     }
 
-    /** Closes the file; later operations fail with {@code EBADF}. Closing twice completes at once. */
+    /**
+     * Closes the file; later operations fail with {@code EBADF} (one racing the close runs before it
+     * or fails so: see the class comment). Closing twice completes at once. A close cannot be
+     * cancelled (that would leak the fd).
+     */
     @kotlin.Deprecated(message = "Kotlin: use the suspending close", level = kotlin.DeprecationLevel.HIDDEN)
     public RingOp<Void> close() {
         return submitClose();

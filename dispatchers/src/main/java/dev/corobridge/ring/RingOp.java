@@ -29,19 +29,21 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       connection made or a server bound after all is closed, never handed out; bytes that arrive
  *       stay in the connection for the next read.</li>
  *   <li><b>In the kernel's hands</b> — a file read or write using your buffer, an fsync, a socket
- *       write the transport is sending, a close: cancel() asks the kernel to stop it
+ *       write the transport is sending: cancel() asks the kernel to stop it
  *       ({@code IORING_OP_ASYNC_CANCEL}; for a socket write, the connection is aborted, since its
- *       stream is cut mid-write) and returns {@code false}: the kernel decides. The outcome follows with the operation's completion:
- *       {@link Outcome.Cancelled} if the kernel stopped it, or its real result if it finished first
- *       (so a write reported cancelled did not happen, and a read's bytes are not lost). Until
- *       then the operation keeps its buffers, and nobody awaiting it is told that they are free: a
- *       buffer is never touched by the kernel after its owner got it back. A close cannot be
- *       cancelled. (The Kotlin suspend functions wait for that completion too, non-cancellably,
- *       before rethrowing the cancellation.)</li>
+ *       stream is cut mid-write) and returns {@code false}: the kernel decides. The outcome follows
+ *       with the operation's completion: {@link Outcome.Cancelled} if the kernel stopped it, or its
+ *       real result if it finished first (so a file write reported cancelled did not happen, and a
+ *       read's bytes are not lost; a socket write cut mid-way, or a readFully/writeFully, may have
+ *       moved part of its bytes). Until then the operation keeps its buffers, and nobody awaiting it is
+ *       told that they are free: a buffer is never touched by the kernel after its owner got it
+ *       back. (The Kotlin suspend functions wait for that completion too, non-cancellably, before
+ *       rethrowing the cancellation.) The fallback cannot stop a blocking call already running: it
+ *       ends with its real result when the call returns.</li>
+ *   <li><b>A close</b> cannot be cancelled (that would leak the fd): {@code false}, nothing changes.</li>
  *   <li><b>Already decided</b>: {@code false}; nothing changes.</li>
  * </ul>
- * {@link #isCancelRequested()} tells whether cancel() was called at all. Either way an operation
- * whose cancellation was asked for settles — cancelled, or with its result — and never hangs.
+ * {@link #isCancelRequested()} tells whether cancel() was called at all.
  *
  * <p><b>Thread-safety.</b> Safe from any thread. The outcome is settled on the ring's thread
  * (fallback: on a file worker), or by {@link #cancel()} on the caller's thread, and published before

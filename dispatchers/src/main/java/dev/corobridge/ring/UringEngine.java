@@ -247,6 +247,7 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
                 }
             }
             waiting.addAll(keep);
+            issueWaiting(); // slots may be free: the closes must not wait for a completion that never comes
             for (int i = 1; i < SLOTS; i++) {
                 Submission p = slots[i];
                 if (p != null && !p.cancelSent) {
