@@ -52,6 +52,10 @@ import java.util.Objects;
  *     (half-close: the peer may still read; if it had closed fully, a later write sees the reset)</td></tr>
  * <tr><td>the channel was closed by the transport for any other reason</td><td colspan="2">{@code EBADF}</td></tr>
  * </table>
+ * Bytes received before a reset are delivered before the {@code ECONNRESET}; bytes the kernel still
+ * held when a <i>write</i> discovered the reset may be lost (as with a plain socket). A reset does not
+ * close the connection: {@link #isOpen()} stays true until {@link #close()}, which must still be
+ * called (it is idempotent, and {@code RingPool.serve} calls it for you).
  *
  * <p><b>Cancellation</b> ({@link RingOp#cancel()}). A read waiting for data is withdrawn at once; the
  * bytes that arrive later wait for the next read. A write is withdrawn at once until it reaches the
@@ -59,10 +63,6 @@ import java.util.Objects;
  * not all sent yet (the peer sees a reset: the stream was cut mid-write, and nothing sensible can
  * follow on it), and the write ends cancelled — or with its count, if it was sent first. Later
  * operations then fail with {@code EBADF}, as after {@link #abort()}.
- * Bytes received before a reset are delivered before the {@code ECONNRESET}; bytes the kernel still
- * held when a <i>write</i> discovered the reset may be lost (as with a plain socket). A reset does not
- * close the connection: {@link #isOpen()} stays true until {@link #close()}, which must still be
- * called (it is idempotent, and {@code RingPool.serve} calls it for you).
  *
  * <p><b>Thread-safety.</b> Safe from any thread; state is confined to the ring's thread.
  */

@@ -134,6 +134,67 @@ class RingCancellationStressTest {
         }, "fds back to " + fdsBefore);
     }
 
+    /**
+     * Opens cancelled at random moments — before they reach the ring, while the kernel opens, never
+     * — against the engine's undo: a cancel() that returned true always means a cancelled open whose
+     * file (if it was opened anyway) is closed; every other open hands out a file. No fd is left.
+     */
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void randomlyCancelledOpensLeakNoFd(Transport transport) throws Exception {
+        Path plain = java.nio.file.Files.writeString(dir.resolve("opened-and-cancelled"), "x");
+        long fdsBefore = RingTestSupport.openFds();
+        RingPool pool = pool(transport);
+        SplittableRandom rnd = new SplittableRandom(77);
+        int decidedByCancel = 0;
+        int opened = 0;
+        try {
+            for (int round = 0; round < 20; round++) {
+                List<RingOp<RingFile>> ops = new ArrayList<>();
+                List<Boolean> decided = new ArrayList<>();
+                for (int i = 0; i < 100; i++) {
+                    RingOp<RingFile> op = pool.open(plain);
+                    ops.add(op);
+                    int when = rnd.nextInt(3);
+                    for (int spin = when == 1 ? rnd.nextInt(2_000) : 0; spin > 0; spin--) {
+                        Thread.onSpinWait(); // a moment later: the open may be in the kernel by now
+                    }
+                    decided.add(when < 2 && op.cancel());
+                }
+                for (int i = 0; i < ops.size(); i++) {
+                    RingOp<RingFile> op = ops.get(i);
+                    try {
+                        await(op);
+                    } catch (Exception e) {
+                        // inspected below
+                    }
+                    Outcome<RingFile> o = op.outcomeOrNull();
+                    if (decided.get(i)) {
+                        decidedByCancel++;
+                        assertTrue(o.isCancelled(), "cancel() said it decided, yet: " + o);
+                    } else if (o.isSuccess()) {
+                        opened++;
+                        await(((Outcome.Success<RingFile>) o).value().close());
+                    } else {
+                        throw new AssertionError("an open cancel() did not decide ended " + o);
+                    }
+                }
+            }
+            RingTestSupport.waitUntil(() -> pool.metrics().inFlight() == 0, "every open settled in the engine");
+            assertEquals(0, pool.metrics().openFiles(), "a file handed out to nobody is still open");
+        } finally {
+            stop(pool);
+        }
+        assertTrue(decidedByCancel > 0 && opened > 0, "cancelled " + decidedByCancel + ", opened " + opened);
+        RingTestSupport.waitUntil(() -> {
+            try {
+                return RingTestSupport.openFds() <= fdsBefore;
+            } catch (java.io.IOException e) {
+                return false;
+            }
+        }, "fds back to " + fdsBefore);
+    }
+
     /** Writes to the pipes until every op has an outcome (reads that were not cancelled need data). */
     private static void feedUntilSettled(List<Path> paths, List<RingOp<Integer>> ops) throws Exception {
         long deadline = System.nanoTime() + RingTestSupport.WAIT.toNanos();
