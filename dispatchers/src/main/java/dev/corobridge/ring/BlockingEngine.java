@@ -22,9 +22,16 @@ import java.util.concurrent.atomic.AtomicInteger;
  * executor shared by the pool, and its outcome is settled back on the ring's loop thread, so
  * completion routing is the same as with io_uring.
  *
- * <p><b>Cancellation.</b> An operation that has not started never runs. One that is running cannot
- * be stopped (interrupting a {@code FileChannel} would close it); it finishes, its buffers are then
- * free, and it settles as cancelled. An open that completes after cancellation closes its channel.
+ * <p><b>Cancellation</b> (see {@link RingOp}). An operation that has not started never runs:
+ * {@link RingOp#cancel()} decides it at once. One that is running cannot be stopped (interrupting a
+ * {@code FileChannel} would close it): cancel() returns {@code false}, and the operation settles with
+ * its real result when the call returns. An open is the exception: cancel() withdraws it at once,
+ * and a channel opened anyway is closed.
+ *
+ * <p><b>Close.</b> A {@code FileChannel} never lets a call use its fd after a close: it closes the
+ * fd only once no call is inside it (a blocked one is woken first), and a call that starts after
+ * the close fails with {@code ClosedChannelException}. So an operation racing a file's close runs
+ * before it or fails with {@code EBADF}; it can never reach a file that later got the same number.
  *
  * <p><b>Thread-safety.</b> Safe from any thread.
  */
@@ -49,7 +56,7 @@ final class BlockingEngine implements RingEngine {
 
     @Override
     public void open(RingOp<RingFile> op, Ring ring, Path path, Set<? extends OpenOption> options, int flags) {
-        run(op, "open", () -> FileChannel.open(path, options), ch -> {
+        run(op, "open", false, path, () -> FileChannel.open(path, options), ch -> {
             // Pipes and devices have no position: positional calls would fail with ESPIPE where
             // io_uring simply reads the stream. Decide once, at open.
             boolean seekable = java.nio.file.Files.isRegularFile(path);
@@ -67,19 +74,19 @@ final class BlockingEngine implements RingEngine {
 
     @Override
     public void read(RingOp<Integer> op, RingFile file, ByteBuffer dst, long position) {
-        run(op, "read", () -> file.seekable ? file.channel.read(dst, position) : file.channel.read(dst), n -> n, null);
+        run(op, "read", false, () -> file.seekable ? file.channel.read(dst, position) : file.channel.read(dst), n -> n, null);
     }
 
     @Override
     public void write(RingOp<Integer> op, RingFile file, ByteBuffer src, long position) {
-        run(op, position < 0 ? "append" : "write",
+        run(op, position < 0 ? "append" : "write", false,
                 () -> position < 0 || !file.seekable ? file.channel.write(src) : file.channel.write(src, position),
                 n -> n, null);
     }
 
     @Override
     public void sync(RingOp<Void> op, RingFile file, boolean dataOnly) {
-        run(op, dataOnly ? "fdatasync" : "fsync", () -> {
+        run(op, dataOnly ? "fdatasync" : "fsync", false, () -> {
             file.channel.force(!dataOnly);
             return null;
         }, v -> null, null);
@@ -87,12 +94,12 @@ final class BlockingEngine implements RingEngine {
 
     @Override
     public void size(RingOp<Long> op, RingFile file) {
-        run(op, "size", file.channel::size, s -> s, null);
+        run(op, "size", false, file.channel::size, s -> s, null);
     }
 
     @Override
     public void close(RingOp<Void> op, RingFile file) {
-        run(op, "close", () -> {
+        run(op, "close", true, () -> {
             file.channel.close();
             return null;
         }, v -> null, null);
@@ -100,7 +107,7 @@ final class BlockingEngine implements RingEngine {
 
     @Override
     public RingOp<Void> closeNow(RingFile file) {
-        RingOp<Void> op = new RingOp<>("close", file.path().toString());
+        RingOp<Void> op = RingOp.uncancellable("close", file.path().toString());
         try {
             file.channel.close();
             op.succeed(null);
@@ -124,26 +131,44 @@ final class BlockingEngine implements RingEngine {
     public void release() {
     }
 
-    private <R, T> void run(RingOp<T> op, String kind, Call<R> call, java.util.function.Function<R, T> map,
-                            java.util.function.Consumer<R> undo) {
+    /**
+     * Runs {@code call} on a file thread and settles {@code op} on the loop. {@code undo}, if given,
+     * makes the operation withdrawable: it undoes a result that arrives after {@link RingOp#cancel()}
+     * or shutdown. {@code runsAtShutdown}: a close, which runs even once shutdown refuses the rest.
+     */
+    private <R, T> void run(RingOp<T> op, String kind, boolean runsAtShutdown, Call<R> call,
+                            java.util.function.Function<R, T> map, java.util.function.Consumer<R> undo) {
+        run(op, kind, runsAtShutdown, null, call, map, undo);
+    }
+
+    /** {@code opened}: the path, for an open (its failures are told apart by the path's state). */
+    private <R, T> void run(RingOp<T> op, String kind, boolean runsAtShutdown, Path opened, Call<R> call,
+                            java.util.function.Function<R, T> map, java.util.function.Consumer<R> undo) {
         inFlight.incrementAndGet();
         metrics.submitted(kind);
         Runnable task = () -> {
-            if (op.isCancelRequested() || shutdownReason != null) {
-                settle(op, () -> abort(op));
+            if (shutdownReason != null && !runsAtShutdown) {
+                settle(op, () -> op.shutDown(shutdownReason));
+                return;
+            }
+            if (!(undo != null ? op.startWithdrawable() : op.start())) {
+                settle(op, () -> { }); // cancel() withdrew it before it started: cancelled already
                 return;
             }
             R r;
             try {
                 r = call.run();
             } catch (IOException | RuntimeException e) {
-                settle(op, () -> op.fail(translate(kind, op.target(), e)));
+                if (e instanceof ClosedChannelException && shutdownReason != null) {
+                    // Its file was closed under it by the pool's shutdown (phase 2 ends blocking calls so).
+                    settle(op, () -> op.shutDown(shutdownReason));
+                } else {
+                    settle(op, () -> op.fail(translate(kind, op.target(), e, opened)));
+                }
                 return;
             }
-            if (op.isCancelRequested() || shutdownReason != null) {
-                if (undo != null) {
-                    undo.accept(r);
-                }
+            if (undo != null && (shutdownReason != null || !op.commit())) {
+                undo.accept(r); // its awaiter has left (cancelled, or the pool is shutting down)
                 settle(op, () -> abort(op));
             } else {
                 settle(op, () -> op.succeed(map.apply(r)));
@@ -178,33 +203,58 @@ final class BlockingEngine implements RingEngine {
         }
     }
 
-    /** The same typed errors as the io_uring engine. */
-    private Throwable translate(String kind, String target, Exception e) {
+    /**
+     * The same typed errors as the io_uring engine. The JDK reports errno only through exception
+     * types (and a free-form, possibly localised reason): the types decide, and where one type stands
+     * for several errnos (a failed open's {@code FileSystemException}) the file system's state does —
+     * never the message.
+     */
+    private Throwable translate(String kind, String target, Exception e, Path opened) {
         int errno;
+        String detail = null;
         if (e instanceof NoSuchFileException) {
             errno = Errno.ENOENT;
         } else if (e instanceof AccessDeniedException) {
-            errno = e.getMessage() != null && e.getMessage().contains("Read-only") ? Errno.EROFS : Errno.EACCES;
+            errno = Errno.EACCES;
         } else if (e instanceof FileAlreadyExistsException) {
             errno = Errno.EEXIST;
         } else if (e instanceof NotDirectoryException) {
-            errno = 20;
-        } else if (e instanceof ClosedChannelException || e instanceof NonReadableChannelException
-                || e instanceof NonWritableChannelException) {
+            errno = Errno.ENOTDIR;
+        } else if (e instanceof ClosedChannelException) {
             errno = Errno.EBADF;
-        } else if (e.getMessage() != null && e.getMessage().contains("Illegal seek")) {
-            errno = 29; // ESPIPE
+            detail = e instanceof java.nio.channels.AsynchronousCloseException
+                    ? "the file was closed while the operation ran" : "the file was closed before the operation started";
+        } else if (e instanceof NonReadableChannelException || e instanceof NonWritableChannelException) {
+            errno = Errno.EBADF;
         } else if (e instanceof IllegalArgumentException) {
             errno = Errno.EINVAL;
-        } else if (e instanceof java.nio.file.FileSystemException fse && fse.getReason() != null
-                && fse.getReason().contains("Is a directory")) {
-            errno = Errno.EISDIR;
+        } else if (opened != null && e instanceof java.nio.file.FileSystemException) {
+            errno = openFailure(opened);
         } else {
             errno = Errno.EIO;
         }
         metrics.failed(kind, errno);
-        RingIoException r = new RingIoException(kind, target, errno);
+        RingIoException r = new RingIoException(kind, target, errno, detail);
         r.initCause(e);
         return r;
+    }
+
+    /** Why opening {@code path} failed, from the file system's state: a directory, a read-only store. */
+    private static int openFailure(Path path) {
+        if (java.nio.file.Files.isDirectory(path)) {
+            return Errno.EISDIR;
+        }
+        try {
+            Path p = path.toAbsolutePath();
+            while (p != null && !java.nio.file.Files.exists(p)) {
+                p = p.getParent();
+            }
+            if (p != null && java.nio.file.Files.getFileStore(p).isReadOnly()) {
+                return Errno.EROFS;
+            }
+        } catch (IOException | SecurityException ignored) {
+            // cannot tell
+        }
+        return Errno.EIO;
     }
 }

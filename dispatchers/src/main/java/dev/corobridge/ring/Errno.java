@@ -13,10 +13,20 @@ final class Errno {
     static final int EAGAIN = 11;
     static final int EACCES = 13;
     static final int EEXIST = 17;
+    static final int ENOTDIR = 20;
     static final int EISDIR = 21;
     static final int EINVAL = 22;
     static final int ENOSPC = 28;
+    static final int ESPIPE = 29;
     static final int EROFS = 30;
+    static final int EPIPE = 32;
+    static final int EADDRINUSE = 98;
+    static final int EADDRNOTAVAIL = 99;
+    static final int ECONNRESET = 104;
+    static final int ENOTCONN = 107;
+    static final int ETIMEDOUT = 110;
+    static final int ECONNREFUSED = 111;
+    static final int EHOSTUNREACH = 113;
     static final int ECANCELED = 125;
 
     private static final Map<Integer, String> NAMES = Map.ofEntries(
@@ -29,9 +39,10 @@ final class Errno {
             Map.entry(28, "ENOSPC"), Map.entry(29, "ESPIPE"), Map.entry(30, "EROFS"), Map.entry(32, "EPIPE"),
             Map.entry(36, "ENAMETOOLONG"), Map.entry(38, "ENOSYS"), Map.entry(39, "ENOTEMPTY"),
             Map.entry(40, "ELOOP"), Map.entry(75, "EOVERFLOW"), Map.entry(95, "EOPNOTSUPP"),
-            Map.entry(98, "EADDRINUSE"), Map.entry(104, "ECONNRESET"), Map.entry(107, "ENOTCONN"),
-            Map.entry(110, "ETIMEDOUT"), Map.entry(111, "ECONNREFUSED"), Map.entry(122, "EDQUOT"),
-            Map.entry(125, "ECANCELED"));
+            Map.entry(98, "EADDRINUSE"), Map.entry(99, "EADDRNOTAVAIL"), Map.entry(101, "ENETUNREACH"),
+            Map.entry(104, "ECONNRESET"), Map.entry(106, "EISCONN"), Map.entry(107, "ENOTCONN"),
+            Map.entry(110, "ETIMEDOUT"), Map.entry(111, "ECONNREFUSED"), Map.entry(113, "EHOSTUNREACH"),
+            Map.entry(122, "EDQUOT"), Map.entry(125, "ECANCELED"));
 
     private Errno() {
     }

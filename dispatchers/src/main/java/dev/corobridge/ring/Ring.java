@@ -56,7 +56,7 @@ public final class Ring implements ExecutionContext {
             throw new IllegalArgumentException("not a usable path: '" + p.replace("\0", "\\0") + "'");
         }
         int flags = OpenFlags.of(options);
-        RingOp<RingFile> op = new RingOp<>("open", p);
+        RingOp<RingFile> op = new RingOp<RingFile>("open", p).releasingWith(RingFile::submitClose);
         if (pool.isShutdown()) {
             op.shutDown("RingPool '" + pool.name() + "' is shut down");
             return op;

@@ -14,7 +14,6 @@ import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
 import java.util.Objects;
 
@@ -58,13 +57,16 @@ import java.util.Objects;
  * close the connection: {@link #isOpen()} stays true until {@link #close()}, which must still be
  * called (it is idempotent, and {@code RingPool.serve} calls it for you).
  *
+ * <p><b>Cancellation</b> ({@link RingOp#cancel()}). A read waiting for data is withdrawn at once; the
+ * bytes that arrive later wait for the next read. A write is withdrawn at once until it reaches the
+ * ring; once the transport is sending it, cancelling it <i>aborts the connection</i> if the bytes are
+ * not all sent yet (the peer sees a reset: the stream was cut mid-write, and nothing sensible can
+ * follow on it), and the write ends cancelled — or with its count, if it was sent first. Later
+ * operations then fail with {@code EBADF}, as after {@link #abort()}.
+ *
  * <p><b>Thread-safety.</b> Safe from any thread; state is confined to the ring's thread.
  */
 public final class RingConnection {
-
-    private static final int ECONNRESET = 104;
-    private static final int EPIPE = 32;
-    private static final int ETIMEDOUT = 110;
 
     private final Ring ring;
     private final Channel channel;
@@ -173,18 +175,23 @@ public final class RingConnection {
                 op.fail(new IllegalStateException("a read is already pending on " + this + ": one at a time"));
                 return;
             }
-            if (op.isCancelRequested()) {
-                op.cancelled();
-            } else if (!settleRead(op, buf)) {
+            if (!op.startWithdrawable()) {
+                return; // cancel() withdrew it on its way here: cancelled already
+            }
+            if (!settleRead(op, buf)) {
                 pendingRead = op;
                 pendingBuf = buf;
-                op.armCancel(() -> onRing(() -> {
-                    if (pendingRead == op) {
-                        pendingRead = null;
-                        pendingBuf = null;
-                        op.cancelled(); // later bytes wait in the connection, not in this buffer
-                    }
-                }, op));
+                // Waiting for data is undoable: cancel() decides at once, and this frees the slot.
+                op.armCancel(() -> {
+                    onRing(() -> {
+                        if (pendingRead == op) {
+                            pendingRead = null;
+                            pendingBuf = null;
+                            op.cancelled(); // later bytes wait in the connection, not in this buffer
+                        }
+                    }, null);
+                    return false;
+                });
                 channel.read();
             }
         }, op);
@@ -203,21 +210,34 @@ public final class RingConnection {
         ByteBuf out = channel.alloc().directBuffer(n);
         out.writeBytes(buf.duplicate().clear().limit(n)); // copied now: the caller's buffer is free at once
         boolean queued = onRing(() -> {
-            if (settledAtCallTime(op)) {
-                out.release();
+            if (settledAtCallTime(op) || !op.start()) {
+                out.release(); // closed, shut down, or withdrawn by cancel() on its way here
             } else if (failureErrno != 0) {
                 out.release();
                 op.fail(failure("write"));
             } else if (outputShut) {
                 out.release();
-                op.fail(new RingIoException("write", name, EPIPE));
+                op.fail(new RingIoException("write", name, Errno.EPIPE));
             } else if (!channel.isActive()) {
                 out.release();
                 op.failErrno(Errno.EBADF);
             } else {
-                channel.writeAndFlush(out).addListener(done -> {
+                io.netty.channel.ChannelFuture sending = channel.writeAndFlush(out);
+                // In the transport's hands: cancel() aborts the connection if the bytes are not all
+                // sent yet (the stream is cut mid-write: nothing sensible can follow on it).
+                op.armCancel(() -> {
+                    onRing(() -> {
+                        if (!sending.isDone()) {
+                            abort();
+                        }
+                    }, null);
+                    return false;
+                });
+                sending.addListener(done -> {
                     if (done.isSuccess()) {
-                        op.succeed(n);
+                        op.succeed(n); // sent before the cancellation took effect: the real result
+                    } else if (op.isCancelRequested()) {
+                        op.cancelled();
                     } else {
                         writeFailed(op, done.cause());
                     }
@@ -240,7 +260,7 @@ public final class RingConnection {
             return op;
         }
         onRing(() -> {
-            if (settledAtCallTime(op)) {
+            if (settledAtCallTime(op) || !op.start()) {
                 return;
             }
             outputShut = true; // writes called after this fail with EPIPE, whatever the channel says
@@ -256,7 +276,7 @@ public final class RingConnection {
     }
 
     RingOp<Void> submitClose() {
-        RingOp<Void> op = new RingOp<>("close", name);
+        RingOp<Void> op = RingOp.uncancellable("close", name);
         closeCalled = true; // from now on every new operation fails with EBADF
         boolean queued = onRing(() -> {
             settlePendingRead(); // a read still waiting fails with EBADF now, not at deregistration
@@ -331,7 +351,9 @@ public final class RingConnection {
             return true;
         }
         if (!inbound.isEmpty()) {
-            op.succeed(drainInto(buf));
+            if (op.commit()) {
+                op.succeed(drainInto(buf));
+            } // else cancel() withdrew the read: the bytes stay for the next one
         } else if (failureErrno != 0) {
             op.fail(failure("read"));
         } else if (inputEnded) {
@@ -388,17 +410,17 @@ public final class RingConnection {
         if (settledAtCallTime(op)) {
             return;
         }
-        int errno = errnoOf(cause);
-        if (errno == ECONNRESET || (errno == EPIPE && !outputShut)) {
+        int errno = errnoOf(cause, true);
+        if (errno == Errno.ECONNRESET || (errno == Errno.EPIPE && !outputShut)) {
             // The kernel says reset (ECONNRESET once, EPIPE after): the peer is gone. Recorded, so that
             // reads and writes from now on say so too, and a waiting read is not left hanging.
-            recordFailure(ECONNRESET, cause);
+            recordFailure(Errno.ECONNRESET, cause);
             op.fail(failure("write"));
             settlePendingRead();
         } else if (failureErrno != 0) {
             op.fail(failure("write"));
-        } else if (outputShut && (errno == EPIPE || errno == Errno.EBADF)) {
-            op.fail(new RingIoException("write", name, EPIPE));
+        } else if (outputShut && (errno == Errno.EPIPE || errno == Errno.EBADF)) {
+            op.fail(new RingIoException("write", name, Errno.EPIPE));
         } else {
             op.fail(translate("write", cause));
         }
@@ -427,39 +449,27 @@ public final class RingConnection {
         return written;
     }
 
-    /** The errno a Netty/JDK exception stands for, or 0. */
-    private static int errnoOf(Throwable cause) {
-        for (Throwable t = cause; t != null; t = t.getCause()) {
-            if (t instanceof Errors.NativeIoException n && n.expectedErr() != 0) {
-                return Math.abs(n.expectedErr());
-            }
-            if (t instanceof ClosedChannelException) {
-                return Errno.EBADF;
-            }
-            if (t instanceof IOException && t.getMessage() != null) {
-                String m = t.getMessage();
-                if (m.contains("reset")) {
-                    return ECONNRESET;
-                }
-                if (m.contains("Broken pipe")) {
-                    return EPIPE;
-                }
-                if (m.contains("timed out")) {
-                    return ETIMEDOUT;
-                }
-                if (m.contains("closed")) {
-                    return Errno.EBADF;
-                }
-            }
-            if (t.getCause() == t) {
-                break;
-            }
+    /**
+     * The errno a failure of this established connection stands for: the native one where the
+     * transport recorded it (io_uring always does), else by type ({@link NativeErrors}). The JDK's
+     * NIO transport (the fallback) reports a reset read as a plain {@code SocketException} and a
+     * refused write as a plain {@code IOException}, without the errno: on an established connection
+     * the kernel refuses a write only when the connection is broken, so such a write failure stands
+     * for {@code EPIPE} (which {@link #writeFailed} records as the reset it is).
+     */
+    private static int errnoOf(Throwable cause, boolean writing) {
+        int errno = NativeErrors.errnoOf(cause);
+        if (errno != 0) {
+            return errno;
         }
-        return 0;
+        if (NativeErrors.isJdkConnectionReset(cause)) {
+            return Errno.ECONNRESET;
+        }
+        return writing && cause instanceof IOException ? Errno.EPIPE : 0;
     }
 
     private Throwable translate(String operation, Throwable cause) {
-        int errno = errnoOf(cause);
+        int errno = errnoOf(cause, false);
         if (errno == 0) {
             return cause;
         }
@@ -539,7 +549,7 @@ public final class RingConnection {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            int errno = errnoOf(cause);
+            int errno = errnoOf(cause, false);
             recordFailure(errno == 0 || errno == Errno.EBADF ? Errno.EIO : errno, cause);
             settlePendingRead();
         }

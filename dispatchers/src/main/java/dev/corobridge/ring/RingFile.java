@@ -18,8 +18,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * outcome is known; on success its position has moved by the bytes transferred.
  *
  * <p><b>Errors</b> are {@link RingIoException}s naming the errno, the operation and the path.
- * Operations on a closed file fail at once with {@code EBADF} without reaching the kernel (an fd
- * number may already belong to another file).
+ * Operations on a closed file fail with {@code EBADF} without reaching the kernel (an fd number may
+ * already belong to another file): at once when {@link #close()} was called before, and otherwise
+ * when they reach the ring, which orders them with the close. An operation called concurrently with
+ * {@code close()} therefore either runs before the close or fails with {@code EBADF}; it never
+ * reaches whatever file later gets the same number. (The fallback engine's {@code FileChannel}
+ * gives the same guarantee: it closes its fd only once no call is inside it, and refuses calls after.)
  *
  * <p><b>Thread-safety.</b> Safe from any thread; concurrent positional operations are independent.
  */
@@ -33,6 +37,11 @@ public final class RingFile {
     /** Fallback only: whether positional calls apply (not for pipes and devices). */
     final boolean seekable;
     private final AtomicBoolean closed = new AtomicBoolean();
+    /**
+     * io_uring engine, ring thread only: the ring has taken in this file's close, so it refuses every
+     * operation it takes in after it (see {@code UringEngine#accept}).
+     */
+    boolean closeAccepted;
 
     RingFile(Ring ring, Path path, int flags, int fd, FileChannel channel, boolean seekable) {
         this.ring = ring;
@@ -102,7 +111,11 @@ public final class RingFile {
         return submitSize();
     }
 
-    /** Closes the file; later operations fail with {@code EBADF}. Closing twice completes at once. */
+    /**
+     * Closes the file; later operations fail with {@code EBADF} (one racing the close runs before it
+     * or fails so: see the class comment). Closing twice completes at once. A close cannot be
+     * cancelled (that would leak the fd).
+     */
     @kotlin.Deprecated(message = "Kotlin: use the suspending close", level = kotlin.DeprecationLevel.HIDDEN)
     public RingOp<Void> close() {
         return submitClose();
@@ -182,7 +195,7 @@ public final class RingFile {
     }
 
     RingOp<Void> submitClose() {
-        RingOp<Void> op = new RingOp<>("close", path.toString());
+        RingOp<Void> op = RingOp.uncancellable("close", path.toString()); // withdrawing it would leak the fd
         if (!closed.compareAndSet(false, true)) {
             op.succeed(null);
             return op;
@@ -208,9 +221,13 @@ public final class RingFile {
         return whole;
     }
 
+    /**
+     * Fails {@code op} at once if {@link #close()} was called already. Only a fast path: an operation
+     * that passes it may still be overtaken by a concurrent close, and the engine orders the two.
+     */
     private boolean rejectIfClosed(RingOp<?> op) {
         if (closed.get()) {
-            op.failErrno(9); // EBADF, without reaching the kernel
+            op.fail(new RingIoException(op.operation(), path.toString(), Errno.EBADF, "the file is closed"));
             return true;
         }
         return false;
@@ -222,7 +239,12 @@ public final class RingFile {
         }
     }
 
-    /** Repeats positional reads or writes until done: short transfers are normal for files too. */
+    /**
+     * Repeats positional reads or writes until done: short transfers are normal for files too. The
+     * whole operation is cancelled through its current part: cancelling the whole cancels that part,
+     * and decides at once exactly when that part's cancellation does (it had not started). A whole
+     * transfer that ends cancelled may have moved part of the bytes: the buffer's position says how many.
+     */
     private final class FullTransfer {
         private final RingOp<Integer> whole;
         private final ByteBuffer buf;
@@ -235,11 +257,17 @@ public final class RingFile {
             this.buf = buf;
             this.start = start;
             this.reading = reading;
+            whole.start(); // its outcome follows its parts'
             whole.armCancel(() -> {
                 RingOp<Integer> c = current;
-                if (c != null) {
-                    c.cancel();
+                if (c != null && c.cancel()) {
+                    // The part was withdrawn by this call, so the whole is cancelled by it too: make
+                    // sure that is settled before cancel() returns (the part's callback may not be
+                    // registered yet).
+                    whole.cancelled();
+                    return true;
                 }
+                return false;
             });
         }
 
@@ -264,7 +292,7 @@ public final class RingFile {
                         if (n < 0 || (n == 0 && reading)) {
                             whole.succeed(done); // end of file
                         } else if (n == 0) {
-                            whole.fail(new RingIoException("write", path.toString(), 5)); // no progress: EIO
+                            whole.fail(new RingIoException("write", path.toString(), Errno.EIO, "no progress"));
                         } else {
                             next(done + n);
                         }

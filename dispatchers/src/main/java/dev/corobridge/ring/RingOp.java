@@ -7,37 +7,99 @@ import dev.corobridge.bridge.Outcome;
 import dev.corobridge.bridge.Promise;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One ring operation in flight: an {@link Awaitable} of its result. It was submitted when it was
  * <i>created</i> (operations depart at call time), so two operations created before either is
  * awaited really overlap.
  *
- * <p><b>Cancellation waits for the kernel.</b> {@link #cancel()} asks the kernel to cancel
- * ({@code IORING_OP_ASYNC_CANCEL}) and returns; the outcome is decided only when the operation's
- * own completion arrives: {@link Outcome.Cancelled} if the kernel stopped it, or its real result if
- * it finished first. Until then the operation keeps its buffers alive, and nobody awaiting it is
- * told that they are free: a buffer is never touched by the kernel after its owner got it back.
- * (The Kotlin suspend functions wait for that completion too, non-cancellably, before rethrowing
- * the cancellation.)
+ * <h2>Cancellation</h2>
+ * {@link #cancel()} keeps {@link Awaitable#cancel()}'s promise: it returns {@code true} if and only
+ * if this call decided the outcome — the operation is then {@link Outcome.Cancelled}, and nothing
+ * it was given is still in anyone's hands. Whether a call can decide depends on where the
+ * operation is:
+ * <ul>
+ *   <li><b>Not started yet</b> (on its way to the ring, waiting for a free slot, queued for a
+ *       fallback file thread, a socket write not yet handed to the transport): cancelled at once,
+ *       {@code true}; it never starts.</li>
+ *   <li><b>Started, but undoable</b> — an open, a connect, a bind, a socket read still waiting for
+ *       data: cancelled at once, {@code true}. The work is stopped (the kernel's open or connect is
+ *       cancelled, the socket closed), and what completes anyway is undone: a file opened, a
+ *       connection made or a server bound after all is closed, never handed out; bytes that arrive
+ *       stay in the connection for the next read.</li>
+ *   <li><b>In the kernel's hands</b> — a file read or write using your buffer, an fsync, a socket
+ *       write the transport is sending: cancel() asks the kernel to stop it
+ *       ({@code IORING_OP_ASYNC_CANCEL}; for a socket write, the connection is aborted, since its
+ *       stream is cut mid-write) and returns {@code false}: the kernel decides. The outcome follows
+ *       with the operation's completion: {@link Outcome.Cancelled} if the kernel stopped it, or its
+ *       real result if it finished first (so a file write reported cancelled did not happen, and a
+ *       read's bytes are not lost; a socket write cut mid-way, or a readFully/writeFully, may have
+ *       moved part of its bytes). Until then the operation keeps its buffers, and nobody awaiting it is
+ *       told that they are free: a buffer is never touched by the kernel after its owner got it
+ *       back. (The Kotlin suspend functions wait for that completion too, non-cancellably, before
+ *       rethrowing the cancellation.) The fallback cannot stop a blocking call already running: it
+ *       ends with its real result when the call returns.</li>
+ *   <li><b>A close</b> cannot be cancelled (that would leak the fd): {@code false}, nothing changes.</li>
+ *   <li><b>Already decided</b>: {@code false}; nothing changes.</li>
+ * </ul>
+ * {@link #isCancelRequested()} tells whether cancel() was called at all.
  *
  * <p><b>Thread-safety.</b> Safe from any thread. The outcome is settled on the ring's thread
- * (fallback: on a file worker) and published before any awaiter resumes; awaiters resume on their
- * own dispatcher.
+ * (fallback: on a file worker), or by {@link #cancel()} on the caller's thread, and published before
+ * any awaiter resumes; awaiters resume on their own dispatcher.
+ *
+ * <h2>Implementation overview</h2>
+ * A {@code phase} decides who may settle the operation: {@code PENDING} (not started) and
+ * {@code WITHDRAWABLE} (started, undoable) let {@link #cancel()} move it to {@code WITHDRAWN} and
+ * cancel the promise; {@code COMMITTED} leaves the decision to the kernel. The engine moves it out of
+ * {@code PENDING} with one compare-and-set before it starts the work ({@link #start()},
+ * {@link #startWithdrawable()}) and, for undoable work, again before it hands over a result
+ * ({@link #commit()}); whoever loses that race knows it: cancel() that it must only ask, the engine
+ * that it must not start, or must undo.
  *
  * @param <T> the result type
  */
 public final class RingOp<T> extends AbstractAwaitable<T> {
 
+    private static final int PENDING = 0;
+    private static final int WITHDRAWABLE = 1;
+    private static final int COMMITTED = 2;
+    private static final int WITHDRAWN = 3;
+
+    /**
+     * Engine side: asks whoever holds the operation (the kernel, the transport, the ring's record)
+     * to stop it. Called at most a few times, from any thread: must be idempotent and must not block.
+     */
+    @FunctionalInterface
+    interface Canceller {
+        /** {@code true} if this decided the operation's outcome at once (as cancelled). */
+        boolean cancel();
+    }
+
     private final Promise<T> promise = new Promise<>();
     private final String operation;
     private final String target;
+    private final AtomicInteger phase;
     private final AtomicBoolean cancelRequested = new AtomicBoolean();
-    private volatile Runnable kernelCancel;
+    private volatile Canceller canceller;
+    /** What closes the value if its awaiter left (a file, a connection, a server); may be null. */
+    private volatile java.util.function.Consumer<? super T> releaser;
+    private final AtomicBoolean released = new AtomicBoolean();
 
     RingOp(String operation, String target) {
+        this(operation, target, PENDING);
+    }
+
+    private RingOp(String operation, String target, int phase) {
         this.operation = operation;
         this.target = target;
+        this.phase = new AtomicInteger(phase);
+    }
+
+    /** An operation that {@link #cancel()} can never stop (a close: undoing it would leak the fd). */
+    static <T> RingOp<T> uncancellable(String operation, String target) {
+        return new RingOp<>(operation, target, COMMITTED);
     }
 
     /** The operation, e.g. {@code read}. */
@@ -51,24 +113,38 @@ public final class RingOp<T> extends AbstractAwaitable<T> {
     }
 
     /**
-     * Requests cancellation. Returns {@code true} if the request was made (the operation was still
-     * pending); the outcome follows when the kernel's completion arrives.
+     * Cancels the operation if that can still be decided here, else asks the kernel to stop it (see
+     * the class comment). Returns {@code true} if and only if this call decided the outcome, which
+     * is then {@link Outcome.Cancelled}; {@code false} if the outcome was decided already or is now
+     * the kernel's to decide. A second call changes nothing and returns {@code false}.
      */
     @Override
     public boolean cancel() {
         if (promise.isDone() || !cancelRequested.compareAndSet(false, true)) {
             return false;
         }
-        Runnable k = kernelCancel;
-        if (k != null) {
-            k.run();
+        int p;
+        while ((p = phase.get()) == PENDING || p == WITHDRAWABLE) {
+            if (phase.compareAndSet(p, WITHDRAWN)) {
+                boolean decided = promise.cancel(cancellation());
+                if (p == WITHDRAWABLE) {
+                    runCanceller(); // stop the work; the engine undoes whatever completes anyway
+                }
+                return decided;
+            }
         }
-        return true;
+        return runCanceller(); // in the kernel's hands: ask, the completion decides
     }
 
     /** Whether {@link #cancel()} was called. */
     public boolean isCancelRequested() {
         return cancelRequested.get();
+    }
+
+    /** Whether the engine has started the work, i.e. it is no longer waiting to (for tests). */
+    boolean started() {
+        int p = phase.get();
+        return p == WITHDRAWABLE || p == COMMITTED;
     }
 
     @Override
@@ -88,16 +164,74 @@ public final class RingOp<T> extends AbstractAwaitable<T> {
 
     // ------------------------------------------------------------------ engine side
 
-    /** Called once the operation is in the kernel: how to ask the kernel to cancel it. */
-    void armCancel(Runnable cancelInKernel) {
-        kernelCancel = cancelInKernel;
+    /**
+     * The engine is about to hand the operation to the kernel, for good: {@code false} if
+     * {@link #cancel()} withdrew it first (it is cancelled then: do not start it, release what it
+     * pinned). {@code true} also for an operation already committed.
+     */
+    boolean start() {
+        int p;
+        while ((p = phase.get()) == PENDING) {
+            if (phase.compareAndSet(PENDING, COMMITTED)) {
+                return true;
+            }
+        }
+        return p == COMMITTED;
+    }
+
+    /**
+     * The engine starts work whose result it can undo: {@code false} if {@link #cancel()} withdrew
+     * the operation first. Until {@link #commit()}, cancel() still decides at once.
+     */
+    boolean startWithdrawable() {
+        return phase.compareAndSet(PENDING, WITHDRAWABLE);
+    }
+
+    /**
+     * The result of withdrawable work is in: {@code true} if the engine may now settle the operation
+     * with it; {@code false} if {@link #cancel()} withdrew it (undo the result: close what was opened,
+     * keep what was received).
+     */
+    boolean commit() {
+        return phase.compareAndSet(WITHDRAWABLE, COMMITTED) || phase.get() == COMMITTED;
+    }
+
+    /** Called once the work is under way: how to stop it. Runs it at once if cancel() came first. */
+    void armCancel(Canceller c) {
+        canceller = c;
         if (cancelRequested.get()) {
-            cancelInKernel.run(); // cancel() raced with the submission
+            c.cancel(); // cancel() raced with the start (it may have withdrawn the operation already)
         }
     }
 
-    void succeed(T value) {
-        promise.complete(value);
+    /** For operations that produce something to close: how to close it if its awaiter leaves. */
+    RingOp<T> releasingWith(java.util.function.Consumer<? super T> r) {
+        releaser = r;
+        return this;
+    }
+
+    /**
+     * The awaiter has left (its coroutine was cancelled) after the operation succeeded anyway — its
+     * value arrived in the same instant: closes that value, once, so it does not stay open unowned.
+     */
+    void releaseIfAbandoned() {
+        java.util.function.Consumer<? super T> r = releaser;
+        if (r != null && promise.outcomeOrNull() instanceof Outcome.Success<T> s && released.compareAndSet(false, true)) {
+            r.accept(s.value());
+        }
+    }
+
+    private boolean runCanceller() {
+        Canceller c = canceller;
+        return c != null && c.cancel();
+    }
+
+    private CancellationException cancellation() {
+        return new CancellationException(operation + " " + target + " cancelled");
+    }
+
+    boolean succeed(T value) {
+        return promise.complete(value);
     }
 
     void failErrno(int errno) {
@@ -112,8 +246,9 @@ public final class RingOp<T> extends AbstractAwaitable<T> {
         promise.fail(error);
     }
 
-    void cancelled() {
-        promise.cancel(new CancellationException(operation + " " + target + " cancelled"));
+    /** Settles as cancelled (the kernel said ECANCELED, or the work was stopped); {@code true} if this decided it. */
+    boolean cancelled() {
+        return promise.cancel(cancellation());
     }
 
     void shutDown(String reason) {

@@ -54,9 +54,15 @@ import java.util.concurrent.locks.LockSupport;
  * {@link #shutdown(Duration)}: (1) refuse new operations and ask the kernel to cancel every one in
  * flight — their awaiters are resumed with a {@link dev.corobridge.bridge.ContextShutdownException}
  * when each completion arrives, never left hanging; (2) wait until nothing is in flight or the grace
- * period passes, close every file still open, then stop the loops (when owned). Sockets: phase (1)
- * also closes every {@link RingServer} and {@link RingConnection} of the pool; a read or write waiting
- * on one (or called later) fails with the same shutdown exception.
+ * period passes, close every file still open (which also ends a fallback call blocked in one: it
+ * settles with the shutdown exception), then stop the loops (when owned). Sockets: phase (1) also
+ * closes every {@link RingServer} and {@link RingConnection} of the pool; a read or write waiting on
+ * one (or called later) fails with the same shutdown exception. Termination is <i>clean</i> when
+ * every step worked; otherwise — loops or fallback file threads that did not stop in time,
+ * operations still in flight at the end (an operation the kernel would not give up, a fallback call
+ * that cannot be interrupted), a file or listening socket that did not close — the termination
+ * future completes exceptionally with a {@link RingPoolTerminationException} listing it, and
+ * {@link #awaitTermination} returns {@code false}.
  *
  * <p><b>Thread-safety.</b> Safe from any thread.
  */
@@ -212,7 +218,9 @@ public final class RingPool implements AutoCloseable {
 
     /**
      * Connects to {@code address} from the ring {@link #next()} picks; the connection stays on it.
-     * A refused or unreachable address fails with a {@link RingIoException}.
+     * A refused or unreachable address fails with a {@link RingIoException}. Cancelling it
+     * ({@link RingOp#cancel()}) decides at once and aborts the kernel's connect; a connection made
+     * anyway is closed, never handed out.
      */
     @kotlin.Deprecated(message = "Kotlin: use the suspending connect", level = kotlin.DeprecationLevel.HIDDEN)
     public RingOp<RingConnection> connect(java.net.InetSocketAddress address) {
@@ -221,7 +229,8 @@ public final class RingPool implements AutoCloseable {
 
     RingOp<RingConnection> submitConnect(java.net.InetSocketAddress address) {
         Objects.requireNonNull(address, "address");
-        RingOp<RingConnection> op = new RingOp<>("connect", address.toString());
+        RingOp<RingConnection> op = new RingOp<RingConnection>("connect", address.toString())
+                .releasingWith(RingConnection::submitClose);
         if (shutdown) {
             op.shutDown("RingPool '" + config.name() + "' is shut down");
             return op;
@@ -233,16 +242,23 @@ public final class RingPool implements AutoCloseable {
                         : io.netty.channel.socket.nio.NioSocketChannel.class)
                 .option(io.netty.channel.ChannelOption.AUTO_READ, false)
                 .handler(new io.netty.channel.ChannelInboundHandlerAdapter());
-        b.connect(address).addListener((io.netty.channel.ChannelFutureListener) f -> {
+        op.startWithdrawable(); // until connected, cancel() decides at once
+        io.netty.channel.ChannelFuture connecting = b.connect(address);
+        op.armCancel(() -> {
+            connecting.channel().close(); // aborts the connect in the kernel (or closes what it made)
+            return false;
+        });
+        connecting.addListener((io.netty.channel.ChannelFutureListener) f -> {
             if (f.isSuccess() && shutdown) {
                 f.channel().close(); // connected while the pool was shutting down: not handed out
                 op.shutDown("RingPool '" + config.name() + "' is shut down");
+            } else if (f.isSuccess() && !op.commit()) {
+                f.channel().close(); // connected after cancel() withdrew it: its awaiter has left
             } else if (f.isSuccess()) {
                 op.succeed(new RingConnection(ring, f.channel()));
             } else {
-                String m = String.valueOf(f.cause().getMessage());
-                RingIoException e = new RingIoException("connect", address.toString(),
-                        m.contains("refused") ? 111 : m.contains("timed out") ? 110 : 5);
+                int errno = NativeErrors.errnoOf(f.cause());
+                RingIoException e = new RingIoException("connect", address.toString(), errno != 0 ? errno : Errno.EIO);
                 e.initCause(f.cause());
                 op.fail(e);
             }
@@ -341,8 +357,9 @@ public final class RingPool implements AutoCloseable {
     }
 
     /**
-     * Two-phase shutdown (see the class comment); returns a future completed at termination. Does not
-     * block. Calling it again returns the same future.
+     * Two-phase shutdown (see the class comment); returns a future completed at termination —
+     * exceptionally, with a {@link RingPoolTerminationException}, if termination was not clean. Does
+     * not block. Calling it again returns the same future.
      */
     public synchronized CompletableFuture<Void> shutdown(Duration gracePeriod) {
         Objects.requireNonNull(gracePeriod, "gracePeriod");
@@ -368,19 +385,32 @@ public final class RingPool implements AutoCloseable {
             serverCloses.add(s.closeNow());
         }
         long deadline = System.nanoTime() + gracePeriod.toNanos();
-        Thread.ofPlatform().name(config.name() + "-shutdown").daemon(true).start(() -> finishShutdown(deadline, serverCloses));
+        Thread.ofPlatform().name(config.name() + "-shutdown").daemon(true)
+                .start(() -> finishShutdown(deadline, gracePeriod, serverCloses));
         return termination.copy();
     }
 
-    private void finishShutdown(long deadline, List<io.netty.channel.ChannelFuture> serverCloses) {
+    /**
+     * Phase 2, on the shutdown thread. Every step runs even if an earlier one failed; what failed is
+     * collected, and termination completes exceptionally with all of it ({@link RingPoolTerminationException}).
+     */
+    private void finishShutdown(long deadline, Duration gracePeriod, List<io.netty.channel.ChannelFuture> serverCloses) {
+        List<String> problems = new ArrayList<>();
+        List<Throwable> errors = new ArrayList<>();
         try {
             for (io.netty.channel.ChannelFuture f : serverCloses) {
-                f.awaitUninterruptibly(5_000); // listening sockets closed on their loops before the loops go
+                // Listening sockets closed on their loops before the loops go.
+                if (!f.awaitUninterruptibly(5_000)) {
+                    problems.add("the listening socket " + f.channel() + " did not close within 5 s");
+                } else if (!f.isSuccess()) {
+                    problems.add("closing the listening socket " + f.channel() + " failed: " + f.cause());
+                    errors.add(f.cause());
+                }
             }
             while (inFlight() > 0 && System.nanoTime() - deadline < 0) {
                 LockSupport.parkNanos(1_000_000); // phase 2: drain (rare, short: polling is fine here)
             }
-            int left = inFlight();
+            // Closing the files also ends the fallback's blocking calls still inside them.
             List<RingOp<Void>> closes = new ArrayList<>();
             for (RingFile f : List.copyOf(openFiles)) {
                 forget(f);
@@ -392,26 +422,39 @@ public final class RingPool implements AutoCloseable {
                 try {
                     c.await(java.time.Duration.ofSeconds(5)); // the CLOSE must reach the kernel before the ring goes
                 } catch (Exception e) {
-                    LOG.log(System.Logger.Level.WARNING, "RingPool '" + config.name() + "': " + c + " failed at shutdown", e);
+                    problems.add("close " + c.target() + " failed: " + e);
+                    errors.add(e);
                 }
             }
             for (Ring r : rings) {
                 r.engine().release();
             }
-            if (ownsGroup) {
-                group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS);
+            if (ownsGroup && !group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS)) {
+                problems.add("the event loops did not stop within 10 s");
             }
             if (fileExecutor != null) {
                 fileExecutor.shutdown();
-                fileExecutor.awaitTermination(10, TimeUnit.SECONDS);
+                if (!fileExecutor.awaitTermination(10, TimeUnit.SECONDS)) {
+                    problems.add("the fallback file threads did not stop within 10 s");
+                }
             }
+            int left = inFlight();
             if (left > 0) {
-                LOG.log(System.Logger.Level.WARNING, "RingPool '" + config.name() + "' terminated with " + left
-                        + " operations still in the kernel after the grace period");
+                problems.add(left + (left == 1 ? " operation was" : " operations were")
+                        + " still in flight after the grace period of " + gracePeriod + " and the files' close;"
+                        + " abandoned (their awaiters may never resume)");
             }
-            termination.complete(null);
         } catch (Throwable e) {
-            termination.completeExceptionally(e);
+            problems.add("shutdown failed: " + e);
+            errors.add(e);
+        }
+        if (problems.isEmpty()) {
+            termination.complete(null);
+        } else {
+            RingPoolTerminationException failed = new RingPoolTerminationException(config.name(), problems);
+            errors.forEach(failed::addSuppressed);
+            LOG.log(System.Logger.Level.WARNING, failed.getMessage());
+            termination.completeExceptionally(failed);
         }
     }
 
@@ -423,24 +466,52 @@ public final class RingPool implements AutoCloseable {
         return n;
     }
 
-    /** Blocks until terminated or {@code timeout}. */
+    /**
+     * Blocks until the pool has terminated or {@code timeout} passes.
+     *
+     * @return {@code true} if it terminated cleanly; {@code false} if {@code timeout} passed first, or
+     *         if termination failed — event loops or fallback file threads that did not stop in time,
+     *         operations still in flight after the grace period, an error while shutting down (the
+     *         future {@link #shutdown()} returned then completes exceptionally with a
+     *         {@link RingPoolTerminationException} saying what)
+     * @throws IllegalStateException if called on one of the pool's ring threads (it would wait for itself)
+     */
     public boolean awaitTermination(Duration timeout) throws InterruptedException {
+        Objects.requireNonNull(timeout, "timeout");
+        for (Ring r : rings) {
+            if (r.inRing()) {
+                throw new IllegalStateException("RingPool '" + config.name() + "': awaitTermination on the ring thread "
+                        + r.name() + " would wait for itself; use shutdown().whenComplete(...) instead");
+            }
+        }
         try {
-            termination.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            long nanos = timeout.isNegative() ? 0 : timeout.compareTo(Duration.ofDays(365)) > 0 ? Long.MAX_VALUE : timeout.toNanos();
+            termination.get(nanos, TimeUnit.NANOSECONDS);
             return true;
         } catch (java.util.concurrent.TimeoutException e) {
             return false;
         } catch (java.util.concurrent.ExecutionException e) {
-            return true;
+            return false; // terminated, but not cleanly: see the future's exception
         }
     }
 
-    /** {@link #shutdown()} and wait (grace period plus 15 s). */
+    /**
+     * {@link #shutdown()} and wait (grace period plus 15 s); logs a warning if the pool did not
+     * terminate cleanly in that time. From a ring thread it only starts the shutdown.
+     */
     @Override
     public void close() {
         shutdown();
+        for (Ring r : rings) {
+            if (r.inRing()) {
+                return;
+            }
+        }
         try {
-            awaitTermination(config.shutdownGracePeriod().plusSeconds(15));
+            if (!awaitTermination(config.shutdownGracePeriod().plusSeconds(15))) {
+                LOG.log(System.Logger.Level.WARNING, "RingPool '" + config.name() + "' did not terminate cleanly in time"
+                        + (termination.isCompletedExceptionally() ? "" : " (still terminating)"));
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

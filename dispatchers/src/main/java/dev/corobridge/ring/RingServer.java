@@ -1,5 +1,6 @@
 package dev.corobridge.ring;
 
+import dev.corobridge.bridge.BlockingGuard;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -22,13 +23,20 @@ import java.util.function.Consumer;
  * ({@code Thread.ofVirtual().start(...)}) or, from Kotlin, use {@code pool.serve(...)} which runs a
  * suspending session as a coroutine on the connection's ring.
  *
+ * <p><b>Binding departs at call time and never blocks:</b> {@link #bind} returns a {@link RingOp}
+ * of the server, like every ring operation, so it may be called on the pump or on a ring thread;
+ * await it where waiting is allowed ({@code RingServer.bind(pool, address, onAccept).await()} on a
+ * virtual thread, {@code pool.bind(...)} / {@code pool.serve(...)} from Kotlin). Cancelling it
+ * withdraws it at once: a server bound anyway is closed, and nothing it accepted is handed out.
+ *
  * <p><b>Closing.</b> {@link #close()} stops accepting and closes every connection it accepted: their
  * waiting reads and writes fail with {@code EBADF} (see {@link RingConnection}). A connection the
  * kernel accepted while the server was closing is closed without reaching {@code onAccept}, so none
  * outlives the server. The pool's shutdown closes its servers too (an adopted group's loops keep
  * running, and would otherwise keep accepting).
  *
- * <p><b>Thread-safety.</b> Safe from any thread.
+ * <p><b>Thread-safety.</b> Safe from any thread. {@link #close()} waits for the listening socket
+ * only where blocking is allowed; on the pump or a ring thread it starts the close and returns.
  */
 public final class RingServer implements AutoCloseable {
 
@@ -42,17 +50,24 @@ public final class RingServer implements AutoCloseable {
     }
 
     /**
-     * Binds {@code address} (port 0: any free port) and starts accepting.
-     *
-     * @throws RingIoException if the address cannot be bound (e.g. EADDRINUSE)
+     * Binds {@code address} (port 0: any free port) and starts accepting. Returns at once; the
+     * operation completes with the server once the address is bound, or fails with a
+     * {@link RingIoException} if it cannot be (e.g. {@code EADDRINUSE}), or with a
+     * {@link dev.corobridge.bridge.ContextShutdownException} if the pool is shutting down.
      */
-    public static RingServer bind(RingPool pool, InetSocketAddress address, Consumer<RingConnection> onAccept)
-            throws RingIoException, InterruptedException {
+    @kotlin.Deprecated(message = "Kotlin: use the suspending pool.bind or pool.serve", level = kotlin.DeprecationLevel.HIDDEN)
+    public static RingOp<RingServer> bind(RingPool pool, InetSocketAddress address, Consumer<RingConnection> onAccept) {
+        return submitBind(pool, address, onAccept);
+    }
+
+    static RingOp<RingServer> submitBind(RingPool pool, InetSocketAddress address, Consumer<RingConnection> onAccept) {
         Objects.requireNonNull(pool, "pool");
         Objects.requireNonNull(address, "address");
         Objects.requireNonNull(onAccept, "onAccept");
+        RingOp<RingServer> op = new RingOp<RingServer>("bind", address.toString()).releasingWith(RingServer::closeNow);
         if (pool.isShutdown()) {
-            throw new IllegalStateException("RingPool '" + pool.name() + "' is shut down");
+            op.shutDown("RingPool '" + pool.name() + "' is shut down");
+            return op;
         }
         Class<? extends ServerChannel> type = pool.transport() == Transport.IO_URING
                 ? IoUringServerSocketChannel.class : NioServerSocketChannel.class;
@@ -68,16 +83,36 @@ public final class RingServer implements AutoCloseable {
                         server.accepted(ch, onAccept);
                     }
                 });
-        ChannelFuture bound = b.bind(address).await();
-        if (!bound.isSuccess()) {
-            String m = String.valueOf(bound.cause().getMessage());
-            RingIoException e = new RingIoException("bind", address.toString(), m.contains("in use") ? 98 : 5);
-            e.initCause(bound.cause());
-            throw e;
-        }
+        op.startWithdrawable(); // a server bound after cancel() is closed, never handed out
+        ChannelFuture bound = b.bind(address);
         server.serverChannel = bound.channel();
-        pool.remember(server);
-        return server;
+        op.armCancel(() -> {
+            server.closeNow(); // stops the bind, or closes the listening socket if it is bound already
+            return false;
+        });
+        bound.addListener((ChannelFuture f) -> {
+            // On the server channel's loop, before it accepts anything: nothing is handed out
+            // before this decides.
+            if (pool.isShutdown()) {
+                server.closeNow();
+                op.shutDown("RingPool '" + pool.name() + "' is shut down");
+            } else if (!f.isSuccess()) {
+                op.fail(bindFailure(address, f.cause()));
+            } else if (!op.commit()) {
+                server.closeNow(); // withdrawn by cancel(): its awaiter has left
+            } else {
+                pool.remember(server);
+                op.succeed(server);
+            }
+        });
+        return op;
+    }
+
+    private static Throwable bindFailure(InetSocketAddress address, Throwable cause) {
+        int errno = NativeErrors.bindErrnoOf(cause, address.getAddress());
+        RingIoException e = new RingIoException("bind", address.toString(), errno != 0 ? errno : Errno.EIO);
+        e.initCause(cause);
+        return e;
     }
 
     private void accepted(SocketChannel ch, Consumer<RingConnection> onAccept) {
@@ -107,6 +142,11 @@ public final class RingServer implements AutoCloseable {
         return (InetSocketAddress) serverChannel.localAddress();
     }
 
+    /** The loop of the listening channel (for tests). */
+    io.netty.channel.EventLoop channelEventLoop() {
+        return serverChannel.eventLoop();
+    }
+
     /** Connections accepted and still open. */
     public int connections() {
         return connections.size();
@@ -117,10 +157,26 @@ public final class RingServer implements AutoCloseable {
         return closed;
     }
 
-    /** Stops accepting and closes every accepted connection; waits at most 10 s for the listening socket. */
+    /**
+     * Stops accepting and closes every accepted connection. Waits at most 10 s for the listening
+     * socket to close — except on a thread that must not block (the pump, a ring thread), where it
+     * only starts the close: waiting there would freeze that thread, or wait for itself.
+     */
     @Override
     public void close() {
-        closeNow().awaitUninterruptibly(10_000);
+        ChannelFuture f = closeNow();
+        if (BlockingGuard.forbiddenContext() == null && !f.channel().eventLoop().inEventLoop() && !onRingThread()) {
+            f.awaitUninterruptibly(10_000);
+        }
+    }
+
+    private boolean onRingThread() {
+        for (Ring r : pool.rings()) {
+            if (r.inRing()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Stops accepting and closes every connection, without waiting (the pool's shutdown). */

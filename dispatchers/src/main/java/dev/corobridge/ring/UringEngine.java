@@ -29,10 +29,20 @@ import java.util.concurrent.atomic.AtomicInteger;
  * thread: the slot's handler turns the result into the operation's outcome (a negative result into a
  * {@link RingIoException}, {@code ECANCELED} into cancellation), then releases the buffers the
  * operation pinned — never before the CQE, even if the awaiter gave up. When all slots are taken,
- * new operations wait in a FIFO queue on the loop thread.
+ * new operations wait in a FIFO queue on the loop thread; they are issued oldest first, and no new
+ * operation passes one that waits.
  *
- * <p>Cancellation submits {@code IORING_OP_ASYNC_CANCEL} for the operation's user data; its own
- * CQE is ignored, and the operation settles when its original CQE arrives.
+ * <p><b>Files and their close.</b> A file's operations all go to its ring, and the loop thread takes
+ * them in in call order. The file's fd is read there, never on the caller's thread, and a file
+ * whose close the loop has taken in refuses every later operation with {@code EBADF} (see
+ * {@link #accept}): a check on the caller's thread alone could pass just before a concurrent close,
+ * and the operation would then reach the kernel after the close, with a number that another open
+ * may meanwhile have been given — its bytes would go to that other file.
+ *
+ * <p>Cancellation (see {@link RingOp}): an operation not issued yet never is ({@link RingOp#start()}
+ * fails); an open is withdrawable until its CQE, which closes the fd if the open was withdrawn;
+ * anything else in the kernel gets {@code IORING_OP_ASYNC_CANCEL} for its user data — that request's
+ * own CQE is ignored, and the operation settles when its original CQE arrives.
  *
  * <p><b>Thread-safety.</b> Slots, the queue and buffers are confined to the loop thread; the public
  * entry points only hand work to it. {@link #inFlight()} is readable from any thread.
@@ -53,16 +63,19 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
     private static final int STATX_STRUCT_SIZE = 256;
     private static final int IORING_FSYNC_DATASYNC = 1;
     private static final int SLOTS = 32_768; // slot 0 means "ignore this completion"
+    /** Submission modes, see {@link #submit}. */
+    private static final int CLOSE = 1;
+    private static final int UNDOABLE = 2;
 
     private final IoEventLoop loop;
     private final RingMetricsRecorder metrics;
     private IoRegistration registration;
 
     // Loop-thread state.
-    private final Pending[] slots = new Pending[SLOTS];
+    private final Submission[] slots = new Submission[SLOTS];
     private final int[] free = new int[SLOTS - 1];
     private int freeTop;
-    private final ArrayDeque<Runnable> waiting = new ArrayDeque<>();
+    private final ArrayDeque<Submission> waiting = new ArrayDeque<>();
     private boolean shuttingDown;
     private String shutdownReason;
 
@@ -89,16 +102,14 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
         CleanableDirectBuffer cpath = Buffer.allocateDirectBufferWithNativeOrder(name.length + 1);
         cpath.buffer().put(name).put((byte) 0).flip();
         long addr = Buffer.memoryAddress(cpath.buffer());
-        submit(op, "open", OP_OPENAT, AT_FDCWD, 0, addr, 0644, flags, cpath, res -> {
+        submit(op, "open", OP_OPENAT, null, 0, addr, 0644, flags, cpath, UNDOABLE, res -> {
             if (res < 0) {
                 op.failErrno(-res);
-            } else if (op.isCancelRequested() || shuttingDown) {
+            } else if (shuttingDown) {
                 closeQuietly(res); // opened after all: never leak the fd
-                if (shuttingDown) {
-                    op.shutDown(shutdownReason);
-                } else {
-                    op.cancelled();
-                }
+                op.shutDown(shutdownReason);
+            } else if (!op.commit()) {
+                closeQuietly(res); // cancel() withdrew the open meanwhile: its awaiter has left
             } else {
                 RingFile f = new RingFile(ring, path, flags, res, null, true);
                 ring.pool().remember(f);
@@ -112,7 +123,7 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
         int len = dst.remaining();
         if (dst.isDirect()) {
             long addr = Buffer.memoryAddress(dst) + dst.position();
-            submit(op, "read", OP_READ, file.fd, position, addr, len, 0, dst, res -> {
+            submit(op, "read", OP_READ, file, position, addr, len, 0, dst, res -> {
                 if (res < 0) {
                     op.failErrno(-res);
                 } else {
@@ -123,7 +134,7 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
         } else {
             CleanableDirectBuffer bounce = Buffer.allocateDirectBufferWithNativeOrder(Math.max(1, len));
             long addr = Buffer.memoryAddress(bounce.buffer());
-            submit(op, "read", OP_READ, file.fd, position, addr, len, 0, bounce, res -> {
+            submit(op, "read", OP_READ, file, position, addr, len, 0, bounce, res -> {
                 if (res < 0) {
                     op.failErrno(-res);
                 } else {
@@ -151,7 +162,7 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
             pinned = bounce;
         }
         // Offset -1: "at the file position", which for an O_APPEND fd is its end.
-        submit(op, position < 0 ? "append" : "write", OP_WRITE, file.fd, position < 0 ? -1 : position,
+        submit(op, position < 0 ? "append" : "write", OP_WRITE, file, position < 0 ? -1 : position,
                 addr, len, 0, pinned, res -> {
                     if (res < 0) {
                         op.failErrno(-res);
@@ -164,7 +175,7 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
 
     @Override
     public void sync(RingOp<Void> op, RingFile file, boolean dataOnly) {
-        submit(op, dataOnly ? "fdatasync" : "fsync", OP_FSYNC, file.fd, 0, 0, 0,
+        submit(op, dataOnly ? "fdatasync" : "fsync", OP_FSYNC, file, 0, 0, 0,
                 dataOnly ? IORING_FSYNC_DATASYNC : 0, null, res -> {
                     if (res < 0) {
                         op.failErrno(-res);
@@ -182,7 +193,7 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
         b.put(STATX_STRUCT_SIZE, (byte) 0); // direct memory is not zeroed: write the empty C string
         long base = Buffer.memoryAddress(b);
         long emptyPath = base + STATX_STRUCT_SIZE;
-        submit(op, "size", OP_STATX, file.fd, base, emptyPath, STATX_SIZE, AT_EMPTY_PATH, mem, res -> {
+        submit(op, "size", OP_STATX, file, base, emptyPath, STATX_SIZE, AT_EMPTY_PATH, mem, res -> {
             if (res < 0) {
                 op.failErrno(-res);
             } else {
@@ -193,7 +204,7 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
 
     @Override
     public void close(RingOp<Void> op, RingFile file) {
-        submit(op, "close", OP_CLOSE, file.fd, 0, 0, 0, 0, null, res -> {
+        submit(op, "close", OP_CLOSE, file, 0, 0, 0, 0, null, CLOSE, res -> {
             if (res < 0) {
                 op.failErrno(-res);
             } else {
@@ -204,8 +215,8 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
 
     @Override
     public RingOp<Void> closeNow(RingFile file) {
-        RingOp<Void> op = new RingOp<>("close", file.path().toString());
-        submit(op, "close", OP_CLOSE, file.fd, 0, 0, 0, 0, null, true, res -> {
+        RingOp<Void> op = RingOp.uncancellable("close", file.path().toString());
+        submit(op, "close", OP_CLOSE, file, 0, 0, 0, 0, null, CLOSE, res -> {
             if (res < 0) {
                 op.failErrno(-res);
             } else {
@@ -225,12 +236,20 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
         onLoop(() -> {
             shuttingDown = true;
             shutdownReason = reason;
-            Runnable w;
+            // Waiting operations settle as shut down now; closes keep their place (they always run).
+            ArrayDeque<Submission> keep = new ArrayDeque<>();
+            Submission w;
             while ((w = waiting.poll()) != null) {
-                w.run(); // they see shuttingDown and settle as shut down
+                if (w.runsAtShutdown()) {
+                    keep.add(w);
+                } else {
+                    issue(w);
+                }
             }
+            waiting.addAll(keep);
+            issueWaiting(); // slots may be free: the closes must not wait for a completion that never comes
             for (int i = 1; i < SLOTS; i++) {
-                Pending p = slots[i];
+                Submission p = slots[i];
                 if (p != null && !p.cancelSent) {
                     p.cancelSent = true;
                     sqe(OP_ASYNC_CANCEL, -1, 0, p.userData, 0, 0, 0);
@@ -256,66 +275,141 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
         void onResult(int res);
     }
 
-    private static final class Pending {
+    /**
+     * One operation from the call to its completion: the SQE's fields (the file's fd is read on the
+     * loop thread when the SQE is written, see {@link #accept}), what it pins, what to do with the
+     * result, and once issued its slot's user data.
+     */
+    private static final class Submission {
         final RingOp<?> op;
         final String kind;
+        final byte opcode;
+        final RingFile file;       // null: not a file's operation (open)
+        final long off;
+        final long addr;
+        final int len;
+        final int opFlags;
         final Object pinned;
+        final int mode;            // CLOSE, UNDOABLE or 0
         final Completion completion;
         long userData;
         boolean cancelSent;
 
-        Pending(RingOp<?> op, String kind, Object pinned, Completion completion) {
+        Submission(RingOp<?> op, String kind, byte opcode, RingFile file, long off, long addr, int len, int opFlags,
+                   Object pinned, int mode, Completion completion) {
             this.op = op;
             this.kind = kind;
+            this.opcode = opcode;
+            this.file = file;
+            this.off = off;
+            this.addr = addr;
+            this.len = len;
+            this.opFlags = opFlags;
             this.pinned = pinned;
+            this.mode = mode;
             this.completion = completion;
+        }
+
+        boolean runsAtShutdown() {
+            return mode == CLOSE;
         }
     }
 
-    private void submit(RingOp<?> op, String kind, byte opcode, int fd, long off, long addr, int len, int opFlags,
+    private void submit(RingOp<?> op, String kind, byte opcode, RingFile file, long off, long addr, int len, int opFlags,
                         Object pinned, Completion completion) {
-        submit(op, kind, opcode, fd, off, addr, len, opFlags, pinned, false, completion);
+        submit(op, kind, opcode, file, off, addr, len, opFlags, pinned, 0, completion);
     }
 
-    /** {@code internal}: shutdown's own closes, which must run even while new operations are refused. */
-    private void submit(RingOp<?> op, String kind, byte opcode, int fd, long off, long addr, int len, int opFlags,
-                        Object pinned, boolean internal, Completion completion) {
+    /**
+     * {@code mode}: {@link #CLOSE} for closes, which run even while the ring refuses new operations
+     * at shutdown (refusing one would leak its fd); {@link #UNDOABLE} for work whose result the
+     * completion undoes if {@link RingOp#cancel()} withdrew the operation meanwhile (an open).
+     */
+    private void submit(RingOp<?> op, String kind, byte opcode, RingFile file, long off, long addr, int len, int opFlags,
+                        Object pinned, int mode, Completion completion) {
         inFlight.incrementAndGet();
         metrics.submitted(kind);
+        Submission s = new Submission(op, kind, opcode, file, off, addr, len, opFlags, pinned, mode, completion);
         try {
-            onLoop(() -> submitOnLoop(op, kind, opcode, fd, off, addr, len, opFlags, pinned, internal, completion));
+            onLoop(() -> accept(s));
         } catch (java.util.concurrent.RejectedExecutionException e) {
             finish(pinned); // the loop has terminated: settle here rather than never
             op.shutDown("the ring's event loop has terminated");
         }
     }
 
-    private void submitOnLoop(RingOp<?> op, String kind, byte opcode, int fd, long off, long addr, int len,
-                              int opFlags, Object pinned, boolean internal, Completion completion) {
-        if ((shuttingDown && !internal) || op.isCancelRequested()) {
-            finish(pinned);
-            if (shuttingDown) {
-                op.shutDown(shutdownReason);
-            } else {
-                op.cancelled();
+    /**
+     * Loop thread: takes an operation in, in call order. This is where an operation on a file is
+     * ordered with the file's close: once the close has been taken in, every later operation on the
+     * file fails with {@code EBADF} here, without reaching the kernel — the fd number may already
+     * belong to another file. Operations taken in before the close are issued before it (the queue
+     * is FIFO, and the kernel takes its own reference to the file when it issues each SQE), so they
+     * never see a reused number either.
+     */
+    private void accept(Submission s) {
+        RingFile file = s.file;
+        if (file != null) {
+            if (file.closeAccepted) {
+                finish(s.pinned);
+                metrics.failed(s.kind, Errno.EBADF);
+                s.op.fail(new RingIoException(s.kind, file.path().toString(), Errno.EBADF,
+                        "the file was closed before the operation reached its ring"));
+                return;
             }
+            if (s.opcode == OP_CLOSE) {
+                file.closeAccepted = true;
+            }
+        }
+        if (freeTop == 0 || !waiting.isEmpty()) {
+            waiting.add(s); // behind everything taken in before: order is kept
+        } else {
+            issue(s);
+        }
+    }
+
+    /** Loop thread: writes the SQE into a free slot, or settles the operation if it must not run. */
+    private void issue(Submission s) {
+        RingOp<?> op = s.op;
+        if (shuttingDown && !s.runsAtShutdown()) {
+            finish(s.pinned);
+            op.shutDown(shutdownReason);
             return;
         }
-        if (freeTop == 0) {
-            waiting.add(() -> submitOnLoop(op, kind, opcode, fd, off, addr, len, opFlags, pinned, internal, completion));
+        if (!(s.mode == UNDOABLE ? op.startWithdrawable() : op.start())) {
+            finish(s.pinned); // cancel() withdrew it before it started: it is cancelled already
             return;
         }
         int slot = free[--freeTop];
-        Pending p = new Pending(op, kind, pinned, completion);
-        slots[slot] = p;
-        p.userData = registration.submit(new IoUringIoOps(opcode, (byte) 0, (short) 0, fd, off, addr, len, opFlags,
-                slot, (short) 0, (short) 0, 0, 0L));
-        op.armCancel(() -> onLoop(() -> {
-            if (slots[slot] == p && !p.cancelSent) {
-                p.cancelSent = true;
-                sqe(OP_ASYNC_CANCEL, -1, 0, p.userData, 0, 0, 0);
-            }
-        }));
+        slots[slot] = s;
+        int fd = s.file != null ? s.file.fd : AT_FDCWD;
+        s.userData = registration.submit(new IoUringIoOps(s.opcode, (byte) 0, (short) 0, fd, s.off, s.addr, s.len,
+                s.opFlags, slot, (short) 0, (short) 0, 0, 0L));
+        op.armCancel(() -> {
+            requestKernelCancel(slot, s);
+            return false; // the kernel decides: the CQE says cancelled, or the real result
+        });
+    }
+
+    /** Any thread: asks the kernel to cancel {@code s} if it still holds slot {@code slot}. */
+    private void requestKernelCancel(int slot, Submission s) {
+        try {
+            onLoop(() -> {
+                if (slots[slot] == s && !s.cancelSent) {
+                    s.cancelSent = true;
+                    sqe(OP_ASYNC_CANCEL, -1, 0, s.userData, 0, 0, 0);
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // The loop has terminated: the ring is gone with everything in it; shutdown settles.
+        }
+    }
+
+    /** Loop thread: issues waiting operations, oldest first, while slots are free. */
+    private void issueWaiting() {
+        Submission w;
+        while (freeTop > 0 && (w = waiting.poll()) != null) {
+            issue(w);
+        }
     }
 
     @Override
@@ -325,7 +419,7 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
         if (slot == 0) {
             return; // a cancel request's or an internal close's own completion
         }
-        Pending p = slots[slot];
+        Submission p = slots[slot];
         slots[slot] = null;
         free[freeTop++] = slot;
         if (p == null) {
@@ -347,10 +441,7 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
             finish(p.pinned);
             metrics.completed();
         }
-        Runnable w = waiting.poll();
-        if (w != null) {
-            w.run();
-        }
+        issueWaiting();
     }
 
     private void finish(Object pinned) {

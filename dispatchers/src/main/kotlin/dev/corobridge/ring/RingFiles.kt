@@ -11,8 +11,9 @@ import java.nio.file.OpenOption
 import java.nio.file.Path
 
 // The Kotlin face of ring files: suspend functions that resume on the caller's dispatcher. If the
-// calling coroutine is cancelled, the operation is cancelled in the kernel and the function waits
-// (non-cancellably) for its completion before rethrowing: the buffer is free when it returns.
+// calling coroutine is cancelled, the operation is cancelled (see RingOp.cancel); one in the
+// kernel's hands is asked to stop, and the function waits (non-cancellably) for its completion
+// before rethrowing: the buffer is free when it returns.
 
 /** Opens [path] on this ring (no options: read-only). */
 suspend fun Ring.open(path: Path, vararg options: OpenOption): RingFile = submitOpen(path, options.toSet()).awaitIo()
@@ -54,17 +55,21 @@ fun RingFile.readAsync(dst: ByteBuffer, position: Long): RingOp<Int> = submitRea
 fun RingFile.writeAsync(src: ByteBuffer, position: Long): RingOp<Int> = submitWrite(src, position)
 
 /**
- * Awaits a ring operation; on cancellation of the caller, cancels it in the kernel and waits for
- * its completion before rethrowing, so no buffer is in the kernel's hands when this returns.
+ * Awaits a ring operation. If the caller is cancelled, cancels the operation ([RingOp.cancel]): one
+ * that had not started, or was undoable, ends at once; one in the kernel's hands is asked to stop,
+ * and this waits (non-cancellably) for its completion before rethrowing, so no buffer is in the
+ * kernel's hands when this returns. What the operation produced for an awaiter that has left — a
+ * file opened, a connection made, a server bound in the same instant the caller was cancelled — is
+ * closed, not left open unowned.
  */
 suspend fun <T> RingOp<T>.awaitIo(): T {
     try {
         return await()
     } catch (e: CancellationException) {
-        if (!isDone) {
-            cancel()
-            withContext(NonCancellable) { runCatching { await() } }
+        if (!cancel() && !isDone) {
+            withContext(NonCancellable) { runCatching { await() } } // the kernel decides: wait for its word
         }
+        releaseIfAbandoned()
         throw e
     }
 }

@@ -3,6 +3,7 @@
 package dev.corobridge.ring
 
 import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.Job
 import kotlinx.coroutines.launch
 import java.net.InetSocketAddress
 import java.nio.ByteBuffer
@@ -26,20 +27,29 @@ suspend fun RingConnection.close() { submitClose().awaitIo() }
 suspend fun RingPool.connect(address: InetSocketAddress): RingConnection = submitConnect(address).awaitIo()
 
 /**
+ * Binds [address] and hands every accepted connection to [onAccept] on its ring's thread (see
+ * [RingServer]). Suspends until bound; never blocks a thread, so it may be called on the pump.
+ */
+suspend fun RingPool.bind(address: InetSocketAddress, onAccept: (RingConnection) -> Unit): RingServer =
+    RingServer.submitBind(this, address, onAccept).awaitIo()
+
+/**
  * Serves [address]: every accepted connection runs [session] as a coroutine in [scope] on the
  * connection's own ring (so its reads resume inline on that ring); the connection is closed when the
- * session ends, however it ends.
+ * session ends, however it ends — also when the scope was cancelled before the session could start.
+ * The server lives as long as the scope: once the scope's job completes or is cancelled, it is closed
+ * (no connection is accepted for a scope that cannot run it). Suspends until the address is bound
+ * (never blocking a thread: it may be called on the pump).
  */
-fun RingPool.serve(
+suspend fun RingPool.serve(
     address: InetSocketAddress,
     scope: CoroutineScope,
     session: suspend (RingConnection) -> Unit,
-): RingServer = RingServer.bind(this, address) { conn ->
-    scope.launch(conn.ring().dispatcher) {
-        try {
-            session(conn)
-        } finally {
-            conn.submitClose()
-        }
+): RingServer {
+    val server = bind(address) { conn ->
+        scope.launch(conn.ring().dispatcher) { session(conn) }
+            .invokeOnCompletion { conn.submitClose() } // runs even if the session never started
     }
+    scope.coroutineContext[Job]?.invokeOnCompletion { server.closeNow() }
+    return server
 }

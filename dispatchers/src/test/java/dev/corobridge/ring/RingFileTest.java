@@ -21,7 +21,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CancellationException;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -181,30 +180,7 @@ class RingFileTest {
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(Transport.class)
-    void cancellationWaitsForTheKernelAndIsACancellation(Transport transport) throws Exception {
-        RingPool pool = pool(transport);
-        try {
-            Path a = RingTestSupport.fifo(dir, "c.fifo");
-            RingFile f = await(pool.open(a, StandardOpenOption.READ, StandardOpenOption.WRITE));
-            RingOp<Integer> read = f.read(ByteBuffer.allocateDirect(8), 0);
-            RingTestSupport.waitUntil(() -> f.ring().inFlight() == 1 || transport == Transport.FALLBACK, "read in flight");
-            assertTrue(read.cancel());
-            assertFalse(read.cancel(), "a second request changes nothing");
-            if (transport == Transport.FALLBACK) {
-                // A blocking read cannot be interrupted: give it data; it then settles as cancelled.
-                try (RandomAccessFile w = new RandomAccessFile(a.toFile(), "rw")) {
-                    w.write(1);
-                }
-            }
-            assertThrows(CancellationException.class, () -> await(read));
-            assertTrue(read.outcomeOrNull().isCancelled());
-            await(f.close());
-        } finally {
-            stop(pool);
-        }
-    }
+    // Cancellation, in every state an operation can be in: RingOpCancelTest.
 
     @ParameterizedTest
     @EnumSource(Transport.class)
@@ -244,13 +220,10 @@ class RingFileTest {
         Files.writeString(plain, "x");
         RingFile leftOpen = await(pool.open(plain));
         RingOp<Integer> pending = f.read(ByteBuffer.allocateDirect(8), 0);
-        RingTestSupport.waitUntil(() -> transport == Transport.FALLBACK || f.ring().inFlight() == 1, "read in flight");
+        RingTestSupport.waitUntil(pending::started, "read in flight");
+        // io_uring: the kernel cancels the read in phase 1. Fallback: a blocking read cannot be
+        // cancelled; phase 2 closes its file after the grace period, which ends the call.
         var done = pool.shutdown(java.time.Duration.ofMillis(transport == Transport.FALLBACK ? 200 : 5_000));
-        if (transport == Transport.FALLBACK) {
-            try (RandomAccessFile w = new RandomAccessFile(a.toFile(), "rw")) {
-                w.write(1); // the blocking read can only end when it gets data
-            }
-        }
         Throwable outcome;
         try {
             await(pending);
@@ -259,8 +232,9 @@ class RingFileTest {
             outcome = ex;
         }
         assertInstanceOf(dev.corobridge.bridge.ContextShutdownException.class, outcome, String.valueOf(outcome));
-        done.get(60, java.util.concurrent.TimeUnit.SECONDS);
+        done.get(60, java.util.concurrent.TimeUnit.SECONDS); // clean: nothing left behind
         assertTrue(pool.isTerminated());
+        assertTrue(pool.awaitTermination(java.time.Duration.ZERO));
         RingOp<RingFile> late = pool.open(plain);
         assertInstanceOf(dev.corobridge.bridge.ContextShutdownException.class, late.outcomeOrNull().errorOrNull());
         assertTrue(leftOpen.ring().pool().metrics().openFiles() == 0);

@@ -63,7 +63,7 @@ class RingSocketResetTest {
         Rig(Transport transport) throws Exception {
             this.transport = transport;
             this.pool = pool(transport);
-            this.server = RingServer.bind(pool, ANY_LOOPBACK, accepted::add);
+            this.server = await(RingServer.bind(pool, ANY_LOOPBACK, accepted::add));
         }
 
         /** A connected pair: {@code [client, server side]}. */
@@ -443,7 +443,7 @@ class RingSocketResetTest {
             ByteBuffer buf = ByteBuffer.allocate(64);
             for (int i = 0; i < Math.max(1, REPS / 10); i++) {
                 LinkedBlockingQueue<RingConnection> handedOut = new LinkedBlockingQueue<>();
-                RingServer server = RingServer.bind(pool, ANY_LOOPBACK, handedOut::add);
+                RingServer server = await(RingServer.bind(pool, ANY_LOOPBACK, handedOut::add));
                 InetSocketAddress address = server.localAddress();
                 List<RingConnection> clients = new java.util.concurrent.CopyOnWriteArrayList<>();
                 CountDownLatch first = new CountDownLatch(1);
@@ -489,7 +489,7 @@ class RingSocketResetTest {
         for (int i = 0; i < Math.max(1, REPS / 10); i++) {
             RingPool pool = pool(t);
             LinkedBlockingQueue<RingConnection> accepted = new LinkedBlockingQueue<>();
-            RingServer server = RingServer.bind(pool, ANY_LOOPBACK, accepted::add);
+            RingServer server = await(RingServer.bind(pool, ANY_LOOPBACK, accepted::add));
             shutdownScenario(pool, server, accepted);
             stop(pool);
         }
@@ -505,7 +505,7 @@ class RingSocketResetTest {
             RingPool pool = RingPool.adopt(shared, RingPoolConfig.builder().name("adopted-sockets").build());
             assertEquals(t, pool.transport());
             LinkedBlockingQueue<RingConnection> accepted = new LinkedBlockingQueue<>();
-            RingServer server = RingServer.bind(pool, ANY_LOOPBACK, accepted::add);
+            RingServer server = await(RingServer.bind(pool, ANY_LOOPBACK, accepted::add));
             shutdownScenario(pool, server, accepted);
             assertFalse(shared.isShuttingDown(), "an adopted group is not ours to stop");
         } finally {

@@ -48,8 +48,8 @@ class RingSocketTest {
     void hundredConcurrentConnectionsEchoByteForByte(Transport transport) throws Exception {
         RingPool pool = pool(transport);
         AtomicInteger serverCleanEnds = new AtomicInteger();
-        try (RingServer server = RingServer.bind(pool, ANY_LOOPBACK,
-                conn -> Thread.ofVirtual().start(() -> echo(conn, serverCleanEnds)))) {
+        try (RingServer server = await(RingServer.bind(pool, ANY_LOOPBACK,
+                conn -> Thread.ofVirtual().start(() -> echo(conn, serverCleanEnds))))) {
             int clients = 100;
             List<Task<Boolean>> results = new ArrayList<>();
             for (int c = 0; c < clients; c++) {
@@ -102,7 +102,7 @@ class RingSocketTest {
         RingPool pool = pool(transport);
         CompletableFuture<Throwable> serverSaw = new CompletableFuture<>();
         CompletableFuture<RingConnection> firstReadDone = new CompletableFuture<>();
-        try (RingServer server = RingServer.bind(pool, ANY_LOOPBACK, conn -> Thread.ofVirtual().start(() -> {
+        try (RingServer server = await(RingServer.bind(pool, ANY_LOOPBACK, conn -> Thread.ofVirtual().start(() -> {
             ByteBuffer buf = ByteBuffer.allocate(64);
             try {
                 conn.read(buf).await();
@@ -114,7 +114,7 @@ class RingSocketTest {
             } catch (Exception e) {
                 serverSaw.complete(e);
             }
-        }))) {
+        })))) {
             RingConnection client = await(pool.connect(server.localAddress()));
             ByteBuffer b = ByteBuffer.allocate(8);
             await(client.write(b, 8));
@@ -150,7 +150,7 @@ class RingSocketTest {
         }
     }
 
-    private static Throwable causeOf(org.junit.jupiter.api.function.Executable ex) {
+    static Throwable causeOf(org.junit.jupiter.api.function.Executable ex) {
         try {
             ex.execute();
         } catch (Throwable t) {

@@ -79,6 +79,35 @@ final class RingTestSupport {
         return row == null ? -1 : row[1];
     }
 
+    /** TCP state SYN_SENT: a connect waiting for the peer's answer. */
+    static final int TCP_SYN_SENT = 0x02;
+
+    /**
+     * Local ports of this host's TCP sockets connected (or connecting) to {@code remotePort} on
+     * loopback, in state {@code state} ({@code -1}: any state), from {@code /proc/net/tcp(6)}.
+     */
+    static java.util.List<Integer> localPortsTo(int remotePort, int state) throws IOException {
+        java.util.List<Integer> ports = new java.util.ArrayList<>();
+        for (String table : new String[] {"/proc/net/tcp", "/proc/net/tcp6"}) {
+            Path p = Path.of(table);
+            if (!Files.exists(p)) {
+                continue;
+            }
+            for (String line : Files.readAllLines(p)) {
+                String[] f = line.trim().split("\\s+");
+                if (f.length < 5 || !f[1].contains(":") || !f[2].contains(":")) {
+                    continue;
+                }
+                int rp = Integer.parseInt(f[2].substring(f[2].indexOf(':') + 1), 16);
+                int st = Integer.parseInt(f[3], 16);
+                if (rp == remotePort && (state < 0 || st == state)) {
+                    ports.add(Integer.parseInt(f[1].substring(f[1].indexOf(':') + 1), 16));
+                }
+            }
+        }
+        return ports;
+    }
+
     private static long[] tcpRow(int localPort, int remotePort) throws IOException {
         for (String table : new String[] {"/proc/net/tcp", "/proc/net/tcp6"}) {
             Path p = Path.of(table);

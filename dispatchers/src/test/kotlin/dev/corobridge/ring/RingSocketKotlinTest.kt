@@ -1,5 +1,6 @@
 package dev.corobridge.ring
 
+import dev.corobridge.pump.ManualPump
 import dev.corobridge.pump.MessagePump
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.SupervisorJob
@@ -19,10 +20,55 @@ import java.nio.ByteBuffer
 import java.util.concurrent.TimeUnit
 import kotlin.random.Random
 import kotlin.test.assertContentEquals
+import kotlin.test.assertEquals
+import kotlin.test.assertFalse
 import kotlin.test.assertTrue
 
 /** The same echo with suspending sessions: server coroutines on the rings, clients on the pump. */
 class RingSocketKotlinTest {
+
+    /**
+     * Issue 12, item 5: `serve` called on the pump suspends until the address is bound instead of
+     * blocking the pump. A ManualPump runs the coroutine on the test thread while every ring is held
+     * busy: a serve that blocked would not give the thread back.
+     */
+    @ParameterizedTest
+    @EnumSource(Transport::class)
+    fun `serve on the pump suspends while binding and never blocks it`(transport: Transport) {
+        val pool = RingTestSupport.pool(transport)
+        val ui = ManualPump.create("serve-ui")
+        val serverScope = CoroutineScope(SupervisorJob())
+        try {
+            var server: RingServer? = null
+            val started = CoroutineScope(ui.dispatcher).launch {
+                server = pool.serve(InetSocketAddress(InetAddress.getLoopbackAddress(), 0), serverScope) { conn ->
+                    val buf = ByteBuffer.allocate(64)
+                    val n = conn.read(buf)
+                    if (n > 0) conn.write(buf, n)
+                }
+            }
+            LoopHold(pool, null).use { hold ->
+                ui.runUntilIdle() // runs the coroutine up to its first suspension: the bind in flight
+                assertFalse(hold.expired(), "serve blocked the pump until the rings were free")
+                assertFalse(started.isCompleted, "the rings are held: the bind cannot be done yet")
+            }
+            RingTestSupport.waitUntil({ ui.runUntilIdle(); started.isCompleted }, "serve to return on the pump")
+            val bound = checkNotNull(server)
+            runBlocking {
+                val conn = pool.connect(bound.localAddress())
+                val out = ByteBuffer.allocate(3).put(byteArrayOf(1, 2, 3))
+                conn.write(out, 3)
+                val back = ByteBuffer.allocate(3)
+                assertEquals(3, conn.read(back))
+                conn.close()
+            }
+            bound.close()
+        } finally {
+            serverScope.cancel()
+            ui.shutdown()
+            pool.shutdown().get(30, TimeUnit.SECONDS)
+        }
+    }
 
     @ParameterizedTest
     @EnumSource(Transport::class)

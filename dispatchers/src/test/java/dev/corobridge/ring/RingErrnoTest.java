@@ -1,0 +1,62 @@
+package dev.corobridge.ring;
+
+import static dev.corobridge.ring.RingTestSupport.await;
+import static dev.corobridge.ring.RingTestSupport.pool;
+import static dev.corobridge.ring.RingTestSupport.stop;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Issue 12, item 6: the errno of a socket failure comes from the native error (io_uring: Netty's
+ * recorded errno) or the exception's type (the JDK's NIO fallback), never from the message text.
+ * A failure whose message does not happen to contain the words once matched ("in use", "refused")
+ * still gets its real errno, not a catch-all EIO.
+ */
+@SuppressWarnings("deprecation")
+class RingErrnoTest {
+
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void bindingAnAddressOfNoLocalInterfaceIsEaddrnotavail(Transport transport) throws Exception {
+        RingPool pool = pool(transport);
+        try {
+            // TEST-NET-2 (RFC 5737): documentation only, never an address of this host.
+            InetSocketAddress foreign = new InetSocketAddress(InetAddress.getByName("198.51.100.7"), 0);
+            RingIoException e = ioError(RingServer.bind(pool, foreign, c -> c.close()));
+            assertEquals("EADDRNOTAVAIL", e.errnoName(), e.getMessage());
+            assertEquals(Errno.EADDRNOTAVAIL, e.errno());
+            assertEquals("bind", e.operation());
+        } finally {
+            stop(pool);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void bindingAnAddressInUseIsEaddrinuseAndConnectingToNobodyIsEconnrefused(Transport transport) throws Exception {
+        RingPool pool = pool(transport);
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), taken.getLocalPort());
+            assertEquals(Errno.EADDRINUSE, ioError(RingServer.bind(pool, address, c -> c.close())).errno());
+            int free;
+            try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                free = probe.getLocalPort();
+            }
+            RingIoException refused = ioError(pool.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), free)));
+            assertEquals(Errno.ECONNREFUSED, refused.errno(), refused.getMessage());
+            assertEquals("connect", refused.operation());
+        } finally {
+            stop(pool);
+        }
+    }
+
+    private static RingIoException ioError(RingOp<?> op) {
+        return assertInstanceOf(RingIoException.class, RingSocketTest.causeOf(() -> await(op)));
+    }
+}

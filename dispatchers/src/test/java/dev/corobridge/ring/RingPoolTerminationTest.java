@@ -1,0 +1,108 @@
+package dev.corobridge.ring;
+
+import static dev.corobridge.ring.RingTestSupport.await;
+import static dev.corobridge.ring.RingTestSupport.pool;
+import static dev.corobridge.ring.RingTestSupport.waitUntil;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.RandomAccessFile;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Issue 12, item 6: {@link RingPool#awaitTermination} returns {@code false} when termination
+ * failed, not only when its timeout passed, and the termination future says why. Each failure is
+ * staged without timing: a ring thread kept busy through the shutdown, a fallback call that closing
+ * its file cannot end (opening a pipe that has no writer).
+ */
+@SuppressWarnings("deprecation")
+class RingPoolTerminationTest {
+
+    @TempDir
+    Path dir;
+
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void cleanTerminationIsTrue(Transport transport) throws Exception {
+        RingPool pool = pool(transport);
+        CompletableFuture<Void> done = pool.shutdown(Duration.ZERO);
+        assertTrue(pool.awaitTermination(Duration.ofMinutes(2)));
+        done.get(0, TimeUnit.SECONDS);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void awaitTerminationIsFalseWhenTheLoopsDidNotStop(Transport transport) throws Exception {
+        RingPool pool = pool(transport);
+        LoopHold hold = new LoopHold(pool, pool.rings().get(1)); // ring 0's thread stays busy
+        try {
+            CompletableFuture<Void> done = pool.shutdown(Duration.ZERO);
+            // Far longer than termination takes (the loops get 10 s): false here means "failed".
+            assertFalse(pool.awaitTermination(Duration.ofMinutes(2)), "a loop that did not stop is no clean termination");
+            assertTrue(done.isCompletedExceptionally(), "terminated, not timed out");
+            RingPoolTerminationException e = failure(done);
+            assertTrue(e.problems().stream().anyMatch(p -> p.contains("event loops did not stop")), e.getMessage());
+            assertFalse(hold.expired());
+        } finally {
+            hold.close();
+        }
+    }
+
+    @Test
+    void awaitTerminationIsFalseWhenAnOperationWasLeftInFlight() throws Exception {
+        RingPool pool = pool(Transport.FALLBACK);
+        Path fifo = RingTestSupport.fifo(dir, "no-writer.fifo");
+        // Opening a pipe for reading blocks until a writer comes, and there is no file to close yet.
+        RingOp<RingFile> open = pool.open(fifo, StandardOpenOption.READ);
+        waitUntil(open::started, "the open to block");
+        try {
+            CompletableFuture<Void> done = pool.shutdown(Duration.ZERO);
+            assertFalse(pool.awaitTermination(Duration.ofMinutes(2)));
+            assertTrue(done.isCompletedExceptionally(), "terminated, not timed out");
+            RingPoolTerminationException e = failure(done);
+            assertTrue(e.problems().stream().anyMatch(p -> p.contains("1 operation was still in flight")), e.getMessage());
+        } finally {
+            try (RandomAccessFile w = new RandomAccessFile(fifo.toFile(), "rw")) {
+                w.write(1); // lets the open finish: the file it opens is closed (the pool is gone)
+            }
+        }
+        assertInstanceOf(dev.corobridge.bridge.ContextShutdownException.class,
+                RingSocketTest.causeOf(() -> await(open)));
+    }
+
+    @Test
+    void awaitTerminationOnARingThreadIsRefused() throws Exception {
+        RingPool pool = pool(Transport.IO_URING);
+        try {
+            CompletableFuture<Throwable> refused = new CompletableFuture<>();
+            pool.rings().get(0).execute(() -> {
+                try {
+                    pool.awaitTermination(Duration.ofSeconds(1));
+                    refused.complete(null);
+                } catch (Throwable t) {
+                    refused.complete(t);
+                }
+            });
+            IllegalStateException e = assertInstanceOf(IllegalStateException.class, refused.get(30, TimeUnit.SECONDS));
+            assertTrue(e.getMessage().contains("would wait for itself"), e.getMessage());
+        } finally {
+            RingTestSupport.stop(pool);
+        }
+    }
+
+    private static RingPoolTerminationException failure(CompletableFuture<Void> done) {
+        ExecutionException e = assertThrows(ExecutionException.class, () -> done.get(0, TimeUnit.SECONDS));
+        return assertInstanceOf(RingPoolTerminationException.class, e.getCause());
+    }
+}
