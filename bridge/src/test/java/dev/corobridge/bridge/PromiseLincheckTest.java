@@ -217,7 +217,7 @@ public class PromiseLincheckTest {
     @Test
     void modelChecking() {
         new ModelCheckingOptions()
-                .iterations(30)
+                .iterations(20)
                 .invocationsPerIteration(500)
                 .threads(3)
                 .actorsPerThread(2)
@@ -232,7 +232,7 @@ public class PromiseLincheckTest {
         Class<?> c = Ops.AfterWithdrawals.class;
         new ModelCheckingOptions()
                 .iterations(0)
-                .invocationsPerIteration(1_000)
+                .invocationsPerIteration(600)
                 .loopIterationsBeforeThreadSwitch(100)
                 // The first registration prunes the stack while two settle calls race it.
                 .addCustomScenario(Scenarios.scenario(c, "", "isDone; outcome", "register", "complete(1)", "cancel"))
