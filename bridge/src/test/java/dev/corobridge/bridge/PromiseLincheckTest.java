@@ -217,8 +217,8 @@ public class PromiseLincheckTest {
     @Test
     void modelChecking() {
         new ModelCheckingOptions()
-                .iterations(20)
-                .invocationsPerIteration(500)
+                .iterations(15)
+                .invocationsPerIteration(400)
                 .threads(3)
                 .actorsPerThread(2)
                 .actorsBefore(0)

@@ -250,7 +250,7 @@ class AsyncChannelLincheckTest {
     private static void modelCheck(Class<? extends Ops> ops) {
         new ModelCheckingOptions()
                 .iterations(0)
-                .invocationsPerIteration(250)
+                .invocationsPerIteration(150)
                 .verifier(EpsilonVerifier.class)
                 // A receive matched while it is being cancelled.
                 .addCustomScenario(Scenarios.parallel(ops, "receive", "send", "cancelReceive"))
@@ -275,7 +275,7 @@ class AsyncChannelLincheckTest {
     void stress() {
         for (Class<? extends Ops> ops : List.of(Rendezvous.class, BufferOfOne.class)) {
             new StressOptions()
-                    .iterations(15)
+                    .iterations(10)
                     .invocationsPerIteration(2_000)
                     .threads(3)
                     .actorsPerThread(3)

@@ -48,8 +48,8 @@ class AsyncMutexLincheckTest {
     @Test
     void modelChecking() {
         new ModelCheckingOptions()
-                .iterations(10)
-                .invocationsPerIteration(300)
+                .iterations(8)
+                .invocationsPerIteration(250)
                 .threads(3)
                 .actorsPerThread(2)
                 .actorsBefore(0)

@@ -49,8 +49,8 @@ class AsyncSemaphoreLincheckTest {
     @Test
     void modelChecking() {
         new ModelCheckingOptions()
-                .iterations(10)
-                .invocationsPerIteration(300)
+                .iterations(8)
+                .invocationsPerIteration(250)
                 .threads(3)
                 .actorsPerThread(2)
                 .actorsBefore(0)
