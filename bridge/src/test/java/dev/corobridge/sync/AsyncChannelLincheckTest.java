@@ -250,7 +250,7 @@ class AsyncChannelLincheckTest {
     private static void modelCheck(Class<? extends Ops> ops) {
         new ModelCheckingOptions()
                 .iterations(0)
-                .invocationsPerIteration(150)
+                .invocationsPerIteration(100)
                 .verifier(EpsilonVerifier.class)
                 // A receive matched while it is being cancelled.
                 .addCustomScenario(Scenarios.parallel(ops, "receive", "send", "cancelReceive"))
