@@ -1,0 +1,257 @@
+package dev.corobridge.bridge;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import dev.corobridge.lincheck.Scenarios;
+import org.jetbrains.lincheck.datastructures.IntGen;
+import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
+import org.jetbrains.lincheck.datastructures.Operation;
+import org.jetbrains.lincheck.datastructures.Param;
+import org.jetbrains.lincheck.datastructures.StressOptions;
+import org.jetbrains.lincheck.datastructures.Validate;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Lincheck model checking and stress of {@link Promise}: exactly-once completion and callbacks.
+ *
+ * <p>Threads race {@code complete} / {@code fail} / {@code cancel}, callback registrations and
+ * withdrawals, and reads of the outcome. Lincheck checks that every interleaving is linearizable
+ * against the promise run sequentially (so exactly one settle call returns {@code true}, and what
+ * {@code outcome()} and {@code isDone()} report is consistent with it), and after each interleaving
+ * {@link Ops#callbacksRanExactlyOnceWithTheWinningOutcome()} checks that exactly one settle call won
+ * if the promise is done (none if it is pending), and the callbacks: a kept callback ran
+ * exactly once if the promise is done (never if it is pending), with the winning outcome, and the
+ * promise already showed that outcome while the callback ran; a withdrawn callback ran at most once,
+ * and never if its withdrawal returned before the first settle call started.
+ *
+ * <p>Random scenarios start on a fresh promise, with no operations before the parallel part (one
+ * settle call there would leave nothing to race). Hand-written scenarios start on
+ * {@link Ops.AfterWithdrawals}: 32 registered and withdrawn callbacks (none of which may ever run) and
+ * one kept callback on top of them, so the scenario's first registration prunes the stack: a copy
+ * without the withdrawn callbacks replaces it while other threads register, withdraw and settle,
+ * and withdrawing the kept callback afterwards must still work through the copy. Walking those 33
+ * callbacks is a bounded loop, so the model checker is told not to take it for a spin loop before
+ * 100 iterations (at its default of 10 it switches threads inside the walk in every interleaving,
+ * and "withdrawn, then settled" is never explored).
+ *
+ * <p>The randomized stress beside this test is {@code PromiseRaceStressTest}.
+ */
+public class PromiseLincheckTest {
+
+    /** The state of one invocation and its operations. */
+    public static class Ops {
+
+        /** Withdrawn callbacks before a hand-written scenario: one more registration triggers the pruning. */
+        private static final int WITHDRAWN_BEFORE = 32;
+        private static final IllegalStateException FAILURE = new IllegalStateException("failed");
+
+        private final Promise<Integer> promise = new Promise<>();
+        /** The callbacks the scenario registered, in registration order. */
+        private final ConcurrentLinkedQueue<Watched> watched = new ConcurrentLinkedQueue<>();
+        /** Settle calls that returned {@code true}: must end as 1 if the promise is done, else 0. */
+        private final AtomicInteger winners = new AtomicInteger();
+        /** A logical clock ordering withdrawals against the start of the first settle call. */
+        private final AtomicLong clock = new AtomicLong();
+        /** The clock when the first settle call started; 0 while none has. */
+        private final AtomicLong firstSettleStart = new AtomicLong();
+        /** Runs of the callbacks registered and withdrawn before the scenario: must stay 0. */
+        private final AtomicInteger withdrawnRuns = new AtomicInteger();
+
+        /** A fresh promise: the random scenarios' start. */
+        public Ops() {
+            this(0);
+        }
+
+        /**
+         * A promise with {@code withdrawnBefore} registered and withdrawn callbacks and, if any, one kept
+         * callback on top of them.
+         */
+        protected Ops(int withdrawnBefore) {
+            for (int i = 0; i < withdrawnBefore; i++) {
+                promise.onComplete(o -> withdrawnRuns.incrementAndGet()).dispose();
+            }
+            if (withdrawnBefore > 0) {
+                register();
+            }
+        }
+
+        /**
+         * The start of the hand-written scenarios: pushed onto 32 withdrawn callbacks, the kept one
+         * makes the scenario's first registration prune the stack and copy it; withdrawOldest() then
+         * withdraws it through its original node.
+         */
+        public static class AfterWithdrawals extends Ops {
+            public AfterWithdrawals() {
+                super(WITHDRAWN_BEFORE);
+            }
+        }
+
+        /** One callback registered by the scenario: how often it ran, what it saw, whether withdrawn. */
+        private final class Watched {
+            final AtomicInteger runs = new AtomicInteger();
+            final AtomicReference<Outcome<Integer>> seen = new AtomicReference<>();
+            /** What the promise showed while the callback ran: must already be the outcome it got. */
+            final AtomicReference<Outcome<Integer>> promiseShowed = new AtomicReference<>();
+            final AtomicBoolean withdrawn = new AtomicBoolean();
+            /** The clock when dispose() returned; 0 while it has not. */
+            final AtomicLong withdrawnAt = new AtomicLong();
+            Registration registration;
+
+            /** Registers the callback; the caller publishes this object only afterwards. */
+            void register() {
+                registration = promise.onComplete(o -> {
+                    seen.set(o);
+                    promiseShowed.set(promise.outcomeOrNull());
+                    runs.incrementAndGet();
+                });
+            }
+        }
+
+        @Operation
+        public boolean complete(@Param(gen = IntGen.class, conf = "1:2") int value) {
+            settling();
+            return won(promise.complete(value));
+        }
+
+        @Operation
+        public boolean fail() {
+            settling();
+            return won(promise.fail(FAILURE));
+        }
+
+        @Operation
+        public boolean cancel() {
+            settling();
+            return won(promise.cancel());
+        }
+
+        private void settling() {
+            firstSettleStart.compareAndSet(0, clock.incrementAndGet());
+        }
+
+        private boolean won(boolean decided) {
+            if (decided) {
+                winners.incrementAndGet();
+            }
+            return decided;
+        }
+
+        @Operation
+        public boolean isDone() {
+            return promise.isDone();
+        }
+
+        @Operation
+        public String outcome() {
+            return describe(promise.outcomeOrNull());
+        }
+
+        @Operation
+        public void register() {
+            Watched w = new Watched();
+            w.register();
+            watched.add(w); // once registered: only then can withdrawOldest() find it
+        }
+
+        /** Withdraws the oldest callback not withdrawn yet (racing its run if the promise settles). */
+        @Operation
+        public void withdrawOldest() {
+            for (Watched w : watched) {
+                if (w.withdrawn.compareAndSet(false, true)) {
+                    w.registration.dispose();
+                    w.withdrawnAt.set(clock.incrementAndGet());
+                    return;
+                }
+            }
+        }
+
+        @Validate
+        public void callbacksRanExactlyOnceWithTheWinningOutcome() {
+            Outcome<Integer> outcome = promise.outcomeOrNull();
+            List<String> problems = new ArrayList<>();
+            if (winners.get() != (outcome == null ? 0 : 1)) {
+                problems.add(winners.get() + " settle calls returned true; promise " + describe(outcome));
+            }
+            if (withdrawnRuns.get() != 0) {
+                problems.add(withdrawnRuns.get() + " runs of callbacks withdrawn before the scenario");
+            }
+            int i = 0;
+            for (Watched w : watched) {
+                String name = "callback #" + i++ + (w.withdrawn.get() ? " (withdrawn)" : "");
+                int runs = w.runs.get();
+                if (runs > 1 || (!w.withdrawn.get() && runs != (outcome == null ? 0 : 1))) {
+                    problems.add(name + " ran " + runs + " times; promise " + describe(outcome));
+                }
+                long settleStart = firstSettleStart.get();
+                if (runs == 1 && w.withdrawnAt.get() != 0 && (settleStart == 0 || w.withdrawnAt.get() < settleStart)) {
+                    problems.add(name + " ran although it was withdrawn before any settle call started");
+                }
+                if (runs == 1 && w.seen.get() != outcome) {
+                    problems.add(name + " saw " + describe(w.seen.get()) + " but the promise is " + describe(outcome));
+                }
+                if (runs == 1 && w.promiseShowed.get() != w.seen.get()) {
+                    problems.add(name + " ran while the promise showed " + describe(w.promiseShowed.get()));
+                }
+            }
+            if (!problems.isEmpty()) {
+                throw new AssertionError(String.join("; ", problems));
+            }
+        }
+
+        private static String describe(Outcome<Integer> o) {
+            return switch (o) {
+                case null -> "pending";
+                case Outcome.Success<Integer> s -> "success " + s.value();
+                case Outcome.Failure<Integer> f -> "failure " + f.error().getMessage();
+                case Outcome.Cancelled<Integer> c -> "cancelled";
+            };
+        }
+    }
+
+    /** Random scenarios: no operations before the parallel part, so the races start on a pending promise. */
+    @Test
+    void modelChecking() {
+        new ModelCheckingOptions()
+                .iterations(15)
+                .invocationsPerIteration(400)
+                .threads(3)
+                .actorsPerThread(2)
+                .actorsBefore(0)
+                .actorsAfter(2)
+                .check(Ops.class);
+    }
+
+    /** Hand-written races that every run explores, on a stack about to be pruned (see the class comment). */
+    @Test
+    void modelCheckingTargetedRaces() {
+        Class<?> c = Ops.AfterWithdrawals.class;
+        new ModelCheckingOptions()
+                .iterations(0)
+                .invocationsPerIteration(600)
+                .loopIterationsBeforeThreadSwitch(100)
+                // The first registration prunes the stack while two settle calls race it.
+                .addCustomScenario(Scenarios.scenario(c, "", "isDone; outcome", "register", "complete(1)", "cancel"))
+                // A withdrawal through the pruned copy races a settle and another registration.
+                .addCustomScenario(Scenarios.parallel(c, "register; withdrawOldest", "fail", "register"))
+                // Readers of the outcome race the settle calls.
+                .addCustomScenario(Scenarios.parallel(c, "complete(2); isDone", "register; outcome", "cancel; withdrawOldest"))
+                .check(c);
+    }
+
+    @Test
+    void stress() {
+        new StressOptions()
+                .iterations(30)
+                .invocationsPerIteration(2_000)
+                .threads(3)
+                .actorsPerThread(3)
+                .actorsBefore(0)
+                .actorsAfter(2)
+                .check(Ops.class);
+    }
+}
