@@ -385,14 +385,18 @@ public final class RingConnection {
     }
 
     private void recordFailure(int errno, Throwable cause) {
+        assert ring.inRing() : "RingConnection.recordFailure on thread '" + Thread.currentThread().getName()
+                + "'; a connection's end is recorded on its ring's thread only";
         if (failureErrno == 0) {
             failureErrno = errno;
             failureCause = cause;
         }
-        recorded++; // ring thread only: a plain increment of the volatile is enough
+        recorded++; // ring thread only (asserted above): a plain increment of the volatile is enough
     }
 
     private void recordEnd() {
+        assert ring.inRing() : "RingConnection.recordEnd on thread '" + Thread.currentThread().getName()
+                + "'; a connection's end is recorded on its ring's thread only";
         inputEnded = true;
         recorded++;
     }
