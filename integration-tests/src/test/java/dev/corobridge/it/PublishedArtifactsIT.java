@@ -24,8 +24,9 @@ import org.w3c.dom.NodeList;
  * What publishing ships, checked on the jars this build packaged (failsafe runs after every module's
  * {@code package}): every artifact that corobridge-bom lists has its JPMS name in its manifest
  * ({@code Automatic-Module-Name}), a sources jar with every main source (Java and Kotlin, KDoc
- * included), a javadoc jar with a page per public Java type; and the libraries' poms import no
- * Spring Boot or Vert.x BOM. A new published module shows up here through the BOM.
+ * included), a javadoc jar with a page per public Java type; the libraries' poms import no
+ * Spring Boot or Vert.x BOM; the poms carry the licence, SCM and developer metadata. A new
+ * published module shows up here through the BOM.
  */
 class PublishedArtifactsIT {
 
@@ -96,6 +97,22 @@ class PublishedArtifactsIT {
             }
             assertThat(imported).as(pom + " imports").doesNotContain("spring-boot-dependencies", "vertx-stack-depchain");
         }
+    }
+
+    @Test
+    void thePomsCarryThePublishingMetadataAndTheLicenseIsThere() throws Exception {
+        for (String pom : List.of("pom.xml", "bom/pom.xml")) {
+            Element project = parse(root.resolve(pom)).getDocumentElement();
+            assertThat(text(project, "url")).as(pom + " url").startsWith("https://");
+            for (String tag : List.of("licenses", "developers", "scm")) {
+                assertThat(project.getElementsByTagName(tag).getLength()).as(pom + " <" + tag + ">").isEqualTo(1);
+            }
+            assertThat(text((Element) project.getElementsByTagName("license").item(0), "name")).isEqualTo("Apache-2.0");
+        }
+        assertThat(Files.readString(root.resolve("LICENSE"))).contains("Apache License", "Version 2.0, January 2004",
+                "TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION", "END OF TERMS AND CONDITIONS");
+        assertThat(root.resolve("CHANGELOG.md")).exists();
+        assertThat(root.resolve("CONTRIBUTING.md")).exists();
     }
 
     private String projectVersion() throws Exception {
