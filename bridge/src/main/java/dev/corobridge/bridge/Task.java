@@ -22,8 +22,6 @@ import kotlinx.coroutines.CoroutineDispatcher;
 import kotlinx.coroutines.Deferred;
 import kotlinx.coroutines.ExecutorCoroutineDispatcher;
 import kotlinx.coroutines.ExecutorsKt;
-import org.reactivestreams.Publisher;
-import reactor.core.publisher.Mono;
 
 /**
  * The handle of a running coroutine or asynchronous operation: one async currency for Java and
@@ -34,7 +32,7 @@ import reactor.core.publisher.Mono;
  * {@link #start(Executor, Callable)} on any executor or {@link ExecutionContext} (a pump, a ring),
  * {@link #start(CoroutineDispatcher, Callable)}, {@link #startVirtual(Callable)} for a body that
  * blocks in {@code await()}, {@link #fromSuspend} to call a Kotlin {@code suspend} function,
- * {@link #completed}/{@link #failed}, {@link #from(CompletionStage)}, {@link #fromPublisher},
+ * {@link #completed}/{@link #failed}, {@link #from(CompletionStage)},
  * {@link #fromDeferred}.
  *
  * <h2>Compose</h2>
@@ -168,14 +166,6 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
             t.setCanceller(() -> f.cancel(false));
         }
         return t;
-    }
-
-    /**
-     * The first element of {@code publisher} ({@code null} if it completes empty, as for an empty
-     * {@code Mono}); cancelling the task cancels the subscription.
-     */
-    public static <T> Task<T> fromPublisher(Publisher<T> publisher) {
-        return TaskCoroutines.firstOf(Objects.requireNonNull(publisher, "publisher"));
     }
 
     /** The task of a kotlinx {@code Deferred}: cancellation flows both ways. */
@@ -463,26 +453,6 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
             }
         });
         return f;
-    }
-
-    /**
-     * A {@code Mono} of this task (empty for a {@code null} value); disposing the subscription
-     * cancels the task. Each subscription observes the same task.
-     */
-    public Mono<T> toMono() {
-        return Mono.create(sink -> {
-            Registration r = onComplete(o -> {
-                switch (o) {
-                    case Outcome.Success<T> s -> sink.success(s.value());
-                    case Outcome.Failure<T> x -> sink.error(x.error());
-                    case Outcome.Cancelled<T> c -> sink.error(c.cause());
-                }
-            });
-            sink.onCancel(() -> {
-                r.dispose();
-                cancel();
-            });
-        });
     }
 
     @Override

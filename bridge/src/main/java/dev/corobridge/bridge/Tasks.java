@@ -2,6 +2,7 @@ package dev.corobridge.bridge;
 
 import java.util.Objects;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 
@@ -11,6 +12,11 @@ import java.util.function.BiConsumer;
  *
  * <p><b>Uncaught failures are never silently lost.</b> The default handler logs them, with the
  * task's hop trace, through {@link System.Logger}; {@link #uncaughtFailures()} counts them.
+ *
+ * <p><b>Threads.</b> {@link Task#withTimeout} times out on one shared daemon thread,
+ * {@code corobridge-task-timer}. Loading these classes starts no thread: the first timeout starts
+ * it, and it ends one second after the last pending timeout fired or was cancelled (a later
+ * timeout starts a new one), as kotlinx's {@code DefaultExecutor} thread does.
  */
 public final class Tasks {
 
@@ -22,7 +28,10 @@ public final class Tasks {
     private static volatile BiConsumer<Awaitable<?>, Throwable> handler = DEFAULT_HANDLER;
     private static volatile boolean tracing = !"false".equalsIgnoreCase(System.getProperty("corobridge.trace", "true"));
 
-    /** Daemon timer for task timeouts. */
+    /** How long the timer thread waits with no timeout pending before it ends. */
+    private static final long TIMER_KEEP_ALIVE_MILLIS = 1_000;
+
+    /** Daemon timer for task timeouts; its thread lives only while timeouts are pending (see the class comment). */
     static final ScheduledThreadPoolExecutor TIMER = newTimer();
 
     private Tasks() {
@@ -79,7 +88,11 @@ public final class Tasks {
     private static ScheduledThreadPoolExecutor newTimer() {
         ScheduledThreadPoolExecutor t = new ScheduledThreadPoolExecutor(1,
                 Thread.ofPlatform().name("corobridge-task-timer").daemon(true).factory());
-        t.setRemoveOnCancelPolicy(true);
+        t.setRemoveOnCancelPolicy(true); // a finished task's timeout leaves the queue at once
+        // The last thread stays while the queue holds a timeout (ThreadPoolExecutor.getTask), so
+        // only an idle timer loses its thread; a new timeout starts one (ensurePrestart).
+        t.setKeepAliveTime(TIMER_KEEP_ALIVE_MILLIS, TimeUnit.MILLISECONDS);
+        t.allowCoreThreadTimeOut(true);
         return t;
     }
 }

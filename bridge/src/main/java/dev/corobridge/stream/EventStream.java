@@ -21,7 +21,7 @@ import dev.corobridge.bridge.Awaitable;
  *       no token to keep. A pending and every later {@code next()} then return
  *       {@link Next.End} with the cancellation; buffered events are dropped.</li>
  *   <li><b>Back-pressure.</b> Each {@code next()} asks for one event; a stream made from a
- *       {@code Flow} or {@code Publisher} ({@link EventStreams}) only lets its source run as far
+ *       {@code Flow} ({@link EventStreams}) only lets its source run as far
  *       ahead as its buffer.</li>
  *   <li><b>Cancelling a {@code next()}</b> (its awaitable) withdraws that request if no event was
  *       handed to it yet; otherwise {@code cancel()} returns {@code false} and the event is its

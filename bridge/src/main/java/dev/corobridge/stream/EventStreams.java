@@ -4,11 +4,11 @@ import java.util.Objects;
 import kotlinx.coroutines.CoroutineDispatcher;
 import kotlinx.coroutines.Dispatchers;
 import kotlinx.coroutines.flow.Flow;
-import org.reactivestreams.Publisher;
 
 /**
- * Java access to Kotlin flows and Reactive Streams publishers as {@link EventStream}s, read with
- * back-pressure one {@code next()} at a time.
+ * Java access to Kotlin flows as {@link EventStream}s, read with back-pressure one {@code next()} at
+ * a time. (A Reactive Streams publisher: through
+ * {@code EventStreams.of(FlowPublishers.fromPublisher(publisher))}, corobridge-reactor.)
  *
  * <pre>{@code
  * try (EventStream<Quote> quotes = EventStreams.of(quoteService.quotes())) {   // a Kotlin Flow
@@ -19,7 +19,7 @@ import org.reactivestreams.Publisher;
  * The flow is collected by a coroutine on the given dispatcher (default {@code Dispatchers.Default})
  * into a channel of {@code capacity} elements (default 0: the flow computes the next element
  * only when the previous one was taken). Closing the stream cancels the collection — the flow's
- * {@code finally} blocks run, a publisher's subscription is cancelled. The flow completing gives
+ * {@code finally} blocks run (a publisher's subscription is cancelled). The flow completing gives
  * {@link Next.End}; the flow failing gives {@link Next.Failed}.
  */
 public final class EventStreams {
@@ -44,10 +44,5 @@ public final class EventStreams {
             throw new IllegalArgumentException("capacity must not be negative, got " + capacity);
         }
         return new ChannelEventStream<>(StreamFlows.produce(flow, dispatcher, capacity), null, "flow");
-    }
-
-    /** {@code publisher} as a stream: it is requested from as {@code next()} is called. */
-    public static <T> EventStream<T> of(Publisher<? extends T> publisher) {
-        return of(Flows.fromPublisher(Objects.requireNonNull(publisher, "publisher")));
     }
 }

@@ -4,10 +4,10 @@
  * <ul>
  *   <li><b>Generators</b> ({@link dev.corobridge.stream.Generators}): a Kotlin {@code sequence {}} or
  *       {@code iterator {}} is a lazy Java {@code Iterator} / {@code Stream}.</li>
- *   <li><b>Flows</b> ({@link dev.corobridge.stream.Flows}): a Kotlin {@code Flow} is a Reactor
- *       {@code Flux} / Reactive Streams {@code Publisher} with back-pressure (kotlinx-coroutines-reactor),
- *       and Java code produces a {@code Flow} through a {@link dev.corobridge.stream.FlowEmitter}
- *       backed by a channel.</li>
+ *   <li><b>Flows</b> ({@link dev.corobridge.stream.Flows}): Java code produces a Kotlin
+ *       {@code Flow} through a {@link dev.corobridge.stream.FlowEmitter} backed by a channel. (A
+ *       {@code Flow} as a Reactor {@code Flux} or Reactive Streams {@code Publisher}, with
+ *       back-pressure: the corobridge-reactor module.)</li>
  *   <li><b>Event streams</b> ({@link dev.corobridge.stream.EventSource},
  *       {@link dev.corobridge.stream.EventStream}, {@link dev.corobridge.stream.EventStreams}):
  *       {@code next()} returns an awaitable {@link dev.corobridge.stream.Next} — a value, the end or

@@ -5,11 +5,8 @@ package dev.corobridge.bridge
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.DelicateCoroutinesApi
 import kotlinx.coroutines.Deferred
-import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.GlobalScope
 import kotlinx.coroutines.async
-import kotlinx.coroutines.reactive.awaitFirstOrNull
-import org.reactivestreams.Publisher
 
 // Coroutine plumbing behind Task's Java factories. Internal: the public Kotlin API is in TaskKt.
 
@@ -19,14 +16,6 @@ internal fun <T> startSuspend(dispatcher: CoroutineDispatcher, call: SuspendCall
     // Kotlin sees the Java method `call(Continuation)` as the suspend function it stands for.
     val deferred = GlobalScope.async(dispatcher) { call.call() }
     return taskOf(deferred, dispatcher.toString())
-}
-
-/** The first element of [publisher]; cancelling the task cancels the subscription. */
-@OptIn(DelicateCoroutinesApi::class)
-internal fun <T> firstOf(publisher: Publisher<T>): Task<T> {
-    @Suppress("UNCHECKED_CAST")
-    val deferred = GlobalScope.async(Dispatchers.Unconfined) { publisher.awaitFirstOrNull() as T }
-    return taskOf(deferred, "Publisher")
 }
 
 /** Links a Deferred and a Task: completion flows to the task, cancellation both ways. */

@@ -8,12 +8,6 @@ import kotlinx.coroutines.flow.Flow
 import kotlinx.coroutines.flow.buffer
 import kotlinx.coroutines.flow.callbackFlow
 import kotlinx.coroutines.flow.produceIn
-import kotlinx.coroutines.reactive.asFlow
-import kotlinx.coroutines.reactive.asPublisher
-import kotlinx.coroutines.reactor.asFlux
-import org.reactivestreams.Publisher
-import reactor.core.publisher.Flux
-import kotlin.coroutines.EmptyCoroutineContext
 
 // The coroutine plumbing behind the Java classes of this package. Internal: the public Kotlin API
 // is in EventStreamFlows.kt; Java uses Flows, EventStreams, Generators.
@@ -24,16 +18,6 @@ internal object StreamFlows {
     @JvmStatic
     fun <T> produce(flow: Flow<T>, dispatcher: CoroutineDispatcher, capacity: Int): ReceiveChannel<T> =
         flow.buffer(capacity).produceIn(CoroutineScope(dispatcher))
-
-    @JvmStatic
-    fun <T : Any> toFlux(flow: Flow<T>, dispatcher: CoroutineDispatcher?): Flux<T> =
-        flow.asFlux(dispatcher ?: EmptyCoroutineContext)
-
-    @JvmStatic
-    fun <T : Any> toPublisher(flow: Flow<T>): Publisher<T> = flow.asPublisher()
-
-    @JvmStatic
-    fun <T : Any> fromPublisher(publisher: Publisher<T>): Flow<T> = publisher.asFlow()
 
     /** A cold flow whose every collection runs [producer] with an emitter on a `callbackFlow` channel. */
     @JvmStatic

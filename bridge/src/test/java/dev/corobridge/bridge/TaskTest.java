@@ -22,9 +22,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import kotlinx.coroutines.Dispatchers;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import reactor.core.Disposable;
-import reactor.core.publisher.Flux;
-import reactor.core.publisher.Mono;
 
 /** Task from Java: start, compose, wait, cancel, ownership, exceptions that travel, interop. */
 class TaskTest {
@@ -224,23 +221,6 @@ class TaskTest {
         assertEquals("v", Task.from(CompletableFuture.supplyAsync(() -> "v")).toCompletableFuture().get(30, TimeUnit.SECONDS));
         Task<String> failed = Task.from(CompletableFuture.failedFuture(new IllegalStateException("cf")));
         assertInstanceOf(IllegalStateException.class, failed.outcomeOrNull().errorOrNull());
-    }
-
-    @Test
-    void reactorInteropDisposeCancels() throws Exception {
-        assertEquals("mono", Task.fromPublisher(Mono.just("mono")).await(Duration.ofSeconds(30)));
-        assertEquals(null, Task.fromPublisher(Mono.<String>empty()).await(Duration.ofSeconds(30)));
-        AtomicBoolean upstreamCancelled = new AtomicBoolean();
-        Task<Long> fromNever = Task.fromPublisher(Flux.<Long>never().doOnCancel(() -> upstreamCancelled.set(true)));
-        fromNever.cancel();
-        assertTrue(upstreamCancelled.get(), "cancelling the task cancels the subscription");
-
-        Task<String> pending = Task.from(new CompletableFuture<>());
-        Disposable d = pending.toMono().subscribe();
-        d.dispose();
-        assertTrue(pending.outcomeOrNull().isCancelled(), "disposing the Mono cancels the task");
-        assertEquals("v", Task.completed("v").toMono().block(Duration.ofSeconds(30)));
-        assertThrows(IllegalStateException.class, () -> Task.failed(new IllegalStateException("e")).toMono().block());
     }
 
     @Test

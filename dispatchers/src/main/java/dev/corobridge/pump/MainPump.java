@@ -5,7 +5,10 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * Opt-in: makes a pump back Kotlin's {@code Dispatchers.Main}.
  *
- * <p>corobridge registers a {@code MainDispatcherFactory}, but it is never active by accident:
+ * <p>Two steps, both explicit: put the {@code corobridge-main} artifact on the class path (it only
+ * registers corobridge's {@code MainDispatcherFactory}, as kotlinx-coroutines-swing registers
+ * Swing's; corobridge-dispatchers alone leaves {@code Dispatchers.Main} alone), then
+ * {@link #install(MessagePump) install} a pump. Even then it is never active by accident:
  * <ul>
  *   <li>Its priority is below Swing's and JavaFX's factories unless the system property
  *       {@value #MAIN_PROPERTY}{@code =pump} is set, so a UI toolkit on the class path keeps its Main.</li>

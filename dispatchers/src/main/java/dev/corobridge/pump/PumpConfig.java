@@ -19,7 +19,7 @@ import kotlinx.coroutines.ExecutorsKt;
  *       adaptive: it spins only while recent spins found work (probing every 16th idle otherwise),
  *       so rare traffic or a busy machine turns spinning off; {@code ZERO} never spins</td></tr>
  *   <tr><td>stallThreshold</td><td>1 s</td><td>a task running longer is reported once; {@code ZERO}
- *       turns the watchdog off</td></tr>
+ *       turns the watchdog off (one daemon thread samples all pumps; it ends when none is left)</td></tr>
  *   <tr><td>shutdownGracePeriod</td><td>10 s</td><td>phase 2 of {@link MessagePump#shutdown()}</td></tr>
  *   <tr><td>maxNestingDepth</td><td>8</td><td>how deep {@link MessagePump#pumpUntil} may nest</td></tr>
  *   <tr><td>latencySampleEvery</td><td>16</td><td>one post in N is timed for the queue-latency metric

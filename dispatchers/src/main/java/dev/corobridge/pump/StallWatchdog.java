@@ -17,10 +17,18 @@ import java.util.concurrent.TimeUnit;
  * is stalled: it captures the pump thread's stack, reports it once, and counts it. The reported
  * duration is a lower bound (the task may have started up to one sampling period earlier).
  *
+ * <p><b>The thread.</b> {@code corobridge-stall-watchdog}, a daemon, shared by all pumps. Loading
+ * this class starts no thread: the first watched pump starts it, and it ends one second after the
+ * last pump stopped being watched (a pump's shutdown cancels its sampling); the next pump starts a
+ * new one.
+ *
  * <p><b>Thread-safety.</b> Registration is safe from any thread; sampling state is confined to the
  * watchdog thread.
  */
 final class StallWatchdog {
+
+    /** How long the watchdog thread waits with no pump to sample before it ends. */
+    private static final long IDLE_KEEP_ALIVE_MILLIS = 1_000;
 
     private static final ScheduledThreadPoolExecutor TIMER = newTimer();
 
@@ -41,7 +49,9 @@ final class StallWatchdog {
             th.setDaemon(true);
             return th;
         });
-        t.setRemoveOnCancelPolicy(true);
+        t.setRemoveOnCancelPolicy(true); // a stopped pump's sampler leaves the queue at once
+        t.setKeepAliveTime(IDLE_KEEP_ALIVE_MILLIS, TimeUnit.MILLISECONDS); // then the idle thread ends
+        t.allowCoreThreadTimeOut(true);
         return t;
     }
 

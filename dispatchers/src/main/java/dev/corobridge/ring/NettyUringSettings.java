@@ -4,11 +4,14 @@ import io.netty.channel.uring.IoUring;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Netty io_uring settings the ring sockets depend on, applied before Netty's {@link IoUring} class
- * reads them (it reads its system properties once, when it is initialised).
+ * Netty io_uring settings the ring sockets depend on, applied by {@link RingPool#start} before
+ * Netty's {@link IoUring} class reads them (it reads its system properties once, when it is
+ * initialised). Never on class loading: only starting a pool with its own io_uring loops applies
+ * them, only where the application did not choose itself, and it says so in one INFO line.
  *
  * <p><b>Multishot POLL_ADD is turned off</b> ({@code io.netty.iouring.pollAddMultishotEnabled=false},
- * unless the application set that property itself). Why: with auto-read off, Netty arms one multishot
+ * unless the application set that property itself; it is JVM-wide, so other Netty io_uring users
+ * initialised later get it too). Why: with auto-read off, Netty arms one multishot
  * POLLIN for a read and keeps it armed between reads. A multishot poll reports <i>edges</i>. When the
  * peer's data and its RST (or FIN) arrive together while Netty's {@code recv} is in flight, the edge
  * of the reset is consumed by that read; the read returns the data, and Netty ends its read loop
@@ -28,20 +31,27 @@ final class NettyUringSettings {
 
     static final String POLL_ADD_MULTISHOT = "io.netty.iouring.pollAddMultishotEnabled";
 
+    private static final System.Logger LOG = System.getLogger(RingPool.class.getName());
     private static final AtomicBoolean WARNED = new AtomicBoolean();
-
-    static {
-        if (System.getProperty(POLL_ADD_MULTISHOT) == null) {
-            System.setProperty(POLL_ADD_MULTISHOT, "false");
-        }
-    }
+    private static boolean announced; // guarded by the class
 
     private NettyUringSettings() {
     }
 
-    /** Loads this class (and so applies the settings); call before touching {@link IoUring}. */
-    static void apply() {
-        // the static initialiser did the work
+    /**
+     * Turns Netty's multishot POLL_ADD off unless the application set {@value #POLL_ADD_MULTISHOT}
+     * itself; logs once (INFO) when it does. Call before touching {@link IoUring}. Idempotent.
+     */
+    static synchronized void apply() {
+        if (System.getProperty(POLL_ADD_MULTISHOT) == null) {
+            System.setProperty(POLL_ADD_MULTISHOT, "false");
+            if (!announced) {
+                announced = true;
+                LOG.log(System.Logger.Level.INFO, "corobridge sets -D" + POLL_ADD_MULTISHOT + "=false (JVM-wide) before"
+                        + " Netty's io_uring transport initialises: with multishot POLL_ADD a peer's reset or end that"
+                        + " arrives during a ring socket read can be missed. Set the property yourself to decide otherwise.");
+            }
+        }
     }
 
     /** Logs once if Netty's multishot POLL_ADD is on anyway (see the class comment). */

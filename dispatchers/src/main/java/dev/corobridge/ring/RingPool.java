@@ -50,6 +50,13 @@ import java.util.concurrent.locks.LockSupport;
  * bounded blocking executor for file operations; one log line carries the reason
  * ({@link IoUring#unavailabilityCause()}), and {@link #transport()} / {@link #metrics()} report it.
  *
+ * <h2>Netty settings</h2>
+ * Starting a pool with its own io_uring loops sets {@code -Dio.netty.iouring.pollAddMultishotEnabled=false}
+ * (JVM-wide, logged once at INFO) unless the application set that property: ring socket reads need
+ * Netty's one-shot POLL_ADD to see a peer's reset or end (see {@code NettyUringSettings}). Loading
+ * the class sets nothing; an adopted group's Netty was initialised by its owner, so there the pool
+ * only warns if multishot POLL_ADD is on.
+ *
  * <h2>Shutdown (two-phase)</h2>
  * {@link #shutdown(Duration)}: (1) refuse new operations and ask the kernel to cancel every one in
  * flight — their awaiters are resumed with a {@link dev.corobridge.bridge.ContextShutdownException}
@@ -69,10 +76,6 @@ import java.util.concurrent.locks.LockSupport;
 public final class RingPool implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(RingPool.class.getName());
-
-    static {
-        NettyUringSettings.apply(); // before anything here touches Netty's IoUring class
-    }
 
     private final RingPoolConfig config;
     private final Transport transport;
@@ -107,11 +110,12 @@ public final class RingPool implements AutoCloseable {
             if (config.forceFallback()) {
                 uring = false;
                 reason = "forced by configuration (" + RingPoolConfig.FALLBACK_PROPERTY + ")";
-            } else if (!IoUring.isAvailable()) {
-                uring = false;
-                reason = "io_uring unavailable: " + IoUring.unavailabilityCause();
             } else {
-                uring = true;
+                NettyUringSettings.apply(); // before anything here touches Netty's IoUring class
+                uring = IoUring.isAvailable();
+                if (!uring) {
+                    reason = "io_uring unavailable: " + IoUring.unavailabilityCause();
+                }
             }
             this.group = new MultiThreadIoEventLoopGroup(config.rings(), threads(config.name()),
                     uring ? IoUringIoHandler.newFactory(new IoUringIoHandlerConfig().setRingSize(config.ringSize()))

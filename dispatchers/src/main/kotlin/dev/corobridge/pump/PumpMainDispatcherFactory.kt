@@ -11,7 +11,8 @@ import kotlin.coroutines.CoroutineContext
 /**
  * Lets a pump back `Dispatchers.Main` when the application opts in through [MainPump]; never
  * active by accident. Below Swing's and JavaFX's factories unless `-Dcorobridge.main=pump`.
- * Registered through `META-INF/services`.
+ * Registered only by the corobridge-main artifact (its `META-INF/services`), as kotlinx-coroutines-swing
+ * registers Swing's: corobridge-dispatchers alone leaves `Dispatchers.Main` to others.
  */
 @OptIn(InternalCoroutinesApi::class)
 class PumpMainDispatcherFactory : MainDispatcherFactory {

@@ -1,6 +1,7 @@
 package dev.corobridge.spring;
 
 import dev.corobridge.bridge.Task;
+import dev.corobridge.reactor.TaskMono;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.core.ReactiveTypeDescriptor;
@@ -8,7 +9,7 @@ import org.springframework.core.ReactiveTypeDescriptor;
 /**
  * Makes {@link Task} a reactive type: a {@code BeanPostProcessor} that registers it on every
  * {@link ReactiveAdapterRegistry} bean, WebFlux's {@code webFluxAdapterRegistry} among them, so a
- * controller method may return {@code Task<T>}. WebFlux subscribes to {@link Task#toMono()}; when
+ * controller method may return {@code Task<T>}. WebFlux subscribes to {@link TaskMono#toMono(Task)}; when
  * the client goes away WebFlux cancels that subscription, which cancels the task.
  */
 public final class TaskReactiveAdapters implements BeanPostProcessor {
@@ -20,8 +21,8 @@ public final class TaskReactiveAdapters implements BeanPostProcessor {
     public static void register(ReactiveAdapterRegistry registry) {
         registry.registerReactiveTypeOverride(
                 ReactiveTypeDescriptor.singleOptionalValue(Task.class, () -> Task.completed(null)),
-                source -> ((Task<?>) source).toMono(),
-                Task::fromPublisher);
+                source -> TaskMono.toMono((Task<?>) source),
+                TaskMono::fromPublisher);
     }
 
     @Override

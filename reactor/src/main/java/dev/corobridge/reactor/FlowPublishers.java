@@ -1,0 +1,55 @@
+package dev.corobridge.reactor;
+
+import java.util.Objects;
+import kotlinx.coroutines.CoroutineDispatcher;
+import kotlinx.coroutines.flow.Flow;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+
+/**
+ * Kotlin {@code Flow}s for Java as a Reactor {@link Flux} or a Reactive Streams {@link Publisher},
+ * with back-pressure (the flow runs only as far as the subscriber requests), and a publisher as a
+ * {@code Flow}. For reading a flow one event at a time see {@code dev.corobridge.stream.EventStreams}
+ * (a publisher: {@code EventStreams.of(FlowPublishers.fromPublisher(publisher))}).
+ *
+ * <pre>{@code
+ * Flux<Quote> quotes = FlowPublishers.toFlux(quoteService.quotes());   // Kotlin Flow -> Flux
+ * quotes.limitRate(8).subscribe(this::show);                           // requests 8 at a time
+ * }</pre>
+ *
+ * Built on kotlinx-coroutines-reactor ({@code asFlux}, {@code asPublisher}, {@code asFlow}); Kotlin
+ * code calls those directly. Each subscription collects the flow anew (flows are cold);
+ * cancelling the subscription cancels the collection.
+ *
+ * <p><b>Thread-safety.</b> Stateless; safe from any thread.
+ */
+public final class FlowPublishers {
+
+    private FlowPublishers() {
+    }
+
+    /**
+     * {@code flow} as a {@link Flux}: collected for each subscriber, as far as it requests, on the
+     * subscriber's thread (kotlinx's {@code Dispatchers.Unconfined}); disposing cancels it.
+     */
+    public static <T> Flux<T> toFlux(Flow<? extends T> flow) {
+        return ReactiveFlows.toFlux(Objects.requireNonNull(flow, "flow"), null);
+    }
+
+    /** {@link #toFlux(Flow)} with the flow collected on {@code dispatcher} (e.g. a pump's). */
+    public static <T> Flux<T> toFlux(Flow<? extends T> flow, CoroutineDispatcher dispatcher) {
+        return ReactiveFlows.toFlux(Objects.requireNonNull(flow, "flow"), Objects.requireNonNull(dispatcher, "dispatcher"));
+    }
+
+    /** {@code flow} as a Reactive Streams {@link Publisher} (see {@link #toFlux(Flow)}). */
+    public static <T> Publisher<T> toPublisher(Flow<? extends T> flow) {
+        return ReactiveFlows.toPublisher(Objects.requireNonNull(flow, "flow"));
+    }
+
+    /** {@code publisher} as a Kotlin {@code Flow}, requesting as the collector consumes. */
+    public static <T> Flow<T> fromPublisher(Publisher<? extends T> publisher) {
+        @SuppressWarnings("unchecked") // a publisher of T subtypes is a publisher of T (it only produces)
+        Publisher<T> p = (Publisher<T>) Objects.requireNonNull(publisher, "publisher");
+        return ReactiveFlows.fromPublisher(p);
+    }
+}

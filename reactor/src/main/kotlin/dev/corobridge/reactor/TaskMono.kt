@@ -1,0 +1,24 @@
+@file:JvmName("TaskMonoKt")
+
+package dev.corobridge.reactor
+
+import dev.corobridge.bridge.Task
+import org.reactivestreams.Publisher
+import reactor.core.publisher.Mono
+
+/**
+ * This task as a [Mono]: its value (empty for `null`), its failure, or its cancellation as an
+ * error; disposing a subscription before the task completed cancels the task. See
+ * [TaskMono.toMono].
+ */
+fun <T : Any> Task<out T?>.toMono(): Mono<T> {
+    @Suppress("UNCHECKED_CAST") // a Mono has no null element: a null value is the empty Mono
+    return TaskMono.toMono(this as Task<T>)
+}
+
+/**
+ * The first element of this publisher as a [Task], `null` if it completes empty; cancelling the
+ * task cancels the subscription. See [TaskMono.fromPublisher]; from a coroutine, kotlinx's
+ * `awaitFirstOrNull()` suspends without a task.
+ */
+fun <T> Publisher<T>.asTask(): Task<T?> = TaskMono.fromPublisher(this)
