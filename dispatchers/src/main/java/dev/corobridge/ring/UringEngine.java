@@ -426,6 +426,10 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
             return;
         }
         int res = e.res();
+        // Counted out before the outcome is published: whoever sees the operation done (a callback
+        // on this thread, an awaiter, pool shutdown counting what is left) must not still count it.
+        inFlight.decrementAndGet();
+        metrics.completed();
         try {
             if (res < 0 && -res == Errno.ECANCELED && shuttingDown) {
                 p.op.shutDown(shutdownReason);
@@ -438,14 +442,18 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
         } catch (Throwable t) {
             p.op.fail(t);
         } finally {
-            finish(p.pinned);
-            metrics.completed();
+            release(p.pinned); // after the completion: it may still copy out of the pinned buffer
         }
         issueWaiting();
     }
 
+    /** An operation that ends without a kernel completion: counted out, its buffer released. */
     private void finish(Object pinned) {
         inFlight.decrementAndGet();
+        release(pinned);
+    }
+
+    private static void release(Object pinned) {
         if (pinned instanceof CleanableDirectBuffer c) {
             c.clean(); // only now: the kernel is done with it
         }
