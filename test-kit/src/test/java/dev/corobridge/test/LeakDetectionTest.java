@@ -3,14 +3,18 @@ package dev.corobridge.test;
 import static dev.corobridge.test.Samples.failureOf;
 import static dev.corobridge.test.Samples.succeeded;
 import static java.nio.file.StandardOpenOption.CREATE;
+import static java.nio.file.StandardOpenOption.READ;
 import static java.nio.file.StandardOpenOption.WRITE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.corobridge.pump.ManualPump;
 import dev.corobridge.ring.RingFile;
+import dev.corobridge.ring.RingOp;
 import dev.corobridge.ring.RingPool;
 import dev.corobridge.ring.Transport;
+import io.netty.channel.uring.IoUring;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -33,11 +37,13 @@ import org.junit.platform.testkit.engine.EngineExecutionResults;
 class LeakDetectionTest {
 
     static final List<RingPool> POOLS = new CopyOnWriteArrayList<>();
+    static final List<RingOp<?>> LEFT_IN_FLIGHT = new CopyOnWriteArrayList<>();
     static final AtomicInteger RAN = new AtomicInteger();
 
     @BeforeEach
     void clear() {
         POOLS.clear();
+        LEFT_IN_FLIGHT.clear();
         RAN.set(0);
     }
 
@@ -143,15 +149,15 @@ class LeakDetectionTest {
         @Test
         void leavesAFileOpen(RingPool io) throws Exception {
             POOLS.add(io);
-            io.open(dir.resolve("left-open.txt"), CREATE, WRITE).await(Duration.ofSeconds(30));
+            done(io.open(dir.resolve("left-open.txt"), CREATE, WRITE));
         }
 
         @Test
         void closesItsFile(RingPool io) throws Exception {
             POOLS.add(io);
-            RingFile f = io.open(dir.resolve("closed.txt"), CREATE, WRITE).await(Duration.ofSeconds(30));
-            f.writeFully(ByteBuffer.wrap("hello".getBytes(StandardCharsets.UTF_8)), 0).await(Duration.ofSeconds(30));
-            f.close().await(Duration.ofSeconds(30));
+            RingFile f = done(io.open(dir.resolve("closed.txt"), CREATE, WRITE));
+            done(f.writeFully(ByteBuffer.wrap("hello".getBytes(StandardCharsets.UTF_8)), 0));
+            done(f.close());
             assertEquals("hello", Files.readString(dir.resolve("closed.txt")));
         }
     }
@@ -178,8 +184,8 @@ class LeakDetectionTest {
         @Test
         void closesItsFile(RingPool io) throws Exception {
             POOLS.add(io);
-            RingFile f = io.open(dir.resolve("closed.txt"), CREATE, WRITE).await(Duration.ofSeconds(30));
-            f.close().await(Duration.ofSeconds(30));
+            RingFile f = done(io.open(dir.resolve("closed.txt"), CREATE, WRITE));
+            done(f.close());
         }
     }
 
@@ -187,8 +193,47 @@ class LeakDetectionTest {
     void aRingPoolUsesIoUringWhereAvailableUnlessTheTestAsksForTheFallback() {
         assertThat(succeeded(Samples.run(DefaultTransport.class))).containsExactly("closesItsFile");
         RingPool pool = POOLS.get(0);
-        assertThat(pool.transport()).isEqualTo(io.netty.channel.uring.IoUring.isAvailable() ? Transport.IO_URING : Transport.FALLBACK);
+        assertThat(pool.transport()).isEqualTo(IoUring.isAvailable() ? Transport.IO_URING : Transport.FALLBACK);
         assertThat(pool.rings()).hasSize(1);
         assertThat(pool.isTerminated()).isTrue();
+    }
+
+    @Sample
+    @CorobridgeTest
+    static class InFlightLeak {
+        @TempDir
+        Path dir;
+
+        @Test
+        void leavesAReadInFlight(RingPool io) throws Exception {
+            POOLS.add(io);
+            // A FIFO opened for reading and writing (the open does not wait for a peer) that nobody
+            // writes to: a read on it stays in the kernel until it is cancelled.
+            Path fifo = dir.resolve("nobody-writes.fifo");
+            Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start();
+            assertEquals(0, mkfifo.waitFor(), "mkfifo " + fifo);
+            RingFile f = done(io.open(fifo, READ, WRITE));
+            LEFT_IN_FLIGHT.add(f.read(ByteBuffer.allocateDirect(16), 0));
+        }
+    }
+
+    @Test
+    void aRingOperationLeftInFlightFailsTheTestAndIsEndedByThePoolsClose() {
+        // The fallback's positional read refuses a FIFO (ESPIPE); io_uring's waits for data.
+        assumeTrue(IoUring.isAvailable(), "needs io_uring: " + IoUring.unavailabilityCause());
+        EngineExecutionResults results = Samples.run(InFlightLeak.class);
+        assertThat(((LeakedWorkError) failureOf(results, "leavesAReadInFlight")).leaks()).containsExactly(
+                "1 ring file open in ring pool 'test-ring' (close every RingFile the test opens)",
+                "1 ring operation in flight in ring pool 'test-ring' (await or cancel every operation the test starts)");
+        assertThat(LEFT_IN_FLIGHT).singleElement().satisfies(op -> assertThat(op.isDone()).as(op + " settled").isTrue());
+        assertThat(POOLS).singleElement().satisfies(p -> {
+            assertThat(p.isTerminated()).isTrue();
+            assertThat(p.metrics().inFlight()).isZero();
+        });
+    }
+
+    /** Waits for a ring operation the sample started (bounded); the one blocking wait of these tests. */
+    static <T> T done(RingOp<T> op) throws Exception {
+        return op.await(Duration.ofSeconds(30));
     }
 }
