@@ -36,6 +36,7 @@ class PublishedArtifactsIT {
             "corobridge-reactor", "dev.corobridge.reactor",
             "corobridge-dispatchers", "dev.corobridge.dispatchers",
             "corobridge-main", "dev.corobridge.main",
+            "corobridge-test", "dev.corobridge.test",
             "corobridge-spring-boot-starter", "dev.corobridge.spring"));
 
     private final Path root = Path.of(System.getProperty("it.repo.root", "..")).toAbsolutePath().normalize();
@@ -88,7 +89,7 @@ class PublishedArtifactsIT {
     @Test
     void theLibrariesAndTheirParentImportNoSpringBootAndNoVertxBom() throws Exception {
         for (String pom : List.of("pom.xml", "bom/pom.xml", "bridge/pom.xml", "reactor/pom.xml", "dispatchers/pom.xml",
-                "main-dispatcher/pom.xml")) {
+                "main-dispatcher/pom.xml", "test-kit/pom.xml")) {
             List<String> imported = new ArrayList<>();
             for (Element d : elements(parse(root.resolve(pom)), "dependency")) {
                 if (d.getElementsByTagName("scope").getLength() > 0 && "import".equals(text(d, "scope"))) {

@@ -11,8 +11,6 @@ import java.util.Map;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ThreadLocalRandom;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,33 +18,29 @@ import dev.corobridge.bridge.Awaitable;
 import dev.corobridge.bridge.Outcome;
 import dev.corobridge.demo.board.Change;
 import dev.corobridge.ring.RingPool;
-import dev.corobridge.ring.RingPoolConfig;
+import dev.corobridge.test.CorobridgeTest;
 
 /**
  * {@link Journal#append} racing {@link Journal#close}: every append is either acknowledged (and
  * replayed after a reopen) or refused with {@link JournalClosedException}; the journal never turns
  * broken, and close returns only after every admitted append is acknowledged. Many rounds, each a
  * different interleaving (writers released together with the closer by a barrier, the close after a
- * random spin), no sleeps.
+ * random spin), no sleeps. The ring pool is the test's own (corobridge-test), which fails the test if
+ * any round leaves a journal's file open or a ring operation in flight.
  */
+@CorobridgeTest
 class JournalCloseRaceTest {
 
     private static final Duration T = Duration.ofSeconds(30);
     /** Appends per writer and round at most (a writer normally stops at its first refusal). */
     private static final int MAX_APPENDS = 2_000;
-    private static RingPool pool;
+    private final RingPool pool;
 
     @TempDir
     Path dir;
 
-    @BeforeAll
-    static void startPool() {
-        pool = RingPool.start(RingPoolConfig.builder().name("journal-race").rings(1).build());
-    }
-
-    @AfterAll
-    static void stopPool() {
-        pool.close();
+    JournalCloseRaceTest(RingPool pool) {
+        this.pool = pool;
     }
 
     @Test

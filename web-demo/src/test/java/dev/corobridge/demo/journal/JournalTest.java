@@ -15,8 +15,6 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -26,24 +24,23 @@ import dev.corobridge.bridge.Awaitable;
 import dev.corobridge.bridge.HopTrace;
 import dev.corobridge.demo.board.Change;
 import dev.corobridge.ring.RingPool;
-import dev.corobridge.ring.RingPoolConfig;
+import dev.corobridge.test.CorobridgeTest;
 
+/**
+ * The journal on a ring pool of its own per test (corobridge-test), which fails a test that leaves
+ * a journal's file open or a ring operation in flight, and closes the pool after it.
+ */
+@CorobridgeTest
 class JournalTest {
 
     private static final Duration T = Duration.ofSeconds(30);
-    private static RingPool pool;
+    private final RingPool pool;
 
     @TempDir
     Path dir;
 
-    @BeforeAll
-    static void startPool() {
-        pool = RingPool.start(RingPoolConfig.builder().name("journal-test").rings(1).build());
-    }
-
-    @AfterAll
-    static void stopPool() {
-        pool.close();
+    JournalTest(RingPool pool) {
+        this.pool = pool;
     }
 
     @Test
