@@ -1,5 +1,6 @@
 package dev.corobridge.pump;
 
+import dev.corobridge.pump.PumpCounters.Counter;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
 
@@ -133,7 +134,7 @@ final class PumpLoop {
         budget = batchSize;
         while (budget-- > 0 && !lc.isAbandoning() && (r = q.poll()) != null) {
             run.runTask(r);
-            counters.completionRun();
+            counters.count(Counter.COMPLETIONS_RUN);
             n++;
         }
         return n;
@@ -165,7 +166,7 @@ final class PumpLoop {
                     }
                 }
                 if (hasWork()) {
-                    counters.spinHit();
+                    counters.count(Counter.SPIN_HITS);
                     spinScore = Math.min(SPIN_SCORE_MAX, spinScore + SPIN_HIT);
                     return;
                 }
@@ -194,7 +195,7 @@ final class PumpLoop {
         long until = Math.min(Math.min(limit, timers.nextDue()),
                 state.get() == PumpLifecycle.SHUTTING_DOWN ? lifecycle.deadlineNanos() : Long.MAX_VALUE);
         long timeout = until == Long.MAX_VALUE ? -1 : Math.max(1, until - clock.nanoTime());
-        counters.parked();
+        counters.count(Counter.PARKS);
         if (parkFor(timeout)) {
             onInterrupted();
         }
@@ -218,7 +219,7 @@ final class PumpLoop {
      * means someone expected it to stop something.
      */
     private void onInterrupted() {
-        long n = counters.interrupted();
+        long n = counters.count(Counter.INTERRUPTS);
         if (!interruptLogged) {
             interruptLogged = true;
             LOG.log(System.Logger.Level.WARNING, "MessagePump '" + pump.name + "': thread '"

@@ -1,5 +1,7 @@
 package dev.corobridge.pump;
 
+import dev.corobridge.pump.PumpCounters.Counter;
+
 /**
  * Runs one unit of work on the pump thread — a posted task, a coroutine dispatch, a completion, a
  * timer's action, the idle hook — and accounts for it: the counters and the stall watchdog's task
@@ -36,13 +38,13 @@ final class PumpTaskRunner {
             r = tt.task;
         }
         run(r);
-        counters.dispatched();
+        counters.count(Counter.DISPATCHES);
     }
 
     /** Runs a due timer's action and counts it as fired. */
     void runTimer(PumpTimer t) {
         run(t.action);
-        counters.timerFired();
+        counters.count(Counter.TIMERS_FIRED);
     }
 
     /** Runs user code between the two steps of the task sequence; a failure is counted and reported. */
@@ -51,7 +53,7 @@ final class PumpTaskRunner {
         try {
             r.run();
         } catch (Throwable e) {
-            counters.taskFailed();
+            counters.count(Counter.FAILURES);
             reportFailure(e);
         } finally {
             counters.stepTaskSequence(); // even again

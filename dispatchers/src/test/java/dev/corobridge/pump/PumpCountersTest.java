@@ -4,6 +4,7 @@ import static dev.corobridge.pump.PumpTestSupport.WAIT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
+import dev.corobridge.pump.PumpCounters.Counter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CyclicBarrier;
@@ -20,13 +21,13 @@ class PumpCountersTest {
     @Test
     void eachCounterReachesItsOwnSnapshotField() {
         PumpCounters c = new PumpCounters();
-        repeat(1, c::dispatched);
-        repeat(2, c::completionRun);
-        repeat(3, c::timerFired);
-        repeat(4, c::parked);
-        repeat(5, c::spinHit);
-        repeat(6, c::taskFailed);
-        repeat(7, c::interrupted);
+        repeat(1, () -> c.count(Counter.DISPATCHES));
+        repeat(2, () -> c.count(Counter.COMPLETIONS_RUN));
+        repeat(3, () -> c.count(Counter.TIMERS_FIRED));
+        repeat(4, () -> c.count(Counter.PARKS));
+        repeat(5, () -> c.count(Counter.SPIN_HITS));
+        repeat(6, () -> c.count(Counter.FAILURES));
+        repeat(7, () -> c.count(Counter.INTERRUPTS));
         repeat(8, c::stallReported);
         c.recordLatency(1_000);
         c.recordLatency(3_000);
@@ -65,10 +66,10 @@ class PumpCountersTest {
     }
 
     @Test
-    void interruptedReturnsTheRunningCount() {
+    void countReturnsTheRunningCount() {
         PumpCounters c = new PumpCounters();
-        assertEquals(1, c.interrupted());
-        assertEquals(2, c.interrupted());
+        assertEquals(1, c.count(Counter.INTERRUPTS));
+        assertEquals(2, c.count(Counter.INTERRUPTS));
     }
 
     @Test
