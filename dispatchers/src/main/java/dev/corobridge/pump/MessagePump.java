@@ -104,18 +104,19 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
     final PumpClock clock;
 
     // The producer side, read on every post: final fields of this class, as the hot path wants them.
-    private final MpscUnboundedAtomicArrayQueue<Runnable> tasks = new MpscUnboundedAtomicArrayQueue<>(1024);
-    private final MpscUnboundedAtomicArrayQueue<Runnable> completions = new MpscUnboundedAtomicArrayQueue<>(256);
-    private final WakeupGate gate = new WakeupGate();
-    private final PumpAdmission admission = new PumpAdmission();
+    // Package-private: the rooms behind the façade take theirs from here when they are made.
+    final MpscUnboundedAtomicArrayQueue<Runnable> tasks = new MpscUnboundedAtomicArrayQueue<>(1024);
+    final MpscUnboundedAtomicArrayQueue<Runnable> completions = new MpscUnboundedAtomicArrayQueue<>(256);
+    final WakeupGate gate = new WakeupGate();
+    final PumpAdmission admission = new PumpAdmission();
     private final int sampleMask;
     /** The lifecycle state ({@link PumpLifecycle} writes it); read here for the cheap queries. */
-    private final AtomicInteger state = new AtomicInteger(PumpLifecycle.NEW);
+    final AtomicInteger state = new AtomicInteger(PumpLifecycle.NEW);
     final TimerQueue timers = new TimerQueue();
+    final PumpCounters counters = new PumpCounters();
     private volatile Thread thread;
 
     // The rooms behind the façade.
-    private final PumpCounters counters = new PumpCounters();
     private final PumpLifecycle lifecycle;
     private final PumpLoop loop;
     private final NestedLoop nested;
@@ -135,11 +136,9 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
         this.dispatcher = new PumpDispatcher(this, false);
         this.scope = PumpCoroutines.newPumpScope(dispatcher, name);
         PumpTaskRunner runner = new PumpTaskRunner(name, clock, counters, config.uncaughtExceptionHandler());
-        PumpLeftovers leftovers = new PumpLeftovers(name, tasks, completions, timers, scope, runner,
-                config.fallbackExecutor(), () -> post(NO_OP));
-        this.lifecycle = new PumpLifecycle(this, clock, state, admission, gate, leftovers);
-        this.loop = new PumpLoop(this, tasks, completions, gate, timers, state, lifecycle, runner, counters, realTime);
-        this.nested = new NestedLoop(this, loop, counters, state);
+        this.lifecycle = new PumpLifecycle(this, new PumpLeftovers(this, runner));
+        this.loop = new PumpLoop(this, lifecycle, runner, realTime);
+        this.nested = new NestedLoop(this, loop);
     }
 
     // ------------------------------------------------------------------ creation and running

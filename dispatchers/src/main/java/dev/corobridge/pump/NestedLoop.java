@@ -9,7 +9,6 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -39,18 +38,14 @@ final class NestedLoop {
 
     private final MessagePump pump;
     private final PumpLoop loop;
-    private final PumpCounters counters;
-    private final AtomicInteger state;
     private final int maxDepth;
 
     /** Pump thread: how many nested loops run now. */
     private int depth;
 
-    NestedLoop(MessagePump pump, PumpLoop loop, PumpCounters counters, AtomicInteger state) {
+    NestedLoop(MessagePump pump, PumpLoop loop) {
         this.pump = pump;
         this.loop = loop;
-        this.counters = counters;
-        this.state = state;
         this.maxDepth = pump.config.maxNestingDepth();
     }
 
@@ -64,13 +59,13 @@ final class NestedLoop {
                     + " deep, above maxNestingDepth=" + maxDepth
                     + "; wait asynchronously instead (a coroutine on the pump dispatcher, or a callback)");
         }
-        if (state.get() == PumpLifecycle.TERMINATED) {
+        if (pump.isTerminated()) {
             throw new IllegalStateException("MessagePump '" + pump.name + "' is terminated; pumpUntil cannot dispatch");
         }
         PumpClock clock = pump.clock;
         long deadline = clock.nanoTime() + PumpDurations.saturatedNanos(timeout);
         depth++;
-        counters.stepTaskSequence(); // even: dispatching, not stalled
+        pump.counters.stepTaskSequence(); // even: dispatching, not stalled
         try {
             while (true) {
                 if (done.getAsBoolean()) {
@@ -88,7 +83,7 @@ final class NestedLoop {
             }
         } finally {
             depth--;
-            counters.stepTaskSequence(); // odd again: the task that called pumpUntil resumes
+            pump.counters.stepTaskSequence(); // odd again: the task that called pumpUntil resumes
         }
     }
 

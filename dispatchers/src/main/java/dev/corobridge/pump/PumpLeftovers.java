@@ -3,8 +3,6 @@ package dev.corobridge.pump;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
-import java.util.concurrent.Executor;
-import kotlinx.coroutines.CoroutineScope;
 
 /**
  * What a shutting-down pump still holds — the coroutines of its scope, queued tasks, completions and
@@ -29,8 +27,13 @@ import kotlinx.coroutines.CoroutineScope;
  *       resumptions are sent, so that the report does not depend on how fast the fallback runs.</li>
  * </ul>
  *
+ * <p><b>Memory effects.</b> {@link #settle} drains the queues after the admission word was closed:
+ * every admitted offer <i>happens-before</i> that close returns ({@link PumpAdmission}), so the one
+ * drain sees everything that was admitted, and nothing is offered after it.
+ *
  * <p><b>Thread-safety.</b> Pump thread only (or the caller terminating a pump whose loop never
- * started), like the loop whose state it settles.
+ * started), like the loop whose state it settles. It reads the pump's queues, timers and scope
+ * through the pump: settling happens once per pump, not on a hot path.
  */
 final class PumpLeftovers {
 
@@ -38,37 +41,24 @@ final class PumpLeftovers {
     record Settlement(List<String> abandonedCoroutines, List<Runnable> abandonedTasks, int abandonedTimers) {
     }
 
-    private final String name;
-    private final Queue<Runnable> tasks;
-    private final Queue<Runnable> completions;
-    private final TimerQueue timers;
-    private final CoroutineScope scope;
+    /** The pump whose queues, timers and scope are settled (rarely: once per pump, so read from it). */
+    private final MessagePump pump;
     private final PumpTaskRunner runner;
-    private final Executor fallback;
-    /** Posts a no-op to the pump: makes the loop look again. */
-    private final Runnable nudge;
 
-    PumpLeftovers(String name, Queue<Runnable> tasks, Queue<Runnable> completions, TimerQueue timers,
-                  CoroutineScope scope, PumpTaskRunner runner, Executor fallback, Runnable nudge) {
-        this.name = name;
-        this.tasks = tasks;
-        this.completions = completions;
-        this.timers = timers;
-        this.scope = scope;
+    PumpLeftovers(MessagePump pump, PumpTaskRunner runner) {
+        this.pump = pump;
         this.runner = runner;
-        this.fallback = fallback;
-        this.nudge = nudge;
     }
 
     /** Phase 1: cancels every coroutine of the scope; the loop is nudged when the last has finished. */
     void cancelCoroutines() {
-        PumpCoroutines.cancelScope(scope, new PumpShutdownException(name,
-                "shutting down; coroutine cancelled so that it can clean up"), nudge);
+        PumpCoroutines.cancelScope(pump.getScope(), new PumpShutdownException(pump.name,
+                "shutting down; coroutine cancelled so that it can clean up"), () -> pump.post(MessagePump.NO_OP));
     }
 
     /** Whether nothing is left: no live coroutine in the scope and no queued work. */
     boolean isEmpty() {
-        return PumpCoroutines.isScopeDone(scope) && tasks.isEmpty() && completions.isEmpty();
+        return PumpCoroutines.isScopeDone(pump.getScope()) && pump.tasks.isEmpty() && pump.completions.isEmpty();
     }
 
     /**
@@ -79,6 +69,8 @@ final class PumpLeftovers {
     Settlement settle(boolean graceful) {
         List<Runnable> abandonedTasks = new ArrayList<>();
         List<Runnable> resumptions = new ArrayList<>();
+        Queue<Runnable> tasks = pump.tasks;
+        Queue<Runnable> completions = pump.completions;
         Runnable r;
         while ((r = tasks.poll()) != null || (r = completions.poll()) != null) {
             if (graceful) {
@@ -104,7 +96,7 @@ final class PumpLeftovers {
             }
         }
         int abandonedTimers = 0;
-        for (PumpTimer t : timers.abandonAll()) {
+        for (PumpTimer t : pump.timers.abandonAll()) {
             if (t.onAbandon == null) {
                 abandonedTimers++;
             } else {
@@ -115,13 +107,13 @@ final class PumpLeftovers {
                 }
             }
         }
-        List<String> abandonedCoroutines = PumpCoroutines.describeLiveChildren(scope);
+        List<String> abandonedCoroutines = PumpCoroutines.describeLiveChildren(pump.getScope());
         // After the description, so that the report does not depend on how fast the fallback runs.
         for (Runnable resumption : resumptions) {
             try {
-                PumpCoroutines.resumeOnFallback(resumption, new PumpShutdownException(name,
+                PumpCoroutines.resumeOnFallback(resumption, new PumpShutdownException(pump.name,
                         "terminated forcibly; the coroutine was cancelled and resumes on the fallback executor"),
-                        fallback);
+                        pump.fallbackExecutor());
             } catch (Throwable e) {
                 runner.reportFailure(e);
             }

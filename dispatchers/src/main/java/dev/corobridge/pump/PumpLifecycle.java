@@ -56,11 +56,8 @@ final class PumpLifecycle {
     private static final long NOT_YET = Long.MAX_VALUE;
 
     private final MessagePump pump;
-    private final String name;
-    private final PumpClock clock;
+    /** The pump's state word; this class is its only writer. */
     private final AtomicInteger state;
-    private final PumpAdmission admission;
-    private final WakeupGate gate;
     private final PumpLeftovers leftovers;
     private final CompletableFuture<ShutdownReport> termination = new CompletableFuture<>();
 
@@ -84,18 +81,14 @@ final class PumpLifecycle {
     private ScheduledFuture<?> watchdog;
 
     /**
-     * @param state the pump's state word, {@link #NEW} now; this class is its only writer
+     * @param pump a pump being constructed, its final fields set: the state word ({@link #NEW}, this
+     *             class is its only writer), the clock, the admission word and the gate
      */
-    PumpLifecycle(MessagePump pump, PumpClock clock, AtomicInteger state, PumpAdmission admission, WakeupGate gate,
-                  PumpLeftovers leftovers) {
+    PumpLifecycle(MessagePump pump, PumpLeftovers leftovers) {
         this.pump = pump;
-        this.name = pump.name;
-        this.clock = clock;
-        this.state = state;
-        this.admission = admission;
-        this.gate = gate;
+        this.state = pump.state;
         this.leftovers = leftovers;
-        this.originNanos = clock.nanoTime();
+        this.originNanos = pump.clock.nanoTime();
     }
 
     static String stateName(int state) {
@@ -114,14 +107,14 @@ final class PumpLifecycle {
         synchronized (lock) {
             Thread owner = pump.thread();
             if (owner != null && owner != me) {
-                throw new IllegalStateException("MessagePump '" + name + "' belongs to thread '" + owner.getName()
+                throw new IllegalStateException("MessagePump '" + pump.name + "' belongs to thread '" + owner.getName()
                         + "'; runLoop() may only be called by it");
             }
             if (loopStarted) {
-                throw new IllegalStateException("MessagePump '" + name + "' loop is already running or has run");
+                throw new IllegalStateException("MessagePump '" + pump.name + "' loop is already running or has run");
             }
             if (state.get() == TERMINATED) {
-                throw new IllegalStateException("MessagePump '" + name + "' is terminated; create a new pump");
+                throw new IllegalStateException("MessagePump '" + pump.name + "' is terminated; create a new pump");
             }
             loopStarted = true;
             pump.bindThread(me);
@@ -149,7 +142,7 @@ final class PumpLifecycle {
         if (gracePeriod.isNegative()) {
             throw new IllegalArgumentException("gracePeriod must not be negative, was " + gracePeriod);
         }
-        long start = clock.nanoTime() - originNanos;
+        long start = pump.clock.nanoTime() - originNanos;
         long deadline = start + PumpDurations.saturatedNanos(gracePeriod);
         // Both only ever go down, atomically, and before the state changes: of concurrent calls the
         // earliest deadline wins, whichever call changes the state (a deadline written first and
@@ -162,12 +155,12 @@ final class PumpLifecycle {
                 break;
             } else if (s == NEW || s == RUNNING) {
                 if (state.compareAndSet(s, SHUTTING_DOWN)) {
-                    gate.wake();
+                    pump.gate.wake();
                     break;
                 }
             } else {
                 if (s == SHUTTING_DOWN && deadline < previous) {
-                    gate.wake(); // the loop may be asleep until the previous, later deadline
+                    pump.gate.wake(); // the loop may be asleep until the previous, later deadline
                 }
                 break;
             }
@@ -249,7 +242,7 @@ final class PumpLifecycle {
             return Math.max(ran, 1);
         }
         boolean quiet = leftovers.isEmpty();
-        if (quiet || abandonNow || clock.nanoTime() - deadlineNanos() >= 0) {
+        if (quiet || abandonNow || pump.clock.nanoTime() - deadlineNanos() >= 0) {
             terminate(quiet && !abandonNow);
             return -1;
         }
@@ -267,13 +260,13 @@ final class PumpLifecycle {
      */
     private ShutdownReport settle(boolean graceful) {
         assert pump.isLoopThread() : pump.notOnLoopThread("terminate()");
-        admission.close();
+        pump.admission.close();
         PumpLeftovers.Settlement left = leftovers.settle(graceful);
         if (watchdog != null) {
             watchdog.cancel(false);
         }
         state.set(TERMINATED);
-        ShutdownReport report = new ShutdownReport(name, graceful && left.abandonedCoroutines().isEmpty(),
+        ShutdownReport report = new ShutdownReport(pump.name, graceful && left.abandonedCoroutines().isEmpty(),
                 left.abandonedCoroutines(), left.abandonedTasks(), left.abandonedTimers(), sinceShutdownStarted());
         LOG.log(report.isClean() ? System.Logger.Level.DEBUG : System.Logger.Level.WARNING, report.toString());
         return report;
@@ -294,12 +287,12 @@ final class PumpLifecycle {
                 settleFailure = e; // settling is best effort now: finish below regardless
             }
         }
-        admission.close();
+        pump.admission.close();
         state.set(TERMINATED);
         if (watchdog != null) {
             watchdog.cancel(false);
         }
-        PumpLoopFailedException failed = new PumpLoopFailedException(name, report, loopFailure);
+        PumpLoopFailedException failed = new PumpLoopFailedException(pump.name, report, loopFailure);
         if (settleFailure != null) {
             failed.addSuppressed(settleFailure);
         }
@@ -313,6 +306,7 @@ final class PumpLifecycle {
     /** From the earliest shutdown() call until now; zero if there was none (the loop failed). */
     private Duration sinceShutdownStarted() {
         long start = shutdownStartOffset.get();
-        return start == NOT_YET ? Duration.ZERO : Duration.ofNanos(Math.max(0, clock.nanoTime() - originNanos - start));
+        return start == NOT_YET ? Duration.ZERO
+                : Duration.ofNanos(Math.max(0, pump.clock.nanoTime() - originNanos - start));
     }
 }

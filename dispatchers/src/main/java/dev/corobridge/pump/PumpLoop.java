@@ -1,7 +1,6 @@
 package dev.corobridge.pump;
 
 import dev.corobridge.pump.PumpCounters.Counter;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
 
 /**
@@ -40,20 +39,19 @@ final class PumpLoop {
     private static final int SPIN_PROBE_EVERY = 16;
 
     private final MessagePump pump;
+    private final PumpLifecycle lifecycle;
+    private final PumpTaskRunner runner;
+    /** {@code false} for {@link ManualPump}: never wait for a clock that only the test moves. */
+    private final boolean realTime;
+    // What every iteration reads: copied from the pump's final fields into this class's.
     private final PumpClock clock;
     private final MpscUnboundedAtomicArrayQueue<Runnable> tasks;
     private final MpscUnboundedAtomicArrayQueue<Runnable> completions;
-    private final WakeupGate gate;
     private final TimerQueue timers;
-    private final AtomicInteger state;
-    private final PumpLifecycle lifecycle;
-    private final PumpTaskRunner runner;
     private final PumpCounters counters;
     private final int batchSize;
     private final long maxSpinNanos;
     private final Runnable idleHook;
-    /** {@code false} for {@link ManualPump}: never wait for a clock that only the test moves. */
-    private final boolean realTime;
 
     // Pump-thread state.
     /** How much spinning has paid lately; see the class comment. */
@@ -61,24 +59,20 @@ final class PumpLoop {
     private int idleCount;
     private boolean interruptLogged;
 
-    PumpLoop(MessagePump pump, MpscUnboundedAtomicArrayQueue<Runnable> tasks,
-             MpscUnboundedAtomicArrayQueue<Runnable> completions, WakeupGate gate, TimerQueue timers,
-             AtomicInteger state, PumpLifecycle lifecycle, PumpTaskRunner runner, PumpCounters counters,
-             boolean realTime) {
+    /** @param realTime {@code false} for a {@link ManualPump} */
+    PumpLoop(MessagePump pump, PumpLifecycle lifecycle, PumpTaskRunner runner, boolean realTime) {
         this.pump = pump;
-        this.clock = pump.clock;
-        this.tasks = tasks;
-        this.completions = completions;
-        this.gate = gate;
-        this.timers = timers;
-        this.state = state;
         this.lifecycle = lifecycle;
         this.runner = runner;
-        this.counters = counters;
+        this.realTime = realTime;
+        this.clock = pump.clock;
+        this.tasks = pump.tasks;
+        this.completions = pump.completions;
+        this.timers = pump.timers;
+        this.counters = pump.counters;
         this.batchSize = pump.config.batchSize();
         this.maxSpinNanos = pump.config.spinBudget().toNanos();
         this.idleHook = pump.config.idleHook();
-        this.realTime = realTime;
     }
 
     /** Whether the loop waits for real time ({@code false}: a {@link ManualPump}). */
@@ -100,7 +94,7 @@ final class PumpLoop {
     int drive() {
         assert pump.isLoopThread() : pump.notOnLoopThread("drive()");
         int n = runIteration();
-        int s = state.get();
+        int s = pump.state.get();
         if (s == PumpLifecycle.SHUTTING_DOWN) {
             return lifecycle.advance(n);
         }
@@ -185,21 +179,21 @@ final class PumpLoop {
      * next timer or the shutdown deadline. Returns whether it actually parked.
      */
     boolean sleep(long limit) {
-        gate.arm();
+        pump.gate.arm();
         if (hasWork()) {
-            gate.disarm();
+            pump.gate.disarm();
             return false;
         }
         // The shutdown deadline is read after arming, like every other source: a shutdown() that
         // lowers it after this read sees the gate armed and wakes us.
         long until = Math.min(Math.min(limit, timers.nextDue()),
-                state.get() == PumpLifecycle.SHUTTING_DOWN ? lifecycle.deadlineNanos() : Long.MAX_VALUE);
+                pump.state.get() == PumpLifecycle.SHUTTING_DOWN ? lifecycle.deadlineNanos() : Long.MAX_VALUE);
         long timeout = until == Long.MAX_VALUE ? -1 : Math.max(1, until - clock.nanoTime());
         counters.count(Counter.PARKS);
         if (parkFor(timeout)) {
             onInterrupted();
         }
-        gate.disarm();
+        pump.gate.disarm();
         return true;
     }
 
@@ -209,7 +203,7 @@ final class PumpLoop {
      * interrupt status was set (it is cleared then).
      */
     private boolean parkFor(long timeoutNanos) {
-        return realTime && gate.park(timeoutNanos);
+        return realTime && pump.gate.park(timeoutNanos);
     }
 
     /**

@@ -32,6 +32,10 @@ import java.util.Objects;
  * connected (the operation succeeds with a {@link RingConnection}, which registers with the pool);
  * it failed (a {@link RingIoException} with the errno Netty reports, {@code EIO} if none).
  *
+ * <p><b>Memory effects.</b> The {@link RingConnection} is made on the ring's thread and handed out
+ * by completing the operation, so what that thread did to set it up <i>happens-before</i> the
+ * awaiter sees it (as for every {@link RingOp} value).
+ *
  * <p><b>Thread-safety.</b> Safe from any thread; immutable after construction.
  */
 final class RingConnector {

@@ -18,6 +18,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * stops early at an idle ring; ties go to the lowest index. The counts move while they are read, so
  * it picks a ring that was least loaded a moment ago, which is what a placement hint needs.
  *
+ * <p><b>Memory effects.</b> None of its own: it hands out rings, which are safely published
+ * through this class's final fields; the in-flight counts it reads are the rings' own atomics.
+ *
  * <p><b>Thread-safety.</b> Safe from any thread: the rings are fixed at construction (an array,
  * safely published through a final field), the round-robin counter is atomic.
  */

@@ -154,7 +154,7 @@ public final class RingPool implements AutoCloseable {
         }
         this.placement = new RingPlacement(rs);
         this.connector = new RingConnector(this, placement, group, transport);
-        this.shutdown = new RingPoolShutdown(config.name(), placement, group, adopted == null, fileExecutor);
+        this.shutdown = new RingPoolShutdown(config.name(), placement, adopted == null ? group : null, fileExecutor);
     }
 
     /** A pool with default settings. */

@@ -51,8 +51,8 @@ final class RingPoolShutdown {
 
     private final String name;
     private final RingPlacement rings;
-    private final IoEventLoopGroup group;
-    private final boolean ownsGroup;
+    /** The loops phase 2 stops; {@code null} for an adopted group, whose owner stops it. */
+    private final IoEventLoopGroup ownedGroup;
     private final ThreadPoolExecutor fileExecutor;
     private final Set<RingFile> openFiles = ConcurrentHashMap.newKeySet();
     private final Set<RingConnection> openConnections = ConcurrentHashMap.newKeySet();
@@ -61,15 +61,13 @@ final class RingPoolShutdown {
     private volatile boolean shutdown;
 
     /**
-     * @param ownsGroup    whether phase 2 stops the loops ({@code false} for an adopted group)
+     * @param ownedGroup   the loops phase 2 stops; {@code null} for an adopted group
      * @param fileExecutor the fallback's file threads, stopped in phase 2; {@code null} with io_uring
      */
-    RingPoolShutdown(String name, RingPlacement rings, IoEventLoopGroup group, boolean ownsGroup,
-                     ThreadPoolExecutor fileExecutor) {
+    RingPoolShutdown(String name, RingPlacement rings, IoEventLoopGroup ownedGroup, ThreadPoolExecutor fileExecutor) {
         this.name = name;
         this.rings = rings;
-        this.group = group;
-        this.ownsGroup = ownsGroup;
+        this.ownedGroup = ownedGroup;
         this.fileExecutor = fileExecutor;
     }
 
@@ -191,7 +189,8 @@ final class RingPoolShutdown {
             for (Ring r : rings.all()) {
                 r.engine().release();
             }
-            if (ownsGroup && !group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS)) {
+            if (ownedGroup != null
+                    && !ownedGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS)) {
                 problems.add("the event loops did not stop within 10 s");
             }
             if (fileExecutor != null) {
