@@ -51,11 +51,14 @@ import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
  *
  * <p>This class is the façade and the producer side (admission and wake-up: the queues, the
  * {@code PumpAdmission} word and the gate, read on every post from its own final fields). Behind it,
- * one package-private class per concern: {@code PumpLoop} (the iteration, idle spin and park),
+ * one package-private class per concern, the way Netty's {@code SingleThreadEventExecutor} keeps its
+ * I/O in an {@code IoHandler}: {@code PumpLoop} (the iteration, idle spin and park),
  * {@code TimerQueue} (timers), {@code NestedLoop} ({@link #pumpUntil}), {@code PumpLifecycle} (the
  * state machine and two-phase shutdown, with its report), {@code PumpLeftovers} (what shutdown
  * settles), {@code PumpTaskRunner} (running and accounting one unit of work) and
- * {@code PumpCounters} ({@link #metrics()}).
+ * {@code PumpCounters} ({@link #metrics()}). They are made in the constructor and take the shared
+ * state (queues, gate, admission and state words, timers, counters) from this class's
+ * package-private final fields.
  *
  * <h2>Guarantees</h2>
  * <ul>
