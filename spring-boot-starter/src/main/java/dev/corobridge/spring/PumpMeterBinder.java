@@ -15,16 +15,12 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  */
 public final class PumpMeterBinder implements MeterBinder {
 
-    private final MessagePump pump;
+    private final SnapshotMeters<MessagePump, PumpMetrics> meters;
 
     public PumpMeterBinder(MessagePump pump) {
-        this.pump = Objects.requireNonNull(pump, "pump");
-    }
-
-    @Override
-    public void bindTo(MeterRegistry registry) {
-        SnapshotMeters<MessagePump, PumpMetrics> m = new SnapshotMeters<>(registry, "corobridge.pump", pump,
-                MessagePump::metrics, Tag.of("pump", pump.name()));
+        Objects.requireNonNull(pump, "pump");
+        SnapshotMeters<MessagePump, PumpMetrics> m = new SnapshotMeters<>("corobridge.pump", pump, MessagePump::metrics,
+                Tag.of("pump", pump.name()));
         m.counter("dispatches", "tasks run on the pump", PumpMetrics::dispatches);
         m.counter("completions.delivered", "external completions delivered", PumpMetrics::completionsDelivered);
         m.counter("timers.fired", "timers fired", PumpMetrics::timersFired);
@@ -43,5 +39,11 @@ public final class PumpMeterBinder implements MeterBinder {
         m.nanosGauge("queue.latency.max", "longest sampled enqueue-to-run latency", PumpMetrics::queueLatencyMaxNanos);
         m.nanosGauge("queue.latency.p99", "99th percentile of sampled enqueue-to-run latency",
                 PumpMetrics::queueLatencyP99Nanos);
+        this.meters = m;
+    }
+
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        meters.bindTo(registry);
     }
 }

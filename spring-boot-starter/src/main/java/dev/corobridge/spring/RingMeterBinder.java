@@ -21,16 +21,12 @@ public final class RingMeterBinder implements MeterBinder {
     /** The operation kinds {@code RingMetrics.operations()} reports. */
     public static final List<String> KINDS = List.of("open", "read", "write", "fsync", "fdatasync", "close", "connect");
 
-    private final RingPool pool;
+    private final SnapshotMeters<RingPool, RingMetrics> meters;
 
     public RingMeterBinder(RingPool pool) {
-        this.pool = Objects.requireNonNull(pool, "pool");
-    }
-
-    @Override
-    public void bindTo(MeterRegistry registry) {
-        SnapshotMeters<RingPool, RingMetrics> m = new SnapshotMeters<>(registry, "corobridge.ring", pool,
-                RingPool::metrics, Tag.of("pool", pool.name()));
+        Objects.requireNonNull(pool, "pool");
+        SnapshotMeters<RingPool, RingMetrics> m = new SnapshotMeters<>("corobridge.ring", pool, RingPool::metrics,
+                Tag.of("pool", pool.name()));
         for (String kind : KINDS) {
             m.counter("operations", "operations submitted, by kind", s -> s.operations().getOrDefault(kind, 0L),
                     Tag.of("kind", kind));
@@ -41,5 +37,11 @@ public final class RingMeterBinder implements MeterBinder {
         m.gauge("open.files", "files opened through the pool and not closed", RingMetrics::openFiles);
         m.gauge("rings", "rings (event loops) of the pool", RingMetrics::rings);
         m.marker("transport", "the active transport (tag), always 1", Tag.of("transport", pool.transport().name()));
+        this.meters = m;
+    }
+
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        meters.bindTo(registry);
     }
 }

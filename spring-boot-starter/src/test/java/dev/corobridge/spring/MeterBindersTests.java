@@ -104,6 +104,20 @@ class MeterBindersTests {
         assertThat(registry.get("corobridge.ring.rings").gauge().value()).isEqualTo(1);
     }
 
+    @Test
+    void oneBinderBindsToSeveralRegistries() {
+        PumpMeterBinder pumpMeters = new PumpMeterBinder(pump);
+        RingMeterBinder ringMeters = new RingMeterBinder(pool);
+        MeterRegistry first = new SimpleMeterRegistry();
+        MeterRegistry second = new SimpleMeterRegistry();
+        for (MeterRegistry r : List.of(first, second)) {
+            pumpMeters.bindTo(r);
+            ringMeters.bindTo(r);
+        }
+        assertThat(describe(second)).containsExactlyInAnyOrderElementsOf(describe(first)).hasSize(15 + RingMeterBinder.KINDS.size() + 6);
+        assertThat(second.get("corobridge.ring.rings").gauge().value()).isEqualTo(1);
+    }
+
     /** Type, name, tags (sorted by key, as Micrometer keeps them) and description of every meter. */
     private static List<String> describe(MeterRegistry registry) {
         return registry.getMeters().stream().map(MeterBindersTests::describe).toList();
