@@ -33,7 +33,7 @@ public final class ManualPump extends MessagePump {
     private final ManualClock manualClock;
 
     private ManualPump(PumpConfig config, ManualClock clock) {
-        super(config.toBuilder().stallThreshold(Duration.ZERO).spinBudget(Duration.ZERO).build(), clock);
+        super(config.toBuilder().stallThreshold(Duration.ZERO).spinBudget(Duration.ZERO).build(), clock, false);
         this.manualClock = clock;
         bindThread(Thread.currentThread());
         markRunningWithoutLoop();
@@ -64,7 +64,7 @@ public final class ManualPump extends MessagePump {
                 return total;
             }
             total += n;
-            if (n == 0 && !hasWork()) {
+            if (n == 0 && !loop().hasWork()) {
                 return total;
             }
             if (total > MAX_TASKS_PER_RUN) {
@@ -117,18 +117,6 @@ public final class ManualPump extends MessagePump {
     /** The manual clock, in nanoseconds since creation. */
     public long currentTimeNanos() {
         return manualClock.now.get();
-    }
-
-    @Override
-    boolean waitsForRealTime() {
-        return false;
-    }
-
-    @Override
-    boolean parkFor(long timeoutNanos) {
-        // Never wait for real time: the test drives the clock. The test thread's interrupt status
-        // is the test's own business: leave it alone.
-        return false;
     }
 
     private static final class ManualClock implements PumpClock {

@@ -1,22 +1,17 @@
 package dev.corobridge.pump;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import dev.corobridge.bridge.BlockingGuard;
 import dev.corobridge.bridge.ExecutionContext;
@@ -53,6 +48,17 @@ import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
  * (JCTools' chunked array queue: no node per post; a 4 KiB chunk per 1024 posts). A producer wakes the pump only if it sees
  * the gate armed and wins the one compare-and-set that disarms it: no lost wake-ups, at most one
  * wake-up per sleep, and under load posts share wake-ups ({@link PumpMetrics#wakeupsPerDispatch()}).
+ *
+ * <p>This class is the façade and the producer side (admission and wake-up: the queues, the
+ * {@code PumpAdmission} word and the gate, read on every post from its own final fields). Behind it,
+ * one package-private class per concern, the way Netty's {@code SingleThreadEventExecutor} keeps its
+ * I/O in an {@code IoHandler}: {@code PumpLoop} (the iteration, idle spin and park),
+ * {@code TimerQueue} (timers), {@code NestedLoop} ({@link #pumpUntil}), {@code PumpLifecycle} (the
+ * state machine and two-phase shutdown, with its report), {@code PumpLeftovers} (what shutdown
+ * settles), {@code PumpTaskRunner} (running and accounting one unit of work) and
+ * {@code PumpCounters} ({@link #metrics()}). They are made in the constructor and take the shared
+ * state (queues, gate, admission and state words, timers, counters) from this class's
+ * package-private final fields.
  *
  * <h2>Guarantees</h2>
  * <ul>
@@ -93,94 +99,49 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(MessagePump.class.getName());
 
-    static final int NEW = 0;
-    static final int RUNNING = 1;
-    static final int SHUTTING_DOWN = 2;
-    static final int TERMINATED = 3;
-    private static final String[] STATE_NAMES = {"NEW", "RUNNING", "SHUTTING_DOWN", "TERMINATED"};
-
-    /** Admission word: this bit closes the queues; the low bits count producers mid-post. */
-    private static final int CLOSED = 1 << 30;
-    /** Longest delay honoured; longer delays are clamped (about 146 years). */
-    private static final long MAX_DELAY_NANOS = Long.MAX_VALUE / 2;
-    /** How often a nested loop re-checks a condition that may be changed off the pump. */
-    private static final long NESTED_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
-    private static final Runnable NO_OP = () -> { };
-    private static final int SPIN_SCORE_MAX = 16;
-    private static final int SPIN_HIT = 2;
-    private static final int SPIN_PROBE_EVERY = 16;
-    /** A shutdown time not set yet. */
-    private static final long NOT_YET = Long.MAX_VALUE;
+    /** What the pump posts to itself to make its loop look again; never counted as work. */
+    static final Runnable NO_OP = () -> { };
 
     final String name;
     final PumpConfig config;
     final PumpClock clock;
 
-    private final MpscUnboundedAtomicArrayQueue<Runnable> tasks = new MpscUnboundedAtomicArrayQueue<>(1024);
-    private final MpscUnboundedAtomicArrayQueue<Runnable> completions = new MpscUnboundedAtomicArrayQueue<>(256);
-    private final WakeupGate gate = new WakeupGate();
-    private final AtomicInteger admission = new AtomicInteger();
-    private final AtomicInteger state = new AtomicInteger(NEW);
+    // The producer side, read on every post: final fields of this class, as the hot path wants them.
+    // Package-private: the rooms behind the façade take theirs from here when they are made.
+    final MpscUnboundedAtomicArrayQueue<Runnable> tasks = new MpscUnboundedAtomicArrayQueue<>(1024);
+    final MpscUnboundedAtomicArrayQueue<Runnable> completions = new MpscUnboundedAtomicArrayQueue<>(256);
+    final WakeupGate gate = new WakeupGate();
+    final PumpAdmission admission = new PumpAdmission();
+    private final int sampleMask;
+    /** The lifecycle state ({@link PumpLifecycle} writes it); read here for the cheap queries. */
+    final AtomicInteger state = new AtomicInteger(PumpLifecycle.NEW);
     final TimerQueue timers = new TimerQueue();
-    private final LatencyHistogram latency = new LatencyHistogram();
-    private final CompletableFuture<ShutdownReport> termination = new CompletableFuture<>();
+    final PumpCounters counters = new PumpCounters();
+    private volatile Thread thread;
+
+    // The rooms behind the façade.
+    private final PumpLifecycle lifecycle;
+    private final PumpLoop loop;
+    private final NestedLoop nested;
     private final PumpDispatcher dispatcher;
     private final CoroutineScope scope;
-    private final int sampleMask;
-    private final long maxSpinNanos;
-
-    private volatile Thread thread;
-    private final Object lifecycleLock = new Object();
-    private boolean loopStarted; // guarded by lifecycleLock
-    /**
-     * The pump clock when the pump was created: the shutdown times below are kept as offsets from
-     * it, which are never negative, so that "the earliest" is a plain {@code min} (absolute
-     * {@code nanoTime} values may wrap) and "not yet" is {@link #NOT_YET}.
-     */
-    private final long originNanos;
-    /** Earliest {@code shutdown()} call, as an offset from {@link #originNanos}; only ever lowered. */
-    private final AtomicLong shutdownStartOffset = new AtomicLong(NOT_YET);
-    /**
-     * Earliest deadline any {@code shutdown(Duration)} asked for, as an offset from
-     * {@link #originNanos}; only ever lowered, atomically, and written before the state becomes
-     * {@code SHUTTING_DOWN}, so the loop always reads a deadline once it sees that state.
-     */
-    private final AtomicLong shutdownDeadlineOffset = new AtomicLong(NOT_YET);
-    private volatile boolean abandonNow;
-
-    // Pump-thread state.
-    private boolean phase1Done;
-    private int nesting;
-    /**
-     * How much spinning has paid lately (measured in benchmarks/README.md): +SPIN_HIT per spin that
-     * found work, halved per spin that did not. The idle pump spins while it is positive, otherwise
-     * only every SPIN_PROBE_EVERY-th time, to notice when traffic gets dense again.
-     */
-    private int spinScore = SPIN_SCORE_MAX;
-    private int idleCount;
-    private ScheduledFuture<?> watchdog;
-    private boolean interruptLogged;
-
-    // Counters: written by the pump thread with release stores, read by anyone.
-    private final AtomicLong taskSeq = new AtomicLong();
-    private final AtomicLong dispatches = new AtomicLong();
-    private final AtomicLong completionsRun = new AtomicLong();
-    private final AtomicLong timersFired = new AtomicLong();
-    private final AtomicLong parks = new AtomicLong();
-    private final AtomicLong spinHits = new AtomicLong();
-    private final AtomicLong failures = new AtomicLong();
-    private final AtomicLong stalls = new AtomicLong();
-    private final AtomicLong interrupts = new AtomicLong();
 
     MessagePump(PumpConfig config, PumpClock clock) {
+        this(config, clock, true);
+    }
+
+    /** @param realTime {@code false} for {@link ManualPump}: the loop never waits for real time */
+    MessagePump(PumpConfig config, PumpClock clock, boolean realTime) {
         this.config = Objects.requireNonNull(config, "config");
         this.name = config.name();
         this.clock = clock;
-        this.originNanos = clock.nanoTime();
         this.sampleMask = config.latencySampleEvery() == 0 ? -1 : config.latencySampleEvery() - 1;
-        this.maxSpinNanos = config.spinBudget().toNanos();
         this.dispatcher = new PumpDispatcher(this, false);
         this.scope = PumpCoroutines.newPumpScope(dispatcher, name);
+        PumpTaskRunner runner = new PumpTaskRunner(name, clock, counters, config.uncaughtExceptionHandler());
+        this.lifecycle = new PumpLifecycle(this, new PumpLeftovers(this, runner));
+        this.loop = new PumpLoop(this, lifecycle, runner, realTime);
+        this.nested = new NestedLoop(this, loop);
     }
 
     // ------------------------------------------------------------------ creation and running
@@ -220,26 +181,11 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
      */
     public void runLoop() {
         Thread me = Thread.currentThread();
-        synchronized (lifecycleLock) {
-            Thread owner = thread;
-            if (owner != null && owner != me) {
-                throw new IllegalStateException("MessagePump '" + name + "' belongs to thread '" + owner.getName()
-                        + "'; runLoop() may only be called by it");
-            }
-            if (loopStarted) {
-                throw new IllegalStateException("MessagePump '" + name + "' loop is already running or has run");
-            }
-            if (state.get() == TERMINATED) {
-                throw new IllegalStateException("MessagePump '" + name + "' is terminated; create a new pump");
-            }
-            loopStarted = true;
-            bindThread(me);
-            state.compareAndSet(NEW, RUNNING); // or SHUTTING_DOWN already: the loop then shuts down
-        }
+        lifecycle.claimLoop(me);
         try {
             BlockingGuard.forbidBlocking(name); // Task.await() on this thread fails fast, naming the fix
             if (!config.stallThreshold().isZero()) {
-                watchdog = StallWatchdog.watch(this, me, config.stallThreshold());
+                lifecycle.watchedBy(StallWatchdog.watch(this, me, config.stallThreshold()));
             }
             while (true) {
                 int n = drive();
@@ -253,7 +199,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
         } catch (Throwable loopFailure) {
             // Not a task's failure (those are reported and the loop goes on): the loop itself broke.
             // Terminate rather than leave posts queued and awaiters hanging, then let it propagate.
-            terminateAfterLoopFailure(loopFailure);
+            lifecycle.terminateAfterLoopFailure(loopFailure);
             throw loopFailure;
         } finally {
             BlockingGuard.allowBlocking();
@@ -262,10 +208,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
 
     /** For {@link ManualPump}: the creating thread drives the loop itself. */
     final void markRunningWithoutLoop() {
-        synchronized (lifecycleLock) {
-            loopStarted = true;
-            state.set(RUNNING);
-        }
+        lifecycle.runWithoutLoop();
     }
 
     final void bindThread(Thread t) {
@@ -308,7 +251,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
         if (delay.isNegative()) {
             throw new IllegalArgumentException("delay must not be negative, was " + delay);
         }
-        PumpTimer t = scheduleTimer(saturatedNanos(delay), task, null);
+        PumpTimer t = scheduleTimer(PumpDurations.saturatedNanos(delay), task, null);
         if (t == null) {
             throw new RejectedExecutionException("MessagePump '" + name + "' has terminated and runs no more tasks");
         }
@@ -424,39 +367,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
      * @throws IllegalStateException if nested deeper than allowed or the pump has terminated
      */
     public boolean pumpUntil(BooleanSupplier done, Duration timeout) {
-        Objects.requireNonNull(done, "done");
-        Objects.requireNonNull(timeout, "timeout");
-        checkAccess();
-        if (nesting >= config.maxNestingDepth()) {
-            throw new IllegalStateException("MessagePump '" + name + "': pumpUntil nested " + (nesting + 1)
-                    + " deep, above maxNestingDepth=" + config.maxNestingDepth()
-                    + "; wait asynchronously instead (a coroutine on the pump dispatcher, or a callback)");
-        }
-        if (state.get() == TERMINATED) {
-            throw new IllegalStateException("MessagePump '" + name + "' is terminated; pumpUntil cannot dispatch");
-        }
-        long deadline = clock.nanoTime() + saturatedNanos(timeout);
-        nesting++;
-        taskSeq.lazySet(taskSeq.get() + 1); // even: dispatching, not stalled
-        try {
-            while (true) {
-                if (done.getAsBoolean()) {
-                    return true;
-                }
-                long now = clock.nanoTime();
-                if (now - deadline >= 0) {
-                    return false;
-                }
-                if (runIteration() == 0 && !done.getAsBoolean()) {
-                    if (!idleNested(deadline)) {
-                        return done.getAsBoolean();
-                    }
-                }
-            }
-        } finally {
-            nesting--;
-            taskSeq.lazySet(taskSeq.get() + 1);
-        }
+        return nested.pumpUntil(done, timeout);
     }
 
     /**
@@ -467,34 +378,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
      * @throws java.util.concurrent.CancellationException if the stage was cancelled
      */
     public <T> T pumpUntil(CompletionStage<T> stage, Duration timeout) throws TimeoutException {
-        Objects.requireNonNull(stage, "stage");
-        checkAccess();
-        CompletableFuture<T> done = new CompletableFuture<>();
-        stage.whenComplete((v, e) -> {
-            if (e != null) {
-                done.completeExceptionally(e);
-            } else {
-                done.complete(v);
-            }
-            if (!isCurrentThread()) {
-                post(NO_OP); // wake the nested loop now rather than at its next poll
-            }
-        });
-        if (!pumpUntil(done::isDone, timeout)) {
-            throw new TimeoutException("MessagePump '" + name + "': stage not complete after " + timeout);
-        }
-        try {
-            return done.get();
-        } catch (ExecutionException e) {
-            Throwable cause = unwrap(e.getCause());
-            if (cause instanceof java.util.concurrent.CancellationException ce) {
-                throw ce;
-            }
-            throw new CompletionException(cause);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CompletionException(e);
-        }
+        return nested.pumpUntil(stage, timeout);
     }
 
     // ------------------------------------------------------------------ shutdown
@@ -522,55 +406,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
      * at once, reporting what was posted to it as abandoned.
      */
     public CompletableFuture<ShutdownReport> shutdown(Duration gracePeriod) {
-        Objects.requireNonNull(gracePeriod, "gracePeriod");
-        if (gracePeriod.isNegative()) {
-            throw new IllegalArgumentException("gracePeriod must not be negative, was " + gracePeriod);
-        }
-        long start = clock.nanoTime() - originNanos;
-        long deadline = start + saturatedNanos(gracePeriod);
-        // Both only ever go down, atomically, and before the state changes: of concurrent calls the
-        // earliest deadline wins, whichever call changes the state (a deadline written first and
-        // lowered by check-then-set let a concurrent shutdown(1 h) extend a shutdown(ZERO)).
-        shutdownStartOffset.accumulateAndGet(start, Math::min);
-        long previous = shutdownDeadlineOffset.getAndAccumulate(deadline, Math::min);
-        while (true) {
-            int s = state.get();
-            if (s == NEW && terminateIfNeverStarted()) {
-                break;
-            } else if (s == NEW || s == RUNNING) {
-                if (state.compareAndSet(s, SHUTTING_DOWN)) {
-                    gate.wake();
-                    break;
-                }
-            } else {
-                if (s == SHUTTING_DOWN && deadline < previous) {
-                    gate.wake(); // the loop may be asleep until the previous, later deadline
-                }
-                break;
-            }
-        }
-        return termination.copy();
-    }
-
-    /** The effective shutdown deadline on the pump clock; {@code Long.MAX_VALUE} before any shutdown. */
-    private long shutdownDeadlineNanos() {
-        long offset = shutdownDeadlineOffset.get();
-        return offset == NOT_YET ? Long.MAX_VALUE : originNanos + offset;
-    }
-
-    /** A pump whose loop never started has no thread to shut down on: terminate on the caller. */
-    private boolean terminateIfNeverStarted() {
-        synchronized (lifecycleLock) {
-            // thread != null: start() bound and started a thread that has not entered runLoop()
-            // yet. Its loop is coming, so shut down through it (the caller's shutdown() then marks
-            // SHUTTING_DOWN and runLoop() proceeds to a graceful shutdown) instead of terminating
-            // here, which abandoned what had been posted and made that thread's runLoop() throw.
-            if (loopStarted || thread != null || !state.compareAndSet(NEW, SHUTTING_DOWN)) {
-                return false;
-            }
-            terminate(false);
-            return true;
-        }
+        return lifecycle.shutdown(Objects.requireNonNull(gracePeriod, "gracePeriod"));
     }
 
     /**
@@ -578,8 +414,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
      * for them; what is left is listed in the report. Like {@code ExecutorService.shutdownNow()}.
      */
     public CompletableFuture<ShutdownReport> shutdownNow() {
-        abandonNow = true;
-        return shutdown(Duration.ZERO);
+        return lifecycle.shutdownNow();
     }
 
     /**
@@ -597,24 +432,17 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
             throw new IllegalStateException("MessagePump '" + name + "': awaitTermination on the pump thread "
                     + "would wait for itself; use shutdown().thenAccept(...) instead");
         }
-        try {
-            termination.get(saturatedNanos(timeout), TimeUnit.NANOSECONDS);
-            return true;
-        } catch (TimeoutException e) {
-            return false;
-        } catch (ExecutionException e) {
-            return false; // the loop failed; termination() carries the PumpLoopFailedException
-        }
+        return lifecycle.awaitTermination(timeout);
     }
 
     /** Whether shutdown has started. */
     public boolean isShutdown() {
-        return state.get() >= SHUTTING_DOWN;
+        return state.get() >= PumpLifecycle.SHUTTING_DOWN;
     }
 
     /** Whether the pump has terminated. */
     public boolean isTerminated() {
-        return state.get() == TERMINATED;
+        return state.get() == PumpLifecycle.TERMINATED;
     }
 
     /**
@@ -622,7 +450,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
      * {@link PumpLoopFailedException} if the loop died instead of shutting down.
      */
     public CompletableFuture<ShutdownReport> termination() {
-        return termination.copy();
+        return lifecycle.termination();
     }
 
     /**
@@ -648,15 +476,37 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
 
     /** A snapshot of the counters. Cheap; safe from any thread. */
     public PumpMetrics metrics() {
-        return new PumpMetrics(name, STATE_NAMES[state.get()], tasks.size() + (long) completions.size(),
-                dispatches.get(), completionsRun.get(), timersFired.get(), gate.wakeups(), parks.get(),
-                spinHits.get(), latency.max(), latency.percentile(0.99), latency.count(), stalls.get(),
-                failures.get(), interrupts.get(), timers.pendingCount(), PumpCoroutines.liveChildren(scope));
+        return counters.snapshot(name, PumpLifecycle.stateName(state.get()), tasks.size() + (long) completions.size(),
+                gate.wakeups(), timers.pendingCount(), PumpCoroutines.liveChildren(scope));
     }
 
     @Override
     public String toString() {
-        return "MessagePump[" + name + ", " + STATE_NAMES[state.get()] + "]";
+        return "MessagePump[" + name + ", " + PumpLifecycle.stateName(state.get()) + "]";
+    }
+
+    // ------------------------------------------------------------------ admission (producer side, hot)
+
+    /**
+     * Admission and wake-up, the hot path of every post: enter the admission word (refused once
+     * terminated), offer to the queue (a sampled post carries its enqueue time), leave, then wake the
+     * pump if it sleeps. The wake-up comes after the offer: see {@link WakeupGate} for why none is lost.
+     */
+    private boolean enqueue(Queue<Runnable> q, Runnable r, boolean sample) {
+        PumpAdmission a = admission;
+        if (!a.enter()) {
+            return false;
+        }
+        try {
+            if (sample && sampleMask >= 0 && (ThreadLocalRandom.current().nextInt() & sampleMask) == 0) {
+                r = new TimedTask(r, clock.nanoTime());
+            }
+            q.offer(r);
+        } finally {
+            a.exit();
+        }
+        gate.wake();
+        return true;
     }
 
     // ------------------------------------------------------------------ internals shared with the dispatcher
@@ -672,13 +522,12 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
      * has terminated.
      */
     final PumpTimer scheduleTimer(long delayNanos, Runnable action, Runnable onAbandon) {
-        long d = Math.min(Math.max(0, delayNanos), MAX_DELAY_NANOS);
-        PumpTimer t = timers.newTimer(clock.nanoTime() + d, action, onAbandon);
-        if (isCurrentThread() && state.get() != TERMINATED) {
+        PumpTimer t = timers.newTimer(clock.nanoTime() + PumpDurations.clampDelay(delayNanos), action, onAbandon);
+        if (isCurrentThread() && state.get() != PumpLifecycle.TERMINATED) {
             timers.add(t);
             return t;
         }
-        if (!enqueue(tasks, new TimerInsertion(t), false)) {
+        if (!enqueue(tasks, new TimerInsertion(timers, t), false)) {
             timers.discard(t);
             return null;
         }
@@ -689,17 +538,19 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
         return config.fallbackExecutor();
     }
 
+    // ------------------------------------------------------------------ internals shared with the watchdog and tests
+
     /** Gate armings so far (for tests of the one-wake-up-per-sleep rule). */
     final long gateArms() {
         return gate.arms();
     }
 
     final long taskSequence() {
-        return taskSeq.get();
+        return counters.taskSequence();
     }
 
     final void reportStall(Thread t, Duration blockedFor, List<StackTraceElement> stack) {
-        long n = stalls.incrementAndGet();
+        long n = counters.stallReported();
         try {
             config.stallListener().accept(new StallReport(name, t.getName(), blockedFor, stack, n));
         } catch (RuntimeException e) {
@@ -716,417 +567,34 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
         return t == null || t == Thread.currentThread();
     }
 
-    private String notOnLoopThread(String what) {
+    final String notOnLoopThread(String what) {
         return "MessagePump '" + name + "': " + what + " on thread '" + Thread.currentThread().getName()
                 + "'; the loop's state belongs to the pump thread '" + thread.getName() + "'";
     }
 
-    /** Whether any source has work right now. Pump thread only. */
-    final boolean hasWork() {
-        assert isLoopThread() : notOnLoopThread("hasWork()");
-        return !tasks.isEmpty() || !completions.isEmpty() || timers.hasDue(clock.nanoTime())
-                || (state.get() == SHUTTING_DOWN && !phase1Done);
+    // ------------------------------------------------------------------ the loop (pump thread only)
+
+    /** The consumer side, for {@link ManualPump}, which drives it from the test thread. */
+    final PumpLoop loop() {
+        return loop;
     }
 
     /**
      * One iteration plus shutdown processing. Returns the number of items run, or -1 once the pump
-     * has terminated. Pump thread only.
+     * has terminated.
      */
     final int drive() {
-        assert isLoopThread() : notOnLoopThread("drive()");
-        int n = runIteration();
-        if (state.get() == SHUTTING_DOWN) {
-            if (!phase1Done) {
-                phase1Done = true;
-                PumpCoroutines.cancelScope(scope, new PumpShutdownException(name,
-                        "shutting down; coroutine cancelled so that it can clean up"), () -> post(NO_OP));
-                return Math.max(n, 1); // look again before sleeping: cancellation queued work
-            }
-            boolean quiet = PumpCoroutines.isScopeDone(scope) && tasks.isEmpty() && completions.isEmpty();
-            if (quiet || abandonNow || clock.nanoTime() - shutdownDeadlineNanos() >= 0) {
-                terminate(quiet && !abandonNow);
-                return -1;
-            }
-        } else if (state.get() == TERMINATED) {
-            return -1;
-        }
-        return n;
+        return loop.drive();
     }
 
-    /** Runs at most one batch from each source. Pump thread only. */
-    final int runIteration() {
-        assert isLoopThread() : notOnLoopThread("runIteration()");
-        int n = 0;
-        int budget = config.batchSize();
-        Runnable r;
-        while (budget-- > 0 && !abandonNow && (r = tasks.poll()) != null) {
-            runTask(r);
-            n++;
-        }
-        if (timers.nextDue() != Long.MAX_VALUE) {
-            long now = clock.nanoTime();
-            budget = config.batchSize();
-            PumpTimer t;
-            while (budget-- > 0 && (t = timers.pollDue(now)) != null) {
-                runTimer(t);
-                n++;
-            }
-            timers.purgeIfMostlyCancelled();
-        }
-        budget = config.batchSize();
-        while (budget-- > 0 && !abandonNow && (r = completions.poll()) != null) {
-            runTask(r);
-            completionsRun.lazySet(completionsRun.get() + 1);
-            n++;
-        }
-        return n;
-    }
-
-    /**
-     * The loop ran out of work: idle hook, adaptive spin, then arm-recheck-park until the next timer
-     * (or the shutdown deadline). Pump thread only.
-     */
     private void idle() {
-        assert isLoopThread() : notOnLoopThread("idle()");
-        Runnable hook = config.idleHook();
-        if (hook != null) {
-            runTask(hook);
-            if (hasWork()) {
-                return;
-            }
-        }
-        if (maxSpinNanos > 0 && (spinScore > 0 || ++idleCount % SPIN_PROBE_EVERY == 0)) {
-            long start = System.nanoTime();
-            do {
-                // Posts are what a spinning pump waits for: look at that queue after every pause
-                // (two index reads), so a caller that posts and then parks is answered before its
-                // park completes; the full check (a clock read for timers) every 32 pauses.
-                for (int i = 0; i < 32; i++) {
-                    Thread.onSpinWait();
-                    if (!tasks.isEmpty()) {
-                        break;
-                    }
-                }
-                if (hasWork()) {
-                    spinHits.lazySet(spinHits.get() + 1);
-                    spinScore = Math.min(SPIN_SCORE_MAX, spinScore + SPIN_HIT);
-                    return;
-                }
-            } while (System.nanoTime() - start < maxSpinNanos);
-            // A spin that found nothing burned a core for nothing or, on a busy machine, kept the
-            // producer it waits for off the CPU. Spinning stops after a few misses in a row and is
-            // only probed every SPIN_PROBE_EVERY-th idle. A short park is no reason to resume: on a
-            // busy machine the park is short precisely because it let the producer run.
-            spinScore >>= 1;
-        }
-        sleep(Long.MAX_VALUE);
+        loop.idle();
     }
 
-    /** Nested loop idle: no spin, park at most until {@code deadline} or the next poll. */
-    private boolean idleNested(long deadline) {
-        long limit = Math.min(deadline, clock.nanoTime() + NESTED_POLL_NANOS);
-        sleep(limit);
-        return waitsForRealTime();
-    }
-
-    /** {@code false} for {@link ManualPump}, whose nested loops must not wait for a clock nobody moves. */
-    boolean waitsForRealTime() {
-        return true;
-    }
-
-    /**
-     * Arms the gate, re-checks every source, parks until {@code limit} (absolute, pump clock), the
-     * next timer or the shutdown deadline. Returns whether it actually parked.
-     */
-    private boolean sleep(long limit) {
-        gate.arm();
-        if (hasWork()) {
-            gate.disarm();
-            return false;
-        }
-        // The shutdown deadline is read after arming, like every other source: a shutdown() that
-        // lowers it after this read sees the gate armed and wakes us.
-        long until = Math.min(Math.min(limit, timers.nextDue()),
-                state.get() == SHUTTING_DOWN ? shutdownDeadlineNanos() : Long.MAX_VALUE);
-        long timeout = until == Long.MAX_VALUE ? -1 : Math.max(1, until - clock.nanoTime());
-        parks.lazySet(parks.get() + 1);
-        if (parkFor(timeout)) {
-            onInterrupted();
-        }
-        gate.disarm();
-        return true;
-    }
-
-    /**
-     * Parks the pump thread; {@link ManualPump} never waits for real time. Returns whether the
-     * thread's interrupt status was set (it is cleared then).
-     */
-    boolean parkFor(long timeoutNanos) {
-        return gate.park(timeoutNanos);
-    }
-
-    /**
-     * The pump thread was interrupted (and the status is cleared now, or every later park would
-     * return at once and the idle loop would spin). A pump is stopped by shutdown(), not by an
-     * interrupt, so the loop goes on; the first interrupt is worth a warning, since it usually
-     * means someone expected it to stop something.
-     */
-    private void onInterrupted() {
-        long n = interrupts.get() + 1;
-        interrupts.lazySet(n);
-        if (!interruptLogged) {
-            interruptLogged = true;
-            LOG.log(System.Logger.Level.WARNING, "MessagePump '" + name + "': thread '"
-                    + Thread.currentThread().getName() + "' was interrupted. A pump is not stopped by an"
-                    + " interrupt: the status was cleared and the loop goes on; call shutdown() to stop it."
-                    + " Further interrupts are counted in metrics().interrupts() and logged at DEBUG.");
-        } else {
-            LOG.log(System.Logger.Level.DEBUG, "MessagePump '" + name + "': interrupted again (" + n
-                    + " times); status cleared");
-        }
-    }
-
-    private void runTask(Runnable r) {
-        if (r instanceof TimedTask tt) {
-            latency.record(clock.nanoTime() - tt.enqueuedAt);
-            r = tt.task;
-        }
-        taskSeq.lazySet(taskSeq.get() + 1);
-        try {
-            r.run();
-        } catch (Throwable e) {
-            failures.lazySet(failures.get() + 1);
-            reportFailure(e);
-        } finally {
-            taskSeq.lazySet(taskSeq.get() + 1);
-            dispatches.lazySet(dispatches.get() + 1);
-        }
-    }
-
-    private void runTimer(PumpTimer t) {
-        taskSeq.lazySet(taskSeq.get() + 1);
-        try {
-            t.action.run();
-        } catch (Throwable e) {
-            failures.lazySet(failures.get() + 1);
-            reportFailure(e);
-        } finally {
-            taskSeq.lazySet(taskSeq.get() + 1);
-            timersFired.lazySet(timersFired.get() + 1);
-        }
-    }
-
-    private void reportFailure(Throwable e) {
-        try {
-            config.uncaughtExceptionHandler().uncaughtException(Thread.currentThread(), e);
-        } catch (Throwable handlerFailure) {
-            reportHandlerFailure(e, handlerFailure);
-        }
-    }
-
-    /**
-     * The uncaught-exception handler threw while handling {@code failure}: neither may be lost,
-     * and neither is ours to change (both may be shared), so a new exception carries both to the
-     * log. A failing handler must not take the loop down, so neither does a failing log.
-     */
-    private void reportHandlerFailure(Throwable failure, Throwable handlerFailure) {
-        try {
-            IllegalStateException both = new IllegalStateException("MessagePump '" + name
-                    + "': the uncaught-exception handler threw " + handlerFailure + " while handling " + failure
-                    + " (the handler's exception is the cause, the original failure is suppressed)",
-                    handlerFailure);
-            if (failure != handlerFailure) {
-                both.addSuppressed(failure);
-            }
-            LOG.log(System.Logger.Level.ERROR, both.getMessage(), both);
-        } catch (Throwable logFailure) {
-            try {
-                System.err.println("MessagePump '" + name + "': the uncaught-exception handler threw "
-                        + handlerFailure + " while handling " + failure + ", and logging that failed: " + logFailure);
-            } catch (Throwable ignored) {
-                // Nowhere left to report to; the loop goes on.
-            }
-        }
-    }
-
-    private boolean enqueue(Queue<Runnable> q, Runnable r, boolean sample) {
-        if ((admission.getAndIncrement() & CLOSED) != 0) {
-            admission.getAndDecrement();
-            return false;
-        }
-        try {
-            if (sample && sampleMask >= 0 && (ThreadLocalRandom.current().nextInt() & sampleMask) == 0) {
-                r = new TimedTask(r, clock.nanoTime());
-            }
-            q.offer(r);
-        } finally {
-            admission.getAndDecrement();
-        }
-        gate.wake();
-        return true;
-    }
-
-    /** Terminates: settles leftovers and timers, completes the termination with the report. */
-    private void terminate(boolean graceful) {
-        termination.complete(settle(graceful));
-    }
-
-    /**
-     * The loop died from {@code loopFailure}: terminate as a forced shutdown would, as far as that
-     * still works, and fail the termination with it, so that nobody waits for the pump forever and
-     * posts are rejected rather than queued for a loop that will never run them.
-     */
-    private void terminateAfterLoopFailure(Throwable loopFailure) {
-        ShutdownReport report = null;
-        Throwable settleFailure = null;
-        if (state.get() != TERMINATED) {
-            try {
-                report = settle(false);
-            } catch (Throwable e) {
-                settleFailure = e; // settling is best effort now: finish below regardless
-            }
-        }
-        closeAdmission();
-        state.set(TERMINATED);
-        if (watchdog != null) {
-            watchdog.cancel(false);
-        }
-        PumpLoopFailedException failed = new PumpLoopFailedException(name, report, loopFailure);
-        if (settleFailure != null) {
-            failed.addSuppressed(settleFailure);
-        }
-        try {
-            LOG.log(System.Logger.Level.ERROR, failed.getMessage(), failed);
-        } finally {
-            termination.completeExceptionally(failed);
-        }
-    }
-
-    /** Closes the queues to producers and waits out those mid-post. Pump thread (or no thread yet). */
-    private void closeAdmission() {
-        if ((admission.get() & CLOSED) == 0) {
-            admission.getAndAdd(CLOSED);
-        }
-        while ((admission.get() & ~CLOSED) != 0) {
-            Thread.onSpinWait(); // producers mid-post: a few instructions away from done
-        }
-    }
-
-    /**
-     * Closes admission, settles leftovers and timers, moves to TERMINATED and returns the report
-     * (without completing the termination). Pump thread, or the caller of a pump that never ran.
-     */
-    private ShutdownReport settle(boolean graceful) {
-        assert isLoopThread() : notOnLoopThread("terminate()");
-        closeAdmission();
-        List<Runnable> abandonedTasks = new ArrayList<>();
-        List<Runnable> resumptions = new ArrayList<>();
-        Runnable r;
-        while ((r = tasks.poll()) != null || (r = completions.poll()) != null) {
-            if (graceful) {
-                runTask(r); // raced in before admission closed: still ours to run
-                continue;
-            }
-            Runnable task = r instanceof TimedTask tt ? tt.task : r;
-            if (task == NO_OP) {
-                continue; // our own wake-up nudges are not work
-            } else if (task instanceof TimerInsertion) {
-                // Bookkeeping, not user code: the timer reaches the heap and is settled below with
-                // the others (a coroutine timer's onAbandon moves it to the fallback). Dropping the
-                // insertion would leave its delay or timeout pending forever.
-                task.run();
-            } else if (task instanceof kotlin.coroutines.Continuation<?>) {
-                // A coroutine resumption (kotlinx dispatches the continuation itself). Dropping it
-                // would leave the coroutine suspended forever, and a withContext caller on another
-                // thread hanging: hand it to the fallback below, like a dispatch refused after
-                // termination.
-                resumptions.add(task);
-            } else {
-                abandonedTasks.add(task);
-            }
-        }
-        int abandonedTimers = 0;
-        for (PumpTimer t : timers.abandonAll()) {
-            if (t.onAbandon == null) {
-                abandonedTimers++;
-            } else {
-                try {
-                    t.onAbandon.run();
-                } catch (Throwable e) {
-                    reportFailure(e);
-                }
-            }
-        }
-        List<String> abandonedCoroutines = PumpCoroutines.describeLiveChildren(scope);
-        // After the description, so that the report does not depend on how fast the fallback runs.
-        for (Runnable resumption : resumptions) {
-            try {
-                PumpCoroutines.resumeOnFallback(resumption, new PumpShutdownException(name,
-                        "terminated forcibly; the coroutine was cancelled and resumes on the fallback executor"),
-                        config.fallbackExecutor());
-            } catch (Throwable e) {
-                reportFailure(e);
-            }
-        }
-        if (watchdog != null) {
-            watchdog.cancel(false);
-        }
-        state.set(TERMINATED);
-        ShutdownReport report = new ShutdownReport(name, graceful && abandonedCoroutines.isEmpty(),
-                abandonedCoroutines, abandonedTasks, abandonedTimers,
-                sinceShutdownStarted());
-        LOG.log(report.isClean() ? System.Logger.Level.DEBUG : System.Logger.Level.WARNING, report.toString());
-        return report;
-    }
-
-    /** From the earliest shutdown() call until now; zero if there was none (the loop failed). */
-    private Duration sinceShutdownStarted() {
-        long start = shutdownStartOffset.get();
-        return start == NOT_YET ? Duration.ZERO : Duration.ofNanos(Math.max(0, clock.nanoTime() - originNanos - start));
-    }
-
-    private static long saturatedNanos(Duration d) {
-        try {
-            return Math.min(d.toNanos(), MAX_DELAY_NANOS);
-        } catch (ArithmeticException e) {
-            return MAX_DELAY_NANOS;
-        }
-    }
-
-    private static Throwable unwrap(Throwable e) {
+    static Throwable unwrap(Throwable e) {
         while (e instanceof CompletionException && e.getCause() != null) {
             e = e.getCause();
         }
         return e;
-    }
-
-    /** Off the pump thread, {@link #scheduleTimer} posts this to put the timer into the heap. */
-    private final class TimerInsertion implements Runnable {
-        private final PumpTimer timer;
-
-        TimerInsertion(PumpTimer timer) {
-            this.timer = timer;
-        }
-
-        @Override
-        public void run() {
-            timers.add(timer);
-        }
-    }
-
-    /** A sampled post: carries its enqueue time for the queue-latency histogram. */
-    private static final class TimedTask implements Runnable {
-        final Runnable task;
-        final long enqueuedAt;
-
-        TimedTask(Runnable task, long enqueuedAt) {
-            this.task = task;
-            this.enqueuedAt = enqueuedAt;
-        }
-
-        @Override
-        public void run() {
-            task.run();
-        }
     }
 }

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
+import dev.corobridge.dispatchers.internal.Settings;
 import kotlinx.coroutines.Dispatchers;
 import kotlinx.coroutines.ExecutorsKt;
 
@@ -137,31 +138,24 @@ public final class PumpConfig {
         private Thread.UncaughtExceptionHandler uncaughtExceptionHandler;
 
         private Builder(String name) {
-            Objects.requireNonNull(name, "name");
-            if (name.isBlank()) {
-                throw new IllegalArgumentException("pump name must not be blank");
-            }
-            this.name = name;
+            this.name = Settings.notBlank("name", "pump name", name);
         }
 
         /** 1..65536. */
         public Builder batchSize(int n) {
-            if (n < 1 || n > 65_536) {
-                throw new IllegalArgumentException("batchSize must be in 1..65536, was " + n);
-            }
-            this.batchSize = n;
+            this.batchSize = Settings.intIn("batchSize", n, 1, 65_536);
             return this;
         }
 
         /** 0..10 ms. */
         public Builder spinBudget(Duration d) {
-            this.spinBudget = checkRange("spinBudget", d, Duration.ofMillis(10));
+            this.spinBudget = Settings.durationIn("spinBudget", d, Duration.ofMillis(10));
             return this;
         }
 
         /** {@code ZERO} disables the watchdog; otherwise at least 10 ms. */
         public Builder stallThreshold(Duration d) {
-            checkRange("stallThreshold", d, Duration.ofDays(1));
+            Settings.durationIn("stallThreshold", d, Duration.ofDays(1));
             if (!d.isZero() && d.toMillis() < 10) {
                 throw new IllegalArgumentException("stallThreshold must be 0 (off) or at least 10 ms, was " + d);
             }
@@ -171,16 +165,13 @@ public final class PumpConfig {
 
         /** Not negative. */
         public Builder shutdownGracePeriod(Duration d) {
-            this.shutdownGracePeriod = checkRange("shutdownGracePeriod", d, Duration.ofDays(1));
+            this.shutdownGracePeriod = Settings.durationIn("shutdownGracePeriod", d, Duration.ofDays(1));
             return this;
         }
 
         /** 1..64. */
         public Builder maxNestingDepth(int n) {
-            if (n < 1 || n > 64) {
-                throw new IllegalArgumentException("maxNestingDepth must be in 1..64, was " + n);
-            }
-            this.maxNestingDepth = n;
+            this.maxNestingDepth = Settings.intIn("maxNestingDepth", n, 1, 64);
             return this;
         }
 
@@ -221,14 +212,6 @@ public final class PumpConfig {
 
         public PumpConfig build() {
             return new PumpConfig(this);
-        }
-
-        private static Duration checkRange(String what, Duration d, Duration max) {
-            Objects.requireNonNull(d, what);
-            if (d.isNegative() || d.compareTo(max) > 0) {
-                throw new IllegalArgumentException(what + " must be in 0.." + max + ", was " + d);
-            }
-            return d;
         }
     }
 }

@@ -105,16 +105,18 @@ final class BlockingEngine implements RingEngine {
         }, v -> null, null);
     }
 
+    /**
+     * On the caller's thread, not a file thread: the file threads may all be blocked in calls that
+     * only this close ends.
+     */
     @Override
-    public RingOp<Void> closeNow(RingFile file) {
-        RingOp<Void> op = RingOp.uncancellable("close", file.path().toString());
+    public void closeAtShutdown(RingOp<Void> op, RingFile file) {
         try {
             file.channel.close();
             op.succeed(null);
         } catch (IOException e) {
             op.fail(e);
         }
-        return op;
     }
 
     @Override

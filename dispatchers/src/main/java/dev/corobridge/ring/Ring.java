@@ -58,7 +58,7 @@ public final class Ring implements ExecutionContext {
         int flags = OpenFlags.of(options);
         RingOp<RingFile> op = new RingOp<RingFile>("open", p).releasingWith(RingFile::submitClose);
         if (pool.isShutdown()) {
-            op.shutDown("RingPool '" + pool.name() + "' is shut down");
+            op.shutDown(pool.shutDownReason());
             return op;
         }
         engine.open(op, this, path, options, flags);

@@ -26,8 +26,21 @@ interface RingEngine {
 
     void close(RingOp<Void> op, RingFile file);
 
-    /** Closes a file during shutdown, bypassing the refusal of new operations. */
-    RingOp<Void> closeNow(RingFile file);
+    /**
+     * Closes a file during shutdown, bypassing the refusal of new operations: an uncancellable close
+     * handed to {@link #closeAtShutdown}.
+     */
+    default RingOp<Void> closeNow(RingFile file) {
+        RingOp<Void> op = RingOp.uncancellable("close", file.path().toString());
+        closeAtShutdown(op, file);
+        return op;
+    }
+
+    /**
+     * Starts a close that runs even once shutdown refuses new operations, and must not wait behind
+     * them either: shutdown closes the files to end what still runs in them.
+     */
+    void closeAtShutdown(RingOp<Void> op, RingFile file);
 
     /** Operations submitted and not yet completed. Any thread. */
     int inFlight();

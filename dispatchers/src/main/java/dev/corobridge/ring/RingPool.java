@@ -20,12 +20,10 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * A pool of io_uring background contexts ({@link Ring}s) for file I/O, each a Netty
@@ -71,6 +69,12 @@ import java.util.concurrent.locks.LockSupport;
  * future completes exceptionally with a {@link RingPoolTerminationException} listing it, and
  * {@link #awaitTermination} returns {@code false}.
  *
+ * <h2>Structure</h2>
+ * This class is the façade: it starts the loops and engines and answers for the pool. Behind it,
+ * one package-private class per concern: {@code RingPlacement} (which ring takes what),
+ * {@code RingConnector} (socket bootstraps for connect and bind) and {@code RingPoolShutdown} (the
+ * two phases, the termination and the registry of open files, connections and servers).
+ *
  * <p><b>Thread-safety.</b> Safe from any thread.
  */
 public final class RingPool implements AutoCloseable {
@@ -81,16 +85,10 @@ public final class RingPool implements AutoCloseable {
     private final Transport transport;
     private final String fallbackReason;
     private final IoEventLoopGroup group;
-    private final boolean ownsGroup;
-    private final ThreadPoolExecutor fileExecutor;
-    private final List<Ring> rings;
     private final RingMetricsRecorder metrics = new RingMetricsRecorder();
-    private final Set<RingFile> openFiles = ConcurrentHashMap.newKeySet();
-    private final Set<RingConnection> openConnections = ConcurrentHashMap.newKeySet();
-    private final Set<RingServer> openServers = ConcurrentHashMap.newKeySet();
-    private final AtomicInteger cursor = new AtomicInteger();
-    private final CompletableFuture<Void> termination = new CompletableFuture<>();
-    private volatile boolean shutdown;
+    private final RingPlacement placement;
+    private final RingConnector connector;
+    private final RingPoolShutdown shutdown;
 
     private RingPool(RingPoolConfig config, IoEventLoopGroup adopted) {
         this.config = Objects.requireNonNull(config, "config");
@@ -98,7 +96,6 @@ public final class RingPool implements AutoCloseable {
         boolean uring;
         if (adopted != null) {
             this.group = adopted;
-            this.ownsGroup = false;
             EventExecutor first = adopted.next();
             uring = !config.forceFallback() && first instanceof IoEventLoop l && l.isCompatible(IoUringIoHandle.class);
             if (!uring) {
@@ -106,7 +103,6 @@ public final class RingPool implements AutoCloseable {
                         : "the adopted event loops are not io_uring loops";
             }
         } else {
-            this.ownsGroup = true;
             if (config.forceFallback()) {
                 uring = false;
                 reason = "forced by configuration (" + RingPoolConfig.FALLBACK_PROPERTY + ")";
@@ -126,7 +122,7 @@ public final class RingPool implements AutoCloseable {
             NettyUringSettings.warnIfMultishotPoll(LOG);
         }
         this.fallbackReason = reason;
-        this.fileExecutor = uring ? null : new ThreadPoolExecutor(config.fallbackFileThreads(),
+        ThreadPoolExecutor fileExecutor = uring ? null : new ThreadPoolExecutor(config.fallbackFileThreads(),
                 config.fallbackFileThreads(), 30, TimeUnit.SECONDS,
                 new ArrayBlockingQueue<>(config.fallbackQueueCapacity()),
                 Thread.ofPlatform().name(config.name() + "-file-", 0).daemon(true).factory());
@@ -156,7 +152,9 @@ public final class RingPool implements AutoCloseable {
             rs.add(new Ring(this, i, name, loop, engine));
             i++;
         }
-        this.rings = List.copyOf(rs);
+        this.placement = new RingPlacement(rs);
+        this.connector = new RingConnector(this, placement, group, transport);
+        this.shutdown = new RingPoolShutdown(config.name(), placement, adopted == null ? group : null, fileExecutor);
     }
 
     /** A pool with default settings. */
@@ -178,33 +176,22 @@ public final class RingPool implements AutoCloseable {
 
     /** Round-robin. */
     public Ring next() {
-        return rings.get(Math.floorMod(cursor.getAndIncrement(), rings.size()));
+        return placement.next();
     }
 
     /** The same ring for equal keys. */
     public Ring forKey(Object key) {
-        int h = Objects.requireNonNull(key, "key").hashCode();
-        h ^= h >>> 16;
-        return rings.get(Math.floorMod(h, rings.size()));
+        return placement.forKey(key);
     }
 
     /** The ring with the fewest operations in flight (ties: the lowest index). */
     public Ring leastLoaded() {
-        Ring best = rings.get(0);
-        int min = best.inFlight();
-        for (int i = 1; i < rings.size() && min > 0; i++) {
-            int n = rings.get(i).inFlight();
-            if (n < min) {
-                min = n;
-                best = rings.get(i);
-            }
-        }
-        return best;
+        return placement.leastLoaded();
     }
 
     /** All rings, in index order. */
     public List<Ring> rings() {
-        return rings;
+        return placement.all();
     }
 
     /** Opens {@code path} on the ring chosen by {@link #forKey} for its absolute path. */
@@ -232,57 +219,21 @@ public final class RingPool implements AutoCloseable {
     }
 
     RingOp<RingConnection> submitConnect(java.net.InetSocketAddress address) {
-        Objects.requireNonNull(address, "address");
-        RingOp<RingConnection> op = new RingOp<RingConnection>("connect", address.toString())
-                .releasingWith(RingConnection::submitClose);
-        if (shutdown) {
-            op.shutDown("RingPool '" + config.name() + "' is shut down");
-            return op;
-        }
-        Ring ring = next();
-        io.netty.bootstrap.Bootstrap b = new io.netty.bootstrap.Bootstrap()
-                .group(ring.eventLoop())
-                .channel(transport == Transport.IO_URING ? io.netty.channel.uring.IoUringSocketChannel.class
-                        : io.netty.channel.socket.nio.NioSocketChannel.class)
-                .option(io.netty.channel.ChannelOption.AUTO_READ, false)
-                .handler(new io.netty.channel.ChannelInboundHandlerAdapter());
-        op.startWithdrawable(); // until connected, cancel() decides at once
-        io.netty.channel.ChannelFuture connecting = b.connect(address);
-        op.armCancel(() -> {
-            connecting.channel().close(); // aborts the connect in the kernel (or closes what it made)
-            return false;
-        });
-        connecting.addListener((io.netty.channel.ChannelFutureListener) f -> {
-            if (f.isSuccess() && shutdown) {
-                f.channel().close(); // connected while the pool was shutting down: not handed out
-                op.shutDown("RingPool '" + config.name() + "' is shut down");
-            } else if (f.isSuccess() && !op.commit()) {
-                f.channel().close(); // connected after cancel() withdrew it: its awaiter has left
-            } else if (f.isSuccess()) {
-                op.succeed(new RingConnection(ring, f.channel()));
-            } else {
-                int errno = NativeErrors.errnoOf(f.cause());
-                RingIoException e = new RingIoException("connect", address.toString(), errno != 0 ? errno : Errno.EIO);
-                e.initCause(f.cause());
-                op.fail(e);
-            }
-        });
-        return op;
+        return connector.connect(address);
     }
 
-    /** The event loop group under the rings (for Netty bootstraps). */
-    IoEventLoopGroup group() {
-        return group;
+    /** The socket plumbing (bootstraps, channel types) for {@link RingServer}. */
+    RingConnector connector() {
+        return connector;
     }
 
     /** The ring that runs on {@code loop}. */
     Ring ringOf(EventLoop loop) {
-        for (Ring r : rings) {
-            if (r.eventLoop() == loop) {
-                return r;
-            }
+        Ring r = placement.ringOf(loop);
+        if (r == null) {
+            throw new IllegalStateException("event loop " + loop + " is not one of " + this);
         }
-        throw new IllegalStateException("event loop " + loop + " is not one of " + this);
+        return r;
     }
 
     // ------------------------------------------------------------------ state
@@ -304,53 +255,43 @@ public final class RingPool implements AutoCloseable {
 
     /** A snapshot of the counters. */
     public RingMetrics metrics() {
-        int inFlight = 0;
-        for (Ring r : rings) {
-            inFlight += r.inFlight();
-        }
-        return new RingMetrics(transport, fallbackReason, rings.size(), inFlight, metrics.operations(),
-                metrics.errors(), metrics.completions(), openFiles.size());
+        return new RingMetrics(transport, fallbackReason, placement.size(), placement.inFlight(), metrics.operations(),
+                metrics.errors(), metrics.completions(), shutdown.openFiles());
     }
 
     public boolean isShutdown() {
-        return shutdown;
+        return shutdown.isShutdown();
     }
 
     public boolean isTerminated() {
-        return termination.isDone();
+        return shutdown.isTerminated();
+    }
+
+    /** Why an operation is refused once the pool is shut down. */
+    String shutDownReason() {
+        return shutdown.refusal();
     }
 
     void remember(RingFile f) {
-        openFiles.add(f);
-        if (shutdown && f.markClosed()) {
-            forget(f);
-            f.ring().engine().closeNow(f); // raced with shutdown: do not leak it
-        }
+        shutdown.remember(f);
     }
 
     void forget(RingFile f) {
-        openFiles.remove(f);
+        shutdown.forget(f);
     }
 
     /** Tracks an open connection until its channel closes; shutdown fails its waiters and closes it. */
     void remember(RingConnection c) {
-        openConnections.add(c);
-        c.channel().closeFuture().addListener(f -> openConnections.remove(c));
-        if (shutdown) {
-            c.shutDownNow("RingPool '" + config.name() + "' is shut down"); // raced with shutdown
-        }
+        shutdown.remember(c);
     }
 
     /** Tracks a server until it closes; shutdown closes it (an adopted group's loops would keep accepting). */
     void remember(RingServer s) {
-        openServers.add(s);
-        if (shutdown) {
-            s.closeNow();
-        }
+        shutdown.remember(s);
     }
 
     void forget(RingServer s) {
-        openServers.remove(s);
+        shutdown.forget(s);
     }
 
     // ------------------------------------------------------------------ shutdown
@@ -365,109 +306,8 @@ public final class RingPool implements AutoCloseable {
      * exceptionally, with a {@link RingPoolTerminationException}, if termination was not clean. Does
      * not block. Calling it again returns the same future.
      */
-    public synchronized CompletableFuture<Void> shutdown(Duration gracePeriod) {
-        Objects.requireNonNull(gracePeriod, "gracePeriod");
-        if (shutdown) {
-            return termination.copy();
-        }
-        shutdown = true;
-        String reason = "RingPool '" + config.name() + "' is shutting down";
-        for (Ring r : rings) {
-            r.engine().cancelAll(reason);
-        }
-        // Sockets: waiting reads and writes fail with the shutdown exception (never left hanging,
-        // also when the loops are adopted and keep running); servers stop accepting.
-        List<RingConnection> connections = List.copyOf(openConnections);
-        for (RingConnection c : connections) {
-            c.markShutDown(reason); // all first: a closing one must not show a peer here an end
-        }
-        for (RingConnection c : connections) {
-            c.shutDownNow(reason);
-        }
-        List<io.netty.channel.ChannelFuture> serverCloses = new ArrayList<>();
-        for (RingServer s : List.copyOf(openServers)) {
-            serverCloses.add(s.closeNow());
-        }
-        long deadline = System.nanoTime() + gracePeriod.toNanos();
-        Thread.ofPlatform().name(config.name() + "-shutdown").daemon(true)
-                .start(() -> finishShutdown(deadline, gracePeriod, serverCloses));
-        return termination.copy();
-    }
-
-    /**
-     * Phase 2, on the shutdown thread. Every step runs even if an earlier one failed; what failed is
-     * collected, and termination completes exceptionally with all of it ({@link RingPoolTerminationException}).
-     */
-    private void finishShutdown(long deadline, Duration gracePeriod, List<io.netty.channel.ChannelFuture> serverCloses) {
-        List<String> problems = new ArrayList<>();
-        List<Throwable> errors = new ArrayList<>();
-        try {
-            for (io.netty.channel.ChannelFuture f : serverCloses) {
-                // Listening sockets closed on their loops before the loops go.
-                if (!f.awaitUninterruptibly(5_000)) {
-                    problems.add("the listening socket " + f.channel() + " did not close within 5 s");
-                } else if (!f.isSuccess()) {
-                    problems.add("closing the listening socket " + f.channel() + " failed: " + f.cause());
-                    errors.add(f.cause());
-                }
-            }
-            while (inFlight() > 0 && System.nanoTime() - deadline < 0) {
-                LockSupport.parkNanos(1_000_000); // phase 2: drain (rare, short: polling is fine here)
-            }
-            // Closing the files also ends the fallback's blocking calls still inside them.
-            List<RingOp<Void>> closes = new ArrayList<>();
-            for (RingFile f : List.copyOf(openFiles)) {
-                forget(f);
-                if (f.markClosed()) {
-                    closes.add(f.ring().engine().closeNow(f));
-                }
-            }
-            for (RingOp<Void> c : closes) {
-                try {
-                    c.await(java.time.Duration.ofSeconds(5)); // the CLOSE must reach the kernel before the ring goes
-                } catch (Exception e) {
-                    problems.add("close " + c.target() + " failed: " + e);
-                    errors.add(e);
-                }
-            }
-            for (Ring r : rings) {
-                r.engine().release();
-            }
-            if (ownsGroup && !group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS)) {
-                problems.add("the event loops did not stop within 10 s");
-            }
-            if (fileExecutor != null) {
-                fileExecutor.shutdown();
-                if (!fileExecutor.awaitTermination(10, TimeUnit.SECONDS)) {
-                    problems.add("the fallback file threads did not stop within 10 s");
-                }
-            }
-            int left = inFlight();
-            if (left > 0) {
-                problems.add(left + (left == 1 ? " operation was" : " operations were")
-                        + " still in flight after the grace period of " + gracePeriod + " and the files' close;"
-                        + " abandoned (their awaiters may never resume)");
-            }
-        } catch (Throwable e) {
-            problems.add("shutdown failed: " + e);
-            errors.add(e);
-        }
-        if (problems.isEmpty()) {
-            termination.complete(null);
-        } else {
-            RingPoolTerminationException failed = new RingPoolTerminationException(config.name(), problems);
-            errors.forEach(failed::addSuppressed);
-            LOG.log(System.Logger.Level.WARNING, failed.getMessage());
-            termination.completeExceptionally(failed);
-        }
-    }
-
-    private int inFlight() {
-        int n = 0;
-        for (Ring r : rings) {
-            n += r.inFlight();
-        }
-        return n;
+    public CompletableFuture<Void> shutdown(Duration gracePeriod) {
+        return shutdown.start(Objects.requireNonNull(gracePeriod, "gracePeriod"));
     }
 
     /**
@@ -482,21 +322,12 @@ public final class RingPool implements AutoCloseable {
      */
     public boolean awaitTermination(Duration timeout) throws InterruptedException {
         Objects.requireNonNull(timeout, "timeout");
-        for (Ring r : rings) {
-            if (r.inRing()) {
-                throw new IllegalStateException("RingPool '" + config.name() + "': awaitTermination on the ring thread "
-                        + r.name() + " would wait for itself; use shutdown().whenComplete(...) instead");
-            }
+        Ring r = placement.current();
+        if (r != null) {
+            throw new IllegalStateException("RingPool '" + config.name() + "': awaitTermination on the ring thread "
+                    + r.name() + " would wait for itself; use shutdown().whenComplete(...) instead");
         }
-        try {
-            long nanos = timeout.isNegative() ? 0 : timeout.compareTo(Duration.ofDays(365)) > 0 ? Long.MAX_VALUE : timeout.toNanos();
-            termination.get(nanos, TimeUnit.NANOSECONDS);
-            return true;
-        } catch (java.util.concurrent.TimeoutException e) {
-            return false;
-        } catch (java.util.concurrent.ExecutionException e) {
-            return false; // terminated, but not cleanly: see the future's exception
-        }
+        return shutdown.awaitTermination(timeout);
     }
 
     /**
@@ -506,15 +337,13 @@ public final class RingPool implements AutoCloseable {
     @Override
     public void close() {
         shutdown();
-        for (Ring r : rings) {
-            if (r.inRing()) {
-                return;
-            }
+        if (placement.current() != null) {
+            return;
         }
         try {
             if (!awaitTermination(config.shutdownGracePeriod().plusSeconds(15))) {
                 LOG.log(System.Logger.Level.WARNING, "RingPool '" + config.name() + "' did not terminate cleanly in time"
-                        + (termination.isCompletedExceptionally() ? "" : " (still terminating)"));
+                        + (shutdown.terminationFailed() ? "" : " (still terminating)"));
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -523,7 +352,7 @@ public final class RingPool implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "RingPool[" + config.name() + ", " + transport + ", " + rings.size() + " rings]";
+        return "RingPool[" + config.name() + ", " + transport + ", " + placement.size() + " rings]";
     }
 
     private static ThreadFactory threads(String prefix) {

@@ -1,7 +1,7 @@
 package dev.corobridge.ring;
 
 import java.time.Duration;
-import java.util.Objects;
+import dev.corobridge.dispatchers.internal.Settings;
 
 /**
  * How a {@link RingPool} runs. Immutable; {@link #builder()} starts from the defaults.
@@ -80,29 +80,19 @@ public final class RingPoolConfig {
         }
 
         public Builder name(String name) {
-            Objects.requireNonNull(name, "name");
-            if (name.isBlank()) {
-                throw new IllegalArgumentException("name must not be blank");
-            }
-            this.name = name;
+            this.name = Settings.notBlank("name", "name", name);
             return this;
         }
 
         /** 1..256. */
         public Builder rings(int n) {
-            if (n < 1 || n > 256) {
-                throw new IllegalArgumentException("rings must be in 1..256, was " + n);
-            }
-            this.rings = n;
+            this.rings = Settings.intIn("rings", n, 1, 256);
             return this;
         }
 
         /** A power of two in 16..32768. */
         public Builder ringSize(int n) {
-            if (n < 16 || n > 32_768 || Integer.bitCount(n) != 1) {
-                throw new IllegalArgumentException("ringSize must be a power of two in 16..32768, was " + n);
-            }
-            this.ringSize = n;
+            this.ringSize = Settings.powerOfTwoIn("ringSize", n, 16, 32_768);
             return this;
         }
 
@@ -113,28 +103,18 @@ public final class RingPoolConfig {
 
         /** 1..1024. */
         public Builder fallbackFileThreads(int n) {
-            if (n < 1 || n > 1024) {
-                throw new IllegalArgumentException("fallbackFileThreads must be in 1..1024, was " + n);
-            }
-            this.fallbackFileThreads = n;
+            this.fallbackFileThreads = Settings.intIn("fallbackFileThreads", n, 1, 1024);
             return this;
         }
 
         /** 1..16M. */
         public Builder fallbackQueueCapacity(int n) {
-            if (n < 1 || n > 16 << 20) {
-                throw new IllegalArgumentException("fallbackQueueCapacity must be in 1..16777216, was " + n);
-            }
-            this.fallbackQueueCapacity = n;
+            this.fallbackQueueCapacity = Settings.intIn("fallbackQueueCapacity", n, 1, 16 << 20);
             return this;
         }
 
         public Builder shutdownGracePeriod(Duration d) {
-            Objects.requireNonNull(d, "shutdownGracePeriod");
-            if (d.isNegative()) {
-                throw new IllegalArgumentException("shutdownGracePeriod must not be negative, was " + d);
-            }
-            this.shutdownGracePeriod = d;
+            this.shutdownGracePeriod = Settings.notNegative("shutdownGracePeriod", d);
             return this;
         }
 

@@ -5,11 +5,7 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.ServerChannel;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.channel.uring.IoUringServerSocketChannel;
 import java.net.InetSocketAddress;
 import java.util.Objects;
 import java.util.Set;
@@ -66,23 +62,16 @@ public final class RingServer implements AutoCloseable {
         Objects.requireNonNull(onAccept, "onAccept");
         RingOp<RingServer> op = new RingOp<RingServer>("bind", address.toString()).releasingWith(RingServer::closeNow);
         if (pool.isShutdown()) {
-            op.shutDown("RingPool '" + pool.name() + "' is shut down");
+            op.shutDown(pool.shutDownReason());
             return op;
         }
-        Class<? extends ServerChannel> type = pool.transport() == Transport.IO_URING
-                ? IoUringServerSocketChannel.class : NioServerSocketChannel.class;
         RingServer server = new RingServer(pool); // before bind: a connection may be accepted at once
-        ServerBootstrap b = new ServerBootstrap()
-                .group(pool.group())
-                .channel(type)
-                .option(ChannelOption.SO_BACKLOG, 1024)
-                .childOption(ChannelOption.AUTO_READ, false)
-                .childHandler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        server.accepted(ch, onAccept);
-                    }
-                });
+        ServerBootstrap b = pool.connector().serverBootstrap(new ChannelInitializer<SocketChannel>() {
+            @Override
+            protected void initChannel(SocketChannel ch) {
+                server.accepted(ch, onAccept);
+            }
+        });
         op.startWithdrawable(); // a server bound after cancel() is closed, never handed out
         ChannelFuture bound = b.bind(address);
         server.serverChannel = bound.channel();
@@ -95,9 +84,10 @@ public final class RingServer implements AutoCloseable {
             // before this decides.
             if (pool.isShutdown()) {
                 server.closeNow();
-                op.shutDown("RingPool '" + pool.name() + "' is shut down");
+                op.shutDown(pool.shutDownReason());
             } else if (!f.isSuccess()) {
-                op.fail(bindFailure(address, f.cause()));
+                op.fail(RingConnector.socketFailure("bind", address,
+                        NativeErrors.bindErrnoOf(f.cause(), address.getAddress()), f.cause()));
             } else if (!op.commit()) {
                 server.closeNow(); // withdrawn by cancel(): its awaiter has left
             } else {
@@ -106,13 +96,6 @@ public final class RingServer implements AutoCloseable {
             }
         });
         return op;
-    }
-
-    private static Throwable bindFailure(InetSocketAddress address, Throwable cause) {
-        int errno = NativeErrors.bindErrnoOf(cause, address.getAddress());
-        RingIoException e = new RingIoException("bind", address.toString(), errno != 0 ? errno : Errno.EIO);
-        e.initCause(cause);
-        return e;
     }
 
     private void accepted(SocketChannel ch, Consumer<RingConnection> onAccept) {

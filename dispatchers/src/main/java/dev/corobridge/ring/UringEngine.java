@@ -176,13 +176,7 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
     @Override
     public void sync(RingOp<Void> op, RingFile file, boolean dataOnly) {
         submit(op, dataOnly ? "fdatasync" : "fsync", OP_FSYNC, file, 0, 0, 0,
-                dataOnly ? IORING_FSYNC_DATASYNC : 0, null, res -> {
-                    if (res < 0) {
-                        op.failErrno(-res);
-                    } else {
-                        op.succeed(null);
-                    }
-                });
+                dataOnly ? IORING_FSYNC_DATASYNC : 0, null, noValue(op));
     }
 
     @Override
@@ -204,26 +198,13 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
 
     @Override
     public void close(RingOp<Void> op, RingFile file) {
-        submit(op, "close", OP_CLOSE, file, 0, 0, 0, 0, null, CLOSE, res -> {
-            if (res < 0) {
-                op.failErrno(-res);
-            } else {
-                op.succeed(null);
-            }
-        });
+        submit(op, "close", OP_CLOSE, file, 0, 0, 0, 0, null, CLOSE, noValue(op));
     }
 
+    /** A close always runs at shutdown here ({@link #CLOSE} mode): the same SQE. */
     @Override
-    public RingOp<Void> closeNow(RingFile file) {
-        RingOp<Void> op = RingOp.uncancellable("close", file.path().toString());
-        submit(op, "close", OP_CLOSE, file, 0, 0, 0, 0, null, CLOSE, res -> {
-            if (res < 0) {
-                op.failErrno(-res);
-            } else {
-                op.succeed(null);
-            }
-        });
-        return op;
+    public void closeAtShutdown(RingOp<Void> op, RingFile file) {
+        close(op, file);
     }
 
     @Override
@@ -273,6 +254,17 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
     @FunctionalInterface
     private interface Completion {
         void onResult(int res);
+    }
+
+    /** The completion of an operation without a value (fsync, close): an errno, or done. */
+    private static Completion noValue(RingOp<Void> op) {
+        return res -> {
+            if (res < 0) {
+                op.failErrno(-res);
+            } else {
+                op.succeed(null);
+            }
+        };
     }
 
     /**

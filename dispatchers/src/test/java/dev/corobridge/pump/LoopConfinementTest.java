@@ -43,8 +43,9 @@ class LoopConfinementTest {
     void theLoopsStepsRefuseToRunOffThePumpThread() throws Exception {
         ManualPump p = ManualPump.create("confined"); // the test thread is its pump thread
         assertConfined("drive()", p::drive);
-        assertConfined("runIteration()", p::runIteration);
-        assertConfined("hasWork()", p::hasWork);
+        assertConfined("runIteration()", p.loop()::runIteration);
+        assertConfined("hasWork()", p.loop()::hasWork);
+        assertConfined("idle()", p.loop()::idle);
         // Nothing was disturbed: the pump still works on its own thread.
         int[] ran = {0};
         p.post(() -> ran[0]++);

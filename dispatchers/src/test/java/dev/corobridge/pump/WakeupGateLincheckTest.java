@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
  * Lincheck model checking and stress of the {@link WakeupGate} handshake: no lost wake-up.
  *
  * <p><b>The model.</b> One thread is the owner and runs {@link Ops#consume(int)}: the pump's idle
- * protocol ({@code MessagePump.sleep}) — look for work; if none, {@link WakeupGate#arm() arm},
+ * protocol ({@code PumpLoop.sleep}) — look for work; if none, {@link WakeupGate#arm() arm},
  * re-check, {@link WakeupGate#park(long) park} without a timeout (a pump with no timer due), then
  * {@link WakeupGate#disarm() disarm} and look again — until it has seen the given number of items.
  * The other threads run {@link Ops#produce()}: publish one item (a volatile write, as a queue

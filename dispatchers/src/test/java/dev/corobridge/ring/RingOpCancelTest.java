@@ -200,8 +200,13 @@ class RingOpCancelTest {
                 waitUntil(open::started, "the open to block in the kernel");
                 assertTrue(open.cancel(), "an open can be undone: this call decides");
                 assertTrue(open.isDone());
+                // A writer: the open completes after all, and must be closed. The writer stays open
+                // until the open has returned: `started` is set just before the file thread calls
+                // open(2), and a writer that came and went before that call left the reader's open
+                // blocked for good (a FIFO without writers), the file thread with it.
                 try (RandomAccessFile w = new RandomAccessFile(target.toFile(), "rw")) {
-                    w.write(1); // a writer: the open completes after all, and must be closed
+                    w.write(1);
+                    waitUntil(() -> pool.metrics().inFlight() == 0, "the open to return");
                 }
             }
             assertTrue(open.outcomeOrNull().isCancelled(), String.valueOf(open.outcomeOrNull()));

@@ -3,10 +3,10 @@ package dev.corobridge.spring;
 import java.util.List;
 import java.util.Objects;
 
+import dev.corobridge.ring.RingMetrics;
 import dev.corobridge.ring.RingPool;
-import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
 /**
@@ -21,34 +21,27 @@ public final class RingMeterBinder implements MeterBinder {
     /** The operation kinds {@code RingMetrics.operations()} reports. */
     public static final List<String> KINDS = List.of("open", "read", "write", "fsync", "fdatasync", "close", "connect");
 
-    private final RingPool pool;
+    private final SnapshotMeters<RingPool, RingMetrics> meters;
 
     public RingMeterBinder(RingPool pool) {
-        this.pool = Objects.requireNonNull(pool, "pool");
+        Objects.requireNonNull(pool, "pool");
+        SnapshotMeters<RingPool, RingMetrics> m = new SnapshotMeters<>("corobridge.ring", pool, RingPool::metrics,
+                Tag.of("pool", pool.name()));
+        for (String kind : KINDS) {
+            m.counter("operations", "operations submitted, by kind", s -> s.operations().getOrDefault(kind, 0L),
+                    Tag.of("kind", kind));
+        }
+        m.counter("errors", "failed operations", s -> s.errors().values().stream().mapToLong(Long::longValue).sum());
+        m.counter("completions", "operations completed (any outcome)", RingMetrics::completions);
+        m.gauge("in.flight", "operations submitted and not completed", RingMetrics::inFlight);
+        m.gauge("open.files", "files opened through the pool and not closed", RingMetrics::openFiles);
+        m.gauge("rings", "rings (event loops) of the pool", RingMetrics::rings);
+        m.marker("transport", "the active transport (tag), always 1", Tag.of("transport", pool.transport().name()));
+        this.meters = m;
     }
 
     @Override
     public void bindTo(MeterRegistry registry) {
-        String name = pool.name();
-        for (String kind : KINDS) {
-            FunctionCounter.builder("corobridge.ring.operations", pool,
-                            p -> p.metrics().operations().getOrDefault(kind, 0L))
-                    .description("operations submitted, by kind").tag("pool", name).tag("kind", kind)
-                    .register(registry);
-        }
-        FunctionCounter.builder("corobridge.ring.errors", pool,
-                        p -> p.metrics().errors().values().stream().mapToLong(Long::longValue).sum())
-                .description("failed operations").tag("pool", name).register(registry);
-        FunctionCounter.builder("corobridge.ring.completions", pool, p -> p.metrics().completions())
-                .description("operations completed (any outcome)").tag("pool", name).register(registry);
-        Gauge.builder("corobridge.ring.in.flight", pool, p -> p.metrics().inFlight())
-                .description("operations submitted and not completed").tag("pool", name).register(registry);
-        Gauge.builder("corobridge.ring.open.files", pool, p -> p.metrics().openFiles())
-                .description("files opened through the pool and not closed").tag("pool", name).register(registry);
-        Gauge.builder("corobridge.ring.rings", pool, p -> p.metrics().rings())
-                .description("rings (event loops) of the pool").tag("pool", name).register(registry);
-        Gauge.builder("corobridge.ring.transport", () -> 1)
-                .description("the active transport (tag), always 1")
-                .tag("pool", name).tag("transport", pool.transport().name()).register(registry);
+        meters.bindTo(registry);
     }
 }

@@ -1,0 +1,123 @@
+package dev.corobridge.pump;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+
+/**
+ * What a shutting-down pump still holds — the coroutines of its scope, queued tasks, completions and
+ * coroutine resumptions, pending timers — and how each is settled, so that nothing is silently
+ * dropped. {@link PumpLifecycle} decides <i>when</i>; this class does the work.
+ *
+ * <p><b>Algorithm.</b>
+ * <ul>
+ *   <li>Phase 1, {@link #cancelCoroutines()}: the scope's job is cancelled with a
+ *       {@link PumpShutdownException}, so every child runs its cleanup on the still-running loop;
+ *       when the last one has finished, a no-op is posted so that the loop looks again at once
+ *       instead of sleeping until the deadline.</li>
+ *   <li>Phase 2 ends when {@link #isEmpty()}: no live child, both queues empty.</li>
+ *   <li>{@link #settle(boolean)}, after admission closed: a graceful termination runs what raced into
+ *       the queues before admission closed (still ours to run). A forced one sorts each item: the
+ *       pump's own no-op nudges are dropped; a {@link TimerInsertion} is run (bookkeeping, so the
+ *       timer is settled below); a coroutine resumption is sent to the fallback executor after its
+ *       coroutine was cancelled (dropping it would leave the coroutine, and a {@code withContext}
+ *       caller on another thread, hanging forever); anything else is an abandoned task. Then every
+ *       pending timer is abandoned: a coroutine timer's {@code onAbandon} moves it to the fallback,
+ *       a {@code postDelayed} timer is counted. The live coroutines are described before the
+ *       resumptions are sent, so that the report does not depend on how fast the fallback runs.</li>
+ * </ul>
+ *
+ * <p><b>Memory effects.</b> {@link #settle} drains the queues after the admission word was closed:
+ * every admitted offer <i>happens-before</i> that close returns ({@link PumpAdmission}), so the one
+ * drain sees everything that was admitted, and nothing is offered after it.
+ *
+ * <p><b>Thread-safety.</b> Pump thread only (or the caller terminating a pump whose loop never
+ * started), like the loop whose state it settles. It reads the pump's queues, timers and scope
+ * through the pump: settling happens once per pump, not on a hot path.
+ */
+final class PumpLeftovers {
+
+    /** What {@link #settle} left: for the {@link ShutdownReport}. */
+    record Settlement(List<String> abandonedCoroutines, List<Runnable> abandonedTasks, int abandonedTimers) {
+    }
+
+    /** The pump whose queues, timers and scope are settled (rarely: once per pump, so read from it). */
+    private final MessagePump pump;
+    private final PumpTaskRunner runner;
+
+    PumpLeftovers(MessagePump pump, PumpTaskRunner runner) {
+        this.pump = pump;
+        this.runner = runner;
+    }
+
+    /** Phase 1: cancels every coroutine of the scope; the loop is nudged when the last has finished. */
+    void cancelCoroutines() {
+        PumpCoroutines.cancelScope(pump.getScope(), new PumpShutdownException(pump.name,
+                "shutting down; coroutine cancelled so that it can clean up"), () -> pump.post(MessagePump.NO_OP));
+    }
+
+    /** Whether nothing is left: no live coroutine in the scope and no queued work. */
+    boolean isEmpty() {
+        return PumpCoroutines.isScopeDone(pump.getScope()) && pump.tasks.isEmpty() && pump.completions.isEmpty();
+    }
+
+    /**
+     * Settles everything left (see the class comment). Admission must be closed: the queues are
+     * drained once. Failures of {@code onAbandon} actions and fallback hand-overs are reported to
+     * the uncaught-exception handler, and settling goes on.
+     */
+    Settlement settle(boolean graceful) {
+        List<Runnable> abandonedTasks = new ArrayList<>();
+        List<Runnable> resumptions = new ArrayList<>();
+        Queue<Runnable> tasks = pump.tasks;
+        Queue<Runnable> completions = pump.completions;
+        Runnable r;
+        while ((r = tasks.poll()) != null || (r = completions.poll()) != null) {
+            if (graceful) {
+                runner.runTask(r); // raced in before admission closed: still ours to run
+                continue;
+            }
+            Runnable task = r instanceof TimedTask tt ? tt.task : r;
+            if (task == MessagePump.NO_OP) {
+                continue; // our own wake-up nudges are not work
+            } else if (task instanceof TimerInsertion) {
+                // Bookkeeping, not user code: the timer reaches the heap and is settled below with
+                // the others (a coroutine timer's onAbandon moves it to the fallback). Dropping the
+                // insertion would leave its delay or timeout pending forever.
+                task.run();
+            } else if (task instanceof kotlin.coroutines.Continuation<?>) {
+                // A coroutine resumption (kotlinx dispatches the continuation itself). Dropping it
+                // would leave the coroutine suspended forever, and a withContext caller on another
+                // thread hanging: hand it to the fallback below, like a dispatch refused after
+                // termination.
+                resumptions.add(task);
+            } else {
+                abandonedTasks.add(task);
+            }
+        }
+        int abandonedTimers = 0;
+        for (PumpTimer t : pump.timers.abandonAll()) {
+            if (t.onAbandon == null) {
+                abandonedTimers++;
+            } else {
+                try {
+                    t.onAbandon.run();
+                } catch (Throwable e) {
+                    runner.reportFailure(e);
+                }
+            }
+        }
+        List<String> abandonedCoroutines = PumpCoroutines.describeLiveChildren(pump.getScope());
+        // After the description, so that the report does not depend on how fast the fallback runs.
+        for (Runnable resumption : resumptions) {
+            try {
+                PumpCoroutines.resumeOnFallback(resumption, new PumpShutdownException(pump.name,
+                        "terminated forcibly; the coroutine was cancelled and resumes on the fallback executor"),
+                        pump.fallbackExecutor());
+            } catch (Throwable e) {
+                runner.reportFailure(e);
+            }
+        }
+        return new Settlement(abandonedCoroutines, abandonedTasks, abandonedTimers);
+    }
+}

@@ -1,0 +1,312 @@
+package dev.corobridge.pump;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A pump's lifecycle: the state machine {@code NEW → RUNNING → SHUTTING_DOWN → TERMINATED}, the
+ * two-phase shutdown with its deadline, and the termination with its {@link ShutdownReport}.
+ * {@link PumpLeftovers} does the settling this class decides on.
+ *
+ * <p><b>Algorithm.</b>
+ * <ul>
+ *   <li><b>Start.</b> {@link #claimLoop} binds the loop to the calling thread once ({@code NEW →
+ *       RUNNING}, or stays {@code SHUTTING_DOWN} if shutdown came first: the loop then shuts down).</li>
+ *   <li><b>Shutdown requests</b> ({@link #shutdown(Duration)}, any thread) record the earliest start and
+ *       the earliest deadline, as offsets from the pump's creation: offsets are never negative, so
+ *       "earliest" is a plain {@code min} (absolute {@code nanoTime} values may wrap) and "not yet" is
+ *       {@code Long.MAX_VALUE}. Both are only ever lowered, atomically, and before the state changes, so
+ *       of concurrent calls the earliest deadline wins, whichever call changes the state, and the loop
+ *       always reads a deadline once it sees {@code SHUTTING_DOWN}. The loop is woken when the state
+ *       changes, and when a later call lowers the deadline (it may sleep until the earlier one). A pump
+ *       whose loop never started and has no thread terminates at once, on the caller.</li>
+ *   <li><b>Phases</b> ({@link #advance}, on the loop, each iteration while {@code SHUTTING_DOWN}):
+ *       phase 1 cancels the scope's coroutines once, while the loop still runs; phase 2 keeps the loop
+ *       running until nothing is left ({@link PumpLeftovers#isEmpty()}: graceful), {@link #shutdownNow()}
+ *       was called, or the deadline passed (both forced).</li>
+ *   <li><b>Termination</b>: close admission, settle the leftovers, stop the watchdog, {@code
+ *       TERMINATED}, then the report (its duration read last); the termination future completes with
+ *       it. If the loop itself dies, {@link #terminateAfterLoopFailure} settles as far as it still can
+ *       and fails the future with a {@link PumpLoopFailedException}.</li>
+ * </ul>
+ *
+ * <p><b>Memory effects.</b> The state is an {@code AtomicInteger} shared with the pump's readers;
+ * everything the loop did before termination <i>happens-before</i> the termination future completes.
+ *
+ * <p><b>Thread-safety.</b> Requests and queries from any thread; {@link #advance},
+ * {@link #isPhaseOnePending()} and {@link #terminateAfterLoopFailure} on the loop thread only.
+ */
+final class PumpLifecycle {
+
+    private static final System.Logger LOG = System.getLogger(MessagePump.class.getName());
+
+    static final int NEW = 0;
+    static final int RUNNING = 1;
+    static final int SHUTTING_DOWN = 2;
+    static final int TERMINATED = 3;
+    private static final String[] STATE_NAMES = {"NEW", "RUNNING", "SHUTTING_DOWN", "TERMINATED"};
+
+    /** A shutdown time not set yet. */
+    private static final long NOT_YET = Long.MAX_VALUE;
+
+    private final MessagePump pump;
+    /** The pump's state word; this class is its only writer. */
+    private final AtomicInteger state;
+    private final PumpLeftovers leftovers;
+    private final CompletableFuture<ShutdownReport> termination = new CompletableFuture<>();
+
+    private final Object lock = new Object();
+    private boolean loopStarted; // guarded by lock
+
+    /** The pump clock at creation; the shutdown times below are offsets from it. */
+    private final long originNanos;
+    /** Earliest {@code shutdown()} call, as an offset from {@link #originNanos}; only ever lowered. */
+    private final AtomicLong shutdownStartOffset = new AtomicLong(NOT_YET);
+    /**
+     * Earliest deadline any {@code shutdown(Duration)} asked for, as an offset from
+     * {@link #originNanos}; only ever lowered, atomically, and written before the state becomes
+     * {@code SHUTTING_DOWN}, so the loop always reads a deadline once it sees that state.
+     */
+    private final AtomicLong shutdownDeadlineOffset = new AtomicLong(NOT_YET);
+    private volatile boolean abandonNow;
+
+    // Loop-thread state.
+    private boolean phaseOneDone;
+    private ScheduledFuture<?> watchdog;
+
+    /**
+     * @param pump a pump being constructed, its final fields set: the state word ({@link #NEW}, this
+     *             class is its only writer), the clock, the admission word and the gate
+     */
+    PumpLifecycle(MessagePump pump, PumpLeftovers leftovers) {
+        this.pump = pump;
+        this.state = pump.state;
+        this.leftovers = leftovers;
+        this.originNanos = pump.clock.nanoTime();
+    }
+
+    static String stateName(int state) {
+        return STATE_NAMES[state];
+    }
+
+    // ------------------------------------------------------------------ start
+
+    /**
+     * {@code runLoop()}: makes the calling thread the loop's thread.
+     *
+     * @throws IllegalStateException if the pump belongs to another thread, its loop already runs or
+     *                               has run, or it is terminated
+     */
+    void claimLoop(Thread me) {
+        synchronized (lock) {
+            Thread owner = pump.thread();
+            if (owner != null && owner != me) {
+                throw new IllegalStateException("MessagePump '" + pump.name + "' belongs to thread '" + owner.getName()
+                        + "'; runLoop() may only be called by it");
+            }
+            if (loopStarted) {
+                throw new IllegalStateException("MessagePump '" + pump.name + "' loop is already running or has run");
+            }
+            if (state.get() == TERMINATED) {
+                throw new IllegalStateException("MessagePump '" + pump.name + "' is terminated; create a new pump");
+            }
+            loopStarted = true;
+            pump.bindThread(me);
+            state.compareAndSet(NEW, RUNNING); // or SHUTTING_DOWN already: the loop then shuts down
+        }
+    }
+
+    /** For {@link ManualPump}: the creating thread drives the loop itself. */
+    void runWithoutLoop() {
+        synchronized (lock) {
+            loopStarted = true;
+            state.set(RUNNING);
+        }
+    }
+
+    /** Loop thread: the stall watchdog's sampling, stopped at termination. */
+    void watchedBy(ScheduledFuture<?> sampling) {
+        this.watchdog = sampling;
+    }
+
+    // ------------------------------------------------------------------ requests (any thread)
+
+    /** See {@link MessagePump#shutdown(Duration)}. */
+    CompletableFuture<ShutdownReport> shutdown(Duration gracePeriod) {
+        if (gracePeriod.isNegative()) {
+            throw new IllegalArgumentException("gracePeriod must not be negative, was " + gracePeriod);
+        }
+        long start = pump.clock.nanoTime() - originNanos;
+        long deadline = start + PumpDurations.saturatedNanos(gracePeriod);
+        // Both only ever go down, atomically, and before the state changes: of concurrent calls the
+        // earliest deadline wins, whichever call changes the state (a deadline written first and
+        // lowered by check-then-set let a concurrent shutdown(1 h) extend a shutdown(ZERO)).
+        shutdownStartOffset.accumulateAndGet(start, Math::min);
+        long previous = shutdownDeadlineOffset.getAndAccumulate(deadline, Math::min);
+        while (true) {
+            int s = state.get();
+            if (s == NEW && terminateIfNeverStarted()) {
+                break;
+            } else if (s == NEW || s == RUNNING) {
+                if (state.compareAndSet(s, SHUTTING_DOWN)) {
+                    pump.gate.wake();
+                    break;
+                }
+            } else {
+                if (s == SHUTTING_DOWN && deadline < previous) {
+                    pump.gate.wake(); // the loop may be asleep until the previous, later deadline
+                }
+                break;
+            }
+        }
+        return termination.copy();
+    }
+
+    /** See {@link MessagePump#shutdownNow()}. */
+    CompletableFuture<ShutdownReport> shutdownNow() {
+        abandonNow = true;
+        return shutdown(Duration.ZERO);
+    }
+
+    /** A pump whose loop never started has no thread to shut down on: terminate on the caller. */
+    private boolean terminateIfNeverStarted() {
+        synchronized (lock) {
+            // A bound thread: start() bound and started a thread that has not entered runLoop()
+            // yet. Its loop is coming, so shut down through it (the caller's shutdown() then marks
+            // SHUTTING_DOWN and runLoop() proceeds to a graceful shutdown) instead of terminating
+            // here, which abandoned what had been posted and made that thread's runLoop() throw.
+            if (loopStarted || pump.thread() != null || !state.compareAndSet(NEW, SHUTTING_DOWN)) {
+                return false;
+            }
+            terminate(false);
+            return true;
+        }
+    }
+
+    /** The report, once terminated; a future of it otherwise (a copy: callers cannot complete it). */
+    CompletableFuture<ShutdownReport> termination() {
+        return termination.copy();
+    }
+
+    /** Waits for termination; {@code false} on timeout or if the loop failed. Any thread but the loop's. */
+    boolean awaitTermination(Duration timeout) throws InterruptedException {
+        try {
+            termination.get(PumpDurations.saturatedNanos(timeout), TimeUnit.NANOSECONDS);
+            return true;
+        } catch (TimeoutException e) {
+            return false;
+        } catch (ExecutionException e) {
+            return false; // the loop failed; termination() carries the PumpLoopFailedException
+        }
+    }
+
+    /** Whether the termination future completed exceptionally (the loop failed). */
+    boolean terminationFailed() {
+        return termination.isCompletedExceptionally();
+    }
+
+    // ------------------------------------------------------------------ loop side
+
+    /** Whether {@link #shutdownNow()} asked to abandon the queues: the loop stops taking from them. */
+    boolean isAbandoning() {
+        return abandonNow;
+    }
+
+    /** Loop thread: shutdown has started and phase 1 has not run yet (work for the loop). */
+    boolean isPhaseOnePending() {
+        return state.get() == SHUTTING_DOWN && !phaseOneDone;
+    }
+
+    /** The effective shutdown deadline on the pump clock; {@code Long.MAX_VALUE} before any shutdown. */
+    long deadlineNanos() {
+        long offset = shutdownDeadlineOffset.get();
+        return offset == NOT_YET ? Long.MAX_VALUE : originNanos + offset;
+    }
+
+    /**
+     * Loop thread, while {@code SHUTTING_DOWN}, after an iteration that ran {@code ran} items: runs
+     * phase 1 once, then terminates when phase 2 is over. Returns what the loop should see as the
+     * iteration's count: at least 1 after phase 1 (cancellation queued work: look again before
+     * sleeping), -1 once terminated.
+     */
+    int advance(int ran) {
+        if (!phaseOneDone) {
+            phaseOneDone = true;
+            leftovers.cancelCoroutines();
+            return Math.max(ran, 1);
+        }
+        boolean quiet = leftovers.isEmpty();
+        if (quiet || abandonNow || pump.clock.nanoTime() - deadlineNanos() >= 0) {
+            terminate(quiet && !abandonNow);
+            return -1;
+        }
+        return ran;
+    }
+
+    /** Terminates: settles leftovers and timers, completes the termination with the report. */
+    private void terminate(boolean graceful) {
+        termination.complete(settle(graceful));
+    }
+
+    /**
+     * Closes admission, settles the leftovers, moves to TERMINATED and returns the report (without
+     * completing the termination). Loop thread, or the caller of a pump that never ran.
+     */
+    private ShutdownReport settle(boolean graceful) {
+        assert pump.isLoopThread() : pump.notOnLoopThread("terminate()");
+        pump.admission.close();
+        PumpLeftovers.Settlement left = leftovers.settle(graceful);
+        if (watchdog != null) {
+            watchdog.cancel(false);
+        }
+        state.set(TERMINATED);
+        ShutdownReport report = new ShutdownReport(pump.name, graceful && left.abandonedCoroutines().isEmpty(),
+                left.abandonedCoroutines(), left.abandonedTasks(), left.abandonedTimers(), sinceShutdownStarted());
+        LOG.log(report.isClean() ? System.Logger.Level.DEBUG : System.Logger.Level.WARNING, report.toString());
+        return report;
+    }
+
+    /**
+     * The loop died from {@code loopFailure}: terminate as a forced shutdown would, as far as that
+     * still works, and fail the termination with it, so that nobody waits for the pump forever and
+     * posts are rejected rather than queued for a loop that will never run them.
+     */
+    void terminateAfterLoopFailure(Throwable loopFailure) {
+        ShutdownReport report = null;
+        Throwable settleFailure = null;
+        if (state.get() != TERMINATED) {
+            try {
+                report = settle(false);
+            } catch (Throwable e) {
+                settleFailure = e; // settling is best effort now: finish below regardless
+            }
+        }
+        pump.admission.close();
+        state.set(TERMINATED);
+        if (watchdog != null) {
+            watchdog.cancel(false);
+        }
+        PumpLoopFailedException failed = new PumpLoopFailedException(pump.name, report, loopFailure);
+        if (settleFailure != null) {
+            failed.addSuppressed(settleFailure);
+        }
+        try {
+            LOG.log(System.Logger.Level.ERROR, failed.getMessage(), failed);
+        } finally {
+            termination.completeExceptionally(failed);
+        }
+    }
+
+    /** From the earliest shutdown() call until now; zero if there was none (the loop failed). */
+    private Duration sinceShutdownStarted() {
+        long start = shutdownStartOffset.get();
+        return start == NOT_YET ? Duration.ZERO
+                : Duration.ofNanos(Math.max(0, pump.clock.nanoTime() - originNanos - start));
+    }
+}

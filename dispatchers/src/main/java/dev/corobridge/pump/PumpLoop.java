@@ -1,0 +1,228 @@
+package dev.corobridge.pump;
+
+import dev.corobridge.pump.PumpCounters.Counter;
+import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
+
+/**
+ * The consumer side of a pump: one loop iteration over its three sources, and what the loop does
+ * when they are dry — the idle hook, an adaptive spin, then the arm-recheck-park handshake of the
+ * {@link WakeupGate}. {@link MessagePump} is the producer side (its queues and admission) and the
+ * public face; {@link NestedLoop} reuses {@link #runIteration()} and {@link #sleep(long)}.
+ *
+ * <p><b>Algorithm.</b> An iteration runs at most {@code batchSize} posted tasks, then at most
+ * {@code batchSize} due timers, then at most {@code batchSize} completions; bounded batches keep a
+ * task that re-posts itself forever from starving timers, completions or other producers. While
+ * shutting down, {@link PumpLifecycle#advance} follows each iteration. An idle pump runs the idle
+ * hook, then spins up to {@code spinBudget} re-checking the queues — but only while spinning has been
+ * paying off: a score goes up by {@value #SPIN_HIT} per spin that found work and is halved per spin
+ * that did not; at zero the pump only probes every {@value #SPIN_PROBE_EVERY}th idle, to notice when
+ * traffic gets dense again (measured in benchmarks/README.md). Then it arms the gate, re-checks every
+ * source, and parks until the next timer or the shutdown deadline; a pump whose traffic stopped parks
+ * without a timeout, at no CPU cost.
+ *
+ * <p><b>Interrupts.</b> A park that returns with the interrupt status set clears it (or every later
+ * park would return at once and the idle loop would spin), counts it, and logs the first one per
+ * pump at {@code WARNING}: a pump is stopped by {@code shutdown()}, not by an interrupt.
+ *
+ * <p><b>Memory effects.</b> Work taken from the queues was published by the producers' offers
+ * (volatile), so what a producer did before posting <i>happens-before</i> the task runs.
+ *
+ * <p><b>Thread-safety.</b> Confined to the pump thread (its methods {@code assert} it); the queues,
+ * the gate and the timer queue are shared with the producers as their own comments describe. The
+ * fields that the hot paths read are final fields of this class, read once per batch into locals.
+ */
+final class PumpLoop {
+
+    private static final System.Logger LOG = System.getLogger(MessagePump.class.getName());
+    private static final int SPIN_SCORE_MAX = 16;
+    private static final int SPIN_HIT = 2;
+    private static final int SPIN_PROBE_EVERY = 16;
+
+    private final MessagePump pump;
+    private final PumpLifecycle lifecycle;
+    private final PumpTaskRunner runner;
+    /** {@code false} for {@link ManualPump}: never wait for a clock that only the test moves. */
+    private final boolean realTime;
+    // What every iteration reads: copied from the pump's final fields into this class's.
+    private final PumpClock clock;
+    private final MpscUnboundedAtomicArrayQueue<Runnable> tasks;
+    private final MpscUnboundedAtomicArrayQueue<Runnable> completions;
+    private final TimerQueue timers;
+    private final PumpCounters counters;
+    private final int batchSize;
+    private final long maxSpinNanos;
+    private final Runnable idleHook;
+
+    // Pump-thread state.
+    /** How much spinning has paid lately; see the class comment. */
+    private int spinScore = SPIN_SCORE_MAX;
+    private int idleCount;
+    private boolean interruptLogged;
+
+    /** @param realTime {@code false} for a {@link ManualPump} */
+    PumpLoop(MessagePump pump, PumpLifecycle lifecycle, PumpTaskRunner runner, boolean realTime) {
+        this.pump = pump;
+        this.lifecycle = lifecycle;
+        this.runner = runner;
+        this.realTime = realTime;
+        this.clock = pump.clock;
+        this.tasks = pump.tasks;
+        this.completions = pump.completions;
+        this.timers = pump.timers;
+        this.counters = pump.counters;
+        this.batchSize = pump.config.batchSize();
+        this.maxSpinNanos = pump.config.spinBudget().toNanos();
+        this.idleHook = pump.config.idleHook();
+    }
+
+    /** Whether the loop waits for real time ({@code false}: a {@link ManualPump}). */
+    boolean waitsForRealTime() {
+        return realTime;
+    }
+
+    /** Whether any source has work right now. */
+    boolean hasWork() {
+        assert pump.isLoopThread() : pump.notOnLoopThread("hasWork()");
+        return !tasks.isEmpty() || !completions.isEmpty() || timers.hasDue(clock.nanoTime())
+                || lifecycle.isPhaseOnePending();
+    }
+
+    /**
+     * One iteration plus shutdown processing. Returns the number of items run, or -1 once the pump
+     * has terminated.
+     */
+    int drive() {
+        assert pump.isLoopThread() : pump.notOnLoopThread("drive()");
+        int n = runIteration();
+        int s = pump.state.get();
+        if (s == PumpLifecycle.SHUTTING_DOWN) {
+            return lifecycle.advance(n);
+        }
+        return s == PumpLifecycle.TERMINATED ? -1 : n;
+    }
+
+    /** Runs at most one batch from each source. */
+    int runIteration() {
+        assert pump.isLoopThread() : pump.notOnLoopThread("runIteration()");
+        PumpLifecycle lc = lifecycle;
+        PumpTaskRunner run = runner;
+        MpscUnboundedAtomicArrayQueue<Runnable> q = tasks;
+        int n = 0;
+        int budget = batchSize;
+        Runnable r;
+        while (budget-- > 0 && !lc.isAbandoning() && (r = q.poll()) != null) {
+            run.runTask(r);
+            n++;
+        }
+        if (timers.nextDue() != Long.MAX_VALUE) {
+            long now = clock.nanoTime();
+            budget = batchSize;
+            PumpTimer t;
+            while (budget-- > 0 && (t = timers.pollDue(now)) != null) {
+                run.runTimer(t);
+                n++;
+            }
+            timers.purgeIfMostlyCancelled();
+        }
+        q = completions;
+        budget = batchSize;
+        while (budget-- > 0 && !lc.isAbandoning() && (r = q.poll()) != null) {
+            run.runTask(r);
+            counters.count(Counter.COMPLETIONS_RUN);
+            n++;
+        }
+        return n;
+    }
+
+    /**
+     * The loop ran out of work: idle hook, adaptive spin, then arm-recheck-park until the next timer
+     * (or the shutdown deadline).
+     */
+    void idle() {
+        assert pump.isLoopThread() : pump.notOnLoopThread("idle()");
+        Runnable hook = idleHook;
+        if (hook != null) {
+            runner.runTask(hook);
+            if (hasWork()) {
+                return;
+            }
+        }
+        if (maxSpinNanos > 0 && (spinScore > 0 || ++idleCount % SPIN_PROBE_EVERY == 0)) {
+            long start = System.nanoTime();
+            do {
+                // Posts are what a spinning pump waits for: look at that queue after every pause
+                // (two index reads), so a caller that posts and then parks is answered before its
+                // park completes; the full check (a clock read for timers) every 32 pauses.
+                for (int i = 0; i < 32; i++) {
+                    Thread.onSpinWait();
+                    if (!tasks.isEmpty()) {
+                        break;
+                    }
+                }
+                if (hasWork()) {
+                    counters.count(Counter.SPIN_HITS);
+                    spinScore = Math.min(SPIN_SCORE_MAX, spinScore + SPIN_HIT);
+                    return;
+                }
+            } while (System.nanoTime() - start < maxSpinNanos);
+            // A spin that found nothing burned a core for nothing or, on a busy machine, kept the
+            // producer it waits for off the CPU. Spinning stops after a few misses in a row and is
+            // only probed every SPIN_PROBE_EVERY-th idle. A short park is no reason to resume: on a
+            // busy machine the park is short precisely because it let the producer run.
+            spinScore >>= 1;
+        }
+        sleep(Long.MAX_VALUE);
+    }
+
+    /**
+     * Arms the gate, re-checks every source, parks until {@code limit} (absolute, pump clock), the
+     * next timer or the shutdown deadline. Returns whether it actually parked.
+     */
+    boolean sleep(long limit) {
+        pump.gate.arm();
+        if (hasWork()) {
+            pump.gate.disarm();
+            return false;
+        }
+        // The shutdown deadline is read after arming, like every other source: a shutdown() that
+        // lowers it after this read sees the gate armed and wakes us.
+        long until = Math.min(Math.min(limit, timers.nextDue()),
+                pump.state.get() == PumpLifecycle.SHUTTING_DOWN ? lifecycle.deadlineNanos() : Long.MAX_VALUE);
+        long timeout = until == Long.MAX_VALUE ? -1 : Math.max(1, until - clock.nanoTime());
+        counters.count(Counter.PARKS);
+        if (parkFor(timeout)) {
+            onInterrupted();
+        }
+        pump.gate.disarm();
+        return true;
+    }
+
+    /**
+     * Parks the pump thread; a {@link ManualPump} never waits for real time, and leaves the test
+     * thread's interrupt status alone (it is the test's own business). Returns whether the thread's
+     * interrupt status was set (it is cleared then).
+     */
+    private boolean parkFor(long timeoutNanos) {
+        return realTime && pump.gate.park(timeoutNanos);
+    }
+
+    /**
+     * The pump thread was interrupted (and the status is cleared now, or every later park would
+     * return at once and the idle loop would spin). A pump is stopped by shutdown(), not by an
+     * interrupt, so the loop goes on; the first interrupt is worth a warning, since it usually
+     * means someone expected it to stop something.
+     */
+    private void onInterrupted() {
+        long n = counters.count(Counter.INTERRUPTS);
+        if (!interruptLogged) {
+            interruptLogged = true;
+            LOG.log(System.Logger.Level.WARNING, "MessagePump '" + pump.name + "': thread '"
+                    + Thread.currentThread().getName() + "' was interrupted. A pump is not stopped by an"
+                    + " interrupt: the status was cleared and the loop goes on; call shutdown() to stop it."
+                    + " Further interrupts are counted in metrics().interrupts() and logged at DEBUG.");
+        } else {
+            LOG.log(System.Logger.Level.DEBUG, "MessagePump '" + pump.name + "': interrupted again (" + n
+                    + " times); status cleared");
+        }
+    }
+}

@@ -1,0 +1,116 @@
+package dev.corobridge.ring;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.IoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.channel.uring.IoUringServerSocketChannel;
+import io.netty.channel.uring.IoUringSocketChannel;
+import java.net.InetSocketAddress;
+import java.util.Objects;
+
+/**
+ * The Netty plumbing of a pool's sockets: the channel types of its transport, the client
+ * {@linkplain #connect connect}, the server bootstrap that {@link RingServer} binds with, and the
+ * translation of a failed connect or bind into a {@link RingIoException}.
+ *
+ * <p><b>Algorithm (connect).</b> The connection is made from the ring {@link RingPlacement#next()}
+ * picks and stays on it. The {@link RingOp} is withdrawable until the channel is connected: its
+ * {@code cancel()} decides at once and closes the channel, which aborts the kernel's connect (or
+ * closes what it made). When the connect completes, on the ring's thread, exactly one of these
+ * happens: the pool is shutting down (the channel is closed, the operation settles as shut down);
+ * {@code cancel()} withdrew it (the channel is closed, never handed out: its awaiter has left); it
+ * connected (the operation succeeds with a {@link RingConnection}, which registers with the pool);
+ * it failed (a {@link RingIoException} with the errno Netty reports, {@code EIO} if none).
+ *
+ * <p><b>Memory effects.</b> The {@link RingConnection} is made on the ring's thread and handed out
+ * by completing the operation, so what that thread did to set it up <i>happens-before</i> the
+ * awaiter sees it (as for every {@link RingOp} value).
+ *
+ * <p><b>Thread-safety.</b> Safe from any thread; immutable after construction.
+ */
+final class RingConnector {
+
+    private final RingPool pool;
+    private final RingPlacement placement;
+    private final IoEventLoopGroup group;
+    private final Class<? extends Channel> socketType;
+    private final Class<? extends ServerChannel> serverSocketType;
+
+    RingConnector(RingPool pool, RingPlacement placement, IoEventLoopGroup group, Transport transport) {
+        this.pool = pool;
+        this.placement = placement;
+        this.group = group;
+        boolean uring = transport == Transport.IO_URING;
+        this.socketType = uring ? IoUringSocketChannel.class : NioSocketChannel.class;
+        this.serverSocketType = uring ? IoUringServerSocketChannel.class : NioServerSocketChannel.class;
+    }
+
+    /** Connects to {@code address}; see the class comment. */
+    RingOp<RingConnection> connect(InetSocketAddress address) {
+        Objects.requireNonNull(address, "address");
+        RingOp<RingConnection> op = new RingOp<RingConnection>("connect", address.toString())
+                .releasingWith(RingConnection::submitClose);
+        if (pool.isShutdown()) {
+            op.shutDown(pool.shutDownReason());
+            return op;
+        }
+        Ring ring = placement.next();
+        Bootstrap b = new Bootstrap()
+                .group(ring.eventLoop())
+                .channel(socketType)
+                .option(ChannelOption.AUTO_READ, false)
+                .handler(new ChannelInboundHandlerAdapter());
+        op.startWithdrawable(); // until connected, cancel() decides at once
+        ChannelFuture connecting = b.connect(address);
+        op.armCancel(() -> {
+            connecting.channel().close(); // aborts the connect in the kernel (or closes what it made)
+            return false;
+        });
+        connecting.addListener((ChannelFutureListener) f -> {
+            if (f.isSuccess() && pool.isShutdown()) {
+                f.channel().close(); // connected while the pool was shutting down: not handed out
+                op.shutDown(pool.shutDownReason());
+            } else if (f.isSuccess() && !op.commit()) {
+                f.channel().close(); // connected after cancel() withdrew it: its awaiter has left
+            } else if (f.isSuccess()) {
+                op.succeed(new RingConnection(ring, f.channel()));
+            } else {
+                op.fail(socketFailure("connect", address, NativeErrors.errnoOf(f.cause()), f.cause()));
+            }
+        });
+        return op;
+    }
+
+    /**
+     * A server bootstrap on all the pool's loops (Netty spreads accepted connections over them),
+     * with the transport's server channel type; {@code childInit} sets up each accepted channel.
+     */
+    ServerBootstrap serverBootstrap(ChannelInitializer<SocketChannel> childInit) {
+        return new ServerBootstrap()
+                .group(group)
+                .channel(serverSocketType)
+                .option(ChannelOption.SO_BACKLOG, 1024)
+                .childOption(ChannelOption.AUTO_READ, false)
+                .childHandler(childInit);
+    }
+
+    /**
+     * A failed connect or bind as a typed I/O error: {@code errno} as Netty reported it, {@code EIO}
+     * when it reported none ({@code 0}); {@code cause} is kept as the cause.
+     */
+    static RingIoException socketFailure(String kind, InetSocketAddress address, int errno, Throwable cause) {
+        RingIoException e = new RingIoException(kind, address.toString(), errno != 0 ? errno : Errno.EIO);
+        e.initCause(cause);
+        return e;
+    }
+}
