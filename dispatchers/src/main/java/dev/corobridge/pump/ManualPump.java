@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <pre>{@code
  * ManualPump ui = ManualPump.create("ui");
- * ui.postDelayed(() -> shown.set(true), Duration.ofSeconds(5));
+ * ui.schedule(() -> shown.set(true), Duration.ofSeconds(5));
  * ui.advanceTimeBy(Duration.ofSeconds(4));  assertFalse(shown.get());
  * ui.advanceTimeBy(Duration.ofSeconds(1));  assertTrue(shown.get());
  * }</pre>

@@ -15,8 +15,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import dev.corobridge.bridge.BlockingGuard;
 import dev.corobridge.bridge.ExecutionContext;
-import dev.corobridge.bridge.Task;
-import java.util.concurrent.Callable;
 import kotlinx.coroutines.CoroutineScope;
 import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
 
@@ -33,11 +31,11 @@ import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
  * <h2>Implementation overview</h2>
  * One loop iteration:
  * <ol>
- *   <li>runs at most {@code batchSize} posted tasks (Java {@code post}/{@code execute} and coroutine
- *       dispatches share one FIFO queue, so order per producer is kept);</li>
+ *   <li>runs at most {@code batchSize} tasks (Java {@link #execute} and coroutine dispatches share
+ *       one FIFO queue, so order per producer is kept);</li>
  *   <li>fires at most {@code batchSize} due timers;</li>
- *   <li>runs at most {@code batchSize} external completions (a second queue, fed by
- *       {@link #deliver(Runnable)} and {@link #completeOnPump(CompletionStage)});</li>
+ *   <li>runs at most {@code batchSize} external completions (a second queue, fed internally by
+ *       {@code deliver});</li>
  *   <li>if nothing ran: runs the idle hook, spins up to {@code spinBudget} re-checking the queues while
  *       spinning has been paying off (a small score: up on a hit, halved on a miss; a probe every
  *       16th idle otherwise), then arms the {@link WakeupGate}, re-checks every source, and parks
@@ -62,7 +60,7 @@ import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
  *
  * <h2>Guarantees</h2>
  * <ul>
- *   <li><b>Never inline.</b> {@link #post}, {@link #execute} and coroutine dispatches always enqueue;
+ *   <li><b>Never inline.</b> {@link #execute}, {@link #schedule} and coroutine dispatches always enqueue;
  *       work posted from a pump task runs after that task returns, on a clean stack.
  *       ({@code getDispatcher().getImmediate()} is the documented opt-in exception.)</li>
  *   <li><b>Memory effects.</b> Actions in a thread before it posts a task <i>happen-before</i> the
@@ -216,36 +214,33 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
         gate.bind(t);
     }
 
-    // ------------------------------------------------------------------ posting
+    // ------------------------------------------------------------------ running work
 
     /**
-     * Posts {@code task} to run on the pump after everything posted before it by this thread.
-     * Never runs it inline. Returns {@code false}, and does not run it, if the pump has terminated.
-     */
-    public boolean post(Runnable task) {
-        return enqueue(tasks, Objects.requireNonNull(task, "task"), true);
-    }
-
-    /**
-     * {@link Executor} face of {@link #post}, so {@code CompletableFuture.*Async(.., pump)} and
-     * Reactor's {@code Schedulers.fromExecutor(pump)} run on the pump.
+     * Runs {@code task} on the pump after everything this thread handed to it before (the
+     * {@link Executor} contract, so {@code CompletableFuture.*Async(.., pump)} and Reactor's
+     * {@code Schedulers.fromExecutor(pump)} run on the pump). Fire and forget: never runs it inline.
+     * For work with a result use {@code Task.start(pump, callable)}; for Kotlin,
+     * {@link #getDispatcher()}; for a delay, {@link #schedule(Runnable, Duration)}.
      *
-     * @throws RejectedExecutionException if the pump has terminated
+     * @throws RejectedExecutionException if the pump has terminated (the task does not run)
      */
     @Override
     public void execute(Runnable task) {
-        if (!post(task)) {
+        if (!enqueue(tasks, Objects.requireNonNull(task, "task"), true)) {
             throw new RejectedExecutionException("MessagePump '" + name + "' has terminated and runs no more tasks");
         }
     }
 
     /**
-     * Runs {@code task} on the pump after {@code delay}. Cancel through the returned handle.
+     * Runs {@code task} on the pump once {@code delay} has passed. Cancel through the returned
+     * handle. A task not yet due when the pump terminates does not run; the shutdown report counts
+     * it as abandoned.
      *
      * @throws RejectedExecutionException if the pump has terminated
      * @throws IllegalArgumentException   if {@code delay} is negative
      */
-    public PumpTimer postDelayed(Runnable task, Duration delay) {
+    public PumpTimer schedule(Runnable task, Duration delay) {
         Objects.requireNonNull(task, "task");
         Objects.requireNonNull(delay, "delay");
         if (delay.isNegative()) {
@@ -259,47 +254,18 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
     }
 
     /**
-     * Runs {@code body} on the pump and returns its {@link Task}: from a virtual thread, hops read as
-     * {@code ui.call(() -> board.apply(x)).await()}. If the pump has terminated, the task is
-     * cancelled with a {@link dev.corobridge.bridge.ContextShutdownException}.
+     * Internal: delivers an external completion (e.g. an I/O result) to run on the pump. Completions
+     * have a queue of their own, served every iteration after tasks and timers, so a flood of
+     * {@link #execute} cannot delay them indefinitely and vice versa. A batch of completions delivered
+     * while the pump sleeps costs one wake-up. Returns {@code false} if the pump has terminated.
      */
-    public <T> Task<T> call(Callable<? extends T> body) {
-        return Task.start(this, body);
-    }
-
-    /**
-     * Delivers an external completion (e.g. an I/O result) to run on the pump. Completions have a
-     * queue of their own, served every iteration after posted tasks and timers, so a flood of posts
-     * cannot delay them indefinitely and vice versa. A batch of completions delivered while the pump
-     * sleeps costs one wake-up. Returns {@code false} if the pump has terminated.
-     */
-    public boolean deliver(Runnable completion) {
+    final boolean deliver(Runnable completion) {
         return enqueue(completions, Objects.requireNonNull(completion, "completion"), true);
     }
 
-    /**
-     * A future completed <i>on the pump thread</i> with the outcome of {@code stage}, so its
-     * non-async dependents run on the pump. If the pump has terminated when {@code stage}
-     * completes, the future fails with {@link PumpShutdownException}. Cancelling the returned
-     * future does not cancel {@code stage}.
-     */
-    public <T> CompletableFuture<T> completeOnPump(CompletionStage<T> stage) {
-        Objects.requireNonNull(stage, "stage");
-        CompletableFuture<T> out = new CompletableFuture<>();
-        stage.whenComplete((value, error) -> {
-            boolean delivered = deliver(() -> {
-                if (error != null) {
-                    out.completeExceptionally(unwrap(error));
-                } else {
-                    out.complete(value);
-                }
-            });
-            if (!delivered) {
-                out.completeExceptionally(new PumpShutdownException(name,
-                        "terminated before a completion could be delivered to it"));
-            }
-        });
-        return out;
+    /** Internal: makes the loop look again (a no-op task); {@code false} once terminated. */
+    final boolean nudge() {
+        return enqueue(tasks, NO_OP, true);
     }
 
     // ------------------------------------------------------------------ Kotlin face
@@ -397,11 +363,11 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
      *   <li>The loop keeps running until no tracked coroutine remains and the queues are empty, or
      *       until {@code gracePeriod} passes; then it terminates and reports what it abandoned.</li>
      * </ol>
-     * After termination nothing is silently dropped: {@link #post} returns {@code false},
-     * {@link #execute} throws {@link RejectedExecutionException}, and a coroutine dispatch is turned
+     * After termination nothing is silently dropped: {@link #execute} and {@link #schedule} throw
+     * {@link RejectedExecutionException}, and a coroutine dispatch is turned
      * into cancellation of that coroutine's job with a {@link PumpShutdownException} while its
      * continuation runs on the fallback executor so it can finish. Due-later coroutine timers are
-     * handled the same way; {@code postDelayed} tasks not yet due are counted as abandoned.
+     * handled the same way; {@link #schedule} tasks not yet due are counted as abandoned.
      * Calling again never extends an earlier deadline. A pump whose loop never started terminates
      * at once, reporting what was posted to it as abandoned.
      */
@@ -538,12 +504,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
         return config.fallbackExecutor();
     }
 
-    // ------------------------------------------------------------------ internals shared with the watchdog and tests
-
-    /** Gate armings so far (for tests of the one-wake-up-per-sleep rule). */
-    final long gateArms() {
-        return gate.arms();
-    }
+    // ------------------------------------------------------------------ internals shared with the watchdog
 
     final long taskSequence() {
         return counters.taskSequence();

@@ -99,7 +99,7 @@ final class NestedLoop {
                 done.complete(v);
             }
             if (!pump.isCurrentThread()) {
-                pump.post(MessagePump.NO_OP); // wake the nested loop now rather than at its next poll
+                pump.nudge(); // wake the nested loop now rather than at its next poll
             }
         });
         if (!pumpUntil(done::isDone, timeout)) {

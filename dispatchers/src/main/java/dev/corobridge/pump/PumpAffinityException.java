@@ -4,7 +4,7 @@ package dev.corobridge.pump;
  * Pump-owned state was touched from a thread that is not the pump's thread.
  *
  * <p>The message names both threads and the fix: move the access onto the pump with
- * {@code pump.post(...)}, {@code pump.execute(...)} or {@code withContext(pump.dispatcher)}.
+ * {@code pump.execute(...)}, {@code Task.start(pump, ...)} or {@code withContext(pump.dispatcher)}.
  */
 public class PumpAffinityException extends IllegalStateException {
 
@@ -27,7 +27,7 @@ public class PumpAffinityException extends IllegalStateException {
                 ? "the pump has no thread yet (it was not started)"
                 : "it belongs to the pump thread " + describe(pumpThread);
         return "MessagePump '" + pumpName + "' state touched from thread " + describe(caller) + "; "
-                + owner + ". Move the access onto the pump: pump.post(...), pump.execute(...) or, "
+                + owner + ". Move the access onto the pump: pump.execute(...), Task.start(pump, ...) or, "
                 + "in Kotlin, withContext(pump.dispatcher) { ... }.";
     }
 

@@ -23,7 +23,7 @@ import java.util.Queue;
  *       coroutine was cancelled (dropping it would leave the coroutine, and a {@code withContext}
  *       caller on another thread, hanging forever); anything else is an abandoned task. Then every
  *       pending timer is abandoned: a coroutine timer's {@code onAbandon} moves it to the fallback,
- *       a {@code postDelayed} timer is counted. The live coroutines are described before the
+ *       a {@code schedule} timer is counted. The live coroutines are described before the
  *       resumptions are sent, so that the report does not depend on how fast the fallback runs.</li>
  * </ul>
  *
@@ -53,7 +53,7 @@ final class PumpLeftovers {
     /** Phase 1: cancels every coroutine of the scope; the loop is nudged when the last has finished. */
     void cancelCoroutines() {
         PumpCoroutines.cancelScope(pump.getScope(), new PumpShutdownException(pump.name,
-                "shutting down; coroutine cancelled so that it can clean up"), () -> pump.post(MessagePump.NO_OP));
+                "shutting down; coroutine cancelled so that it can clean up"), () -> pump.nudge());
     }
 
     /** Whether nothing is left: no live coroutine in the scope and no queued work. */

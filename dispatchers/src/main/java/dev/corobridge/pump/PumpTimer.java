@@ -3,7 +3,7 @@ package dev.corobridge.pump;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A handle to work scheduled on a pump's timers ({@link MessagePump#postDelayed}, and the
+ * A handle to work scheduled on a pump's timers ({@link MessagePump#schedule}, and the
  * {@code delay}/{@code withTimeout} of coroutines on the pump dispatcher).
  *
  * <p><b>States.</b> {@code PENDING} until exactly one of: it fires ({@code FIRED}), it is

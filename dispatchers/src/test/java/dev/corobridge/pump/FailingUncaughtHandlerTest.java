@@ -56,7 +56,7 @@ class FailingUncaughtHandlerTest {
             throw handlerFailure;
         }).build());
         try {
-            p.post(() -> {
+            p.execute(() -> {
                 throw taskFailure;
             });
             assertEquals("still alive", onPump(p, () -> "still alive"));
@@ -83,7 +83,7 @@ class FailingUncaughtHandlerTest {
         }).build());
         try {
             for (int i = 0; i < 3; i++) {
-                p.post(() -> {
+                p.execute(() -> {
                     throw new IllegalArgumentException("again");
                 });
             }

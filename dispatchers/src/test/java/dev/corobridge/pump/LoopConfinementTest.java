@@ -48,7 +48,7 @@ class LoopConfinementTest {
         assertConfined("idle()", p.loop()::idle);
         // Nothing was disturbed: the pump still works on its own thread.
         int[] ran = {0};
-        p.post(() -> ran[0]++);
+        p.execute(() -> ran[0]++);
         p.runUntilIdle();
         assertEquals(1, ran[0]);
     }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.concurrent.RejectedExecutionException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,12 +19,12 @@ class ManualPumpTest {
     void nothingRunsUntilTheTestDrivesIt() throws Exception {
         ManualPump ui = ManualPump.create("manual");
         List<String> log = new ArrayList<>();
-        Thread other = new Thread(() -> ui.post(() -> log.add("from other thread")));
+        Thread other = new Thread(() -> ui.execute(() -> log.add("from other thread")));
         other.start();
         other.join();
-        ui.post(() -> {
+        ui.execute(() -> {
             log.add("a");
-            ui.post(() -> log.add("c"));
+            ui.execute(() -> log.add("c"));
             log.add("b");
         });
         assertEquals(List.of(), log);
@@ -37,10 +38,10 @@ class ManualPumpTest {
         ManualPump ui = ManualPump.create("clock");
         AtomicBoolean shown = new AtomicBoolean();
         List<Long> firedAt = new ArrayList<>();
-        ui.postDelayed(() -> shown.set(true), Duration.ofSeconds(5));
-        ui.postDelayed(() -> {
+        ui.schedule(() -> shown.set(true), Duration.ofSeconds(5));
+        ui.schedule(() -> {
             firedAt.add(ui.currentTimeNanos());
-            ui.postDelayed(() -> firedAt.add(ui.currentTimeNanos()), Duration.ofSeconds(1));
+            ui.schedule(() -> firedAt.add(ui.currentTimeNanos()), Duration.ofSeconds(1));
         }, Duration.ofSeconds(2));
         ui.advanceTimeBy(Duration.ofSeconds(4));
         assertFalse(shown.get());
@@ -54,9 +55,9 @@ class ManualPumpTest {
     void advanceUntilIdleRunsEveryTimer() {
         ManualPump ui = ManualPump.create("until-idle");
         List<Integer> order = new ArrayList<>();
-        ui.postDelayed(() -> order.add(3), Duration.ofMinutes(3));
-        ui.postDelayed(() -> order.add(1), Duration.ofMinutes(1));
-        ui.post(() -> order.add(0));
+        ui.schedule(() -> order.add(3), Duration.ofMinutes(3));
+        ui.schedule(() -> order.add(1), Duration.ofMinutes(1));
+        ui.execute(() -> order.add(0));
         ui.advanceUntilIdle();
         assertEquals(List.of(0, 1, 3), order);
         assertEquals(Duration.ofMinutes(3).toNanos(), ui.currentTimeNanos());
@@ -66,8 +67,8 @@ class ManualPumpTest {
     void runawayRepostingIsReportedNotLoopedForever() {
         ManualPump ui = ManualPump.create("runaway");
         Runnable[] r = new Runnable[1];
-        r[0] = () -> ui.post(r[0]);
-        ui.post(r[0]);
+        r[0] = () -> ui.execute(r[0]);
+        ui.execute(r[0]);
         IllegalStateException e = assertThrows(IllegalStateException.class, ui::runUntilIdle);
         assertTrue(e.getMessage().contains("re-posts itself"), e.getMessage());
     }
@@ -76,7 +77,7 @@ class ManualPumpTest {
     void pumpUntilOnAManualPumpRunsWhatIsReadyAndReturns() {
         ManualPump ui = ManualPump.create("nested-manual");
         AtomicBoolean flag = new AtomicBoolean();
-        ui.post(() -> flag.set(true));
+        ui.execute(() -> flag.set(true));
         assertTrue(ui.pumpUntil(flag::get, Duration.ofHours(1)));
         assertFalse(ui.pumpUntil(() -> false, Duration.ofHours(1)), "must not wait for a clock nobody moves");
     }
@@ -84,7 +85,7 @@ class ManualPumpTest {
     @Test
     void shutdownRunsInVirtualTime() throws Exception {
         ManualPump ui = ManualPump.create("manual-shutdown");
-        ui.postDelayed(() -> { }, Duration.ofMinutes(1));
+        ui.schedule(() -> { }, Duration.ofMinutes(1));
         var f = ui.shutdown(Duration.ofSeconds(10));
         assertFalse(f.isDone());
         ui.runUntilIdle();
@@ -92,6 +93,6 @@ class ManualPumpTest {
         ShutdownReport r = f.get();
         assertTrue(r.graceful());
         assertEquals(1, r.abandonedTimers());
-        assertFalse(ui.post(() -> { }));
+        assertThrows(RejectedExecutionException.class, () -> ui.execute(() -> { }));
     }
 }

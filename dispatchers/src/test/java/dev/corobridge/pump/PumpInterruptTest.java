@@ -145,7 +145,7 @@ class PumpInterruptTest {
     @Test
     void aManualPumpLeavesItsTestThreadsInterruptStatusAlone() {
         ManualPump p = ManualPump.create("manual-interrupt");
-        p.post(() -> Thread.currentThread().interrupt());
+        p.execute(() -> Thread.currentThread().interrupt());
         p.runUntilIdle();
         assertTrue(Thread.interrupted(), "the test thread's own status (cleared here)");
         assertEquals(0, p.metrics().interrupts());

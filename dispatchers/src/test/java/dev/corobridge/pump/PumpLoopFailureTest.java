@@ -82,7 +82,7 @@ class PumpLoopFailureTest {
         CompletableFuture<Throwable> escaped = runLoop(p);
         onPump(p, () -> { });
         clock.failNext(1);
-        p.post(() -> { }); // wakes the loop; its next idle re-check reads the clock
+        p.execute(() -> { }); // wakes the loop; its next idle re-check reads the clock
 
         Throwable e = escaped.get(WAIT.toSeconds(), TimeUnit.SECONDS);
         assertTrue(e instanceof LoopBug, "runLoop() must rethrow what killed it, got " + e);
@@ -96,7 +96,7 @@ class PumpLoopFailureTest {
         assertNotNull(loopFailed.report(), "settling worked: what was abandoned is reported");
         assertFalse(loopFailed.report().graceful());
         assertTrue(loopFailed.getMessage().contains("dying-loop"), loopFailed.getMessage());
-        assertFalse(p.post(() -> { }), "a dead pump must reject posts");
+        assertThrows(RejectedExecutionException.class, () -> p.execute(() -> { }), "a dead pump must reject work");
         assertThrows(RejectedExecutionException.class, () -> p.execute(() -> { }));
         // shutdown() after the fact returns the same failed termination.
         assertTrue(p.shutdown().isCompletedExceptionally());
@@ -109,7 +109,7 @@ class PumpLoopFailureTest {
         CompletableFuture<Throwable> escaped = runLoop(p);
         CountDownLatch inTask = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        p.post(() -> {
+        p.execute(() -> {
             inTask.countDown();
             awaitQuietly(release);
         });
@@ -123,7 +123,7 @@ class PumpLoopFailureTest {
         assertFalse(p.awaitTermination(WAIT));
         assertTrue(p.termination().isCompletedExceptionally(), "termination() must not stay pending forever");
         assertTrue(p.isTerminated());
-        assertFalse(p.post(() -> { }), "a dead pump must reject posts");
+        assertThrows(RejectedExecutionException.class, () -> p.execute(() -> { }), "a dead pump must reject work");
         ExecutionException failed = assertThrows(ExecutionException.class,
                 () -> p.termination().get(WAIT.toSeconds(), TimeUnit.SECONDS));
         PumpLoopFailedException loopFailed = assertInstanceOf(PumpLoopFailedException.class, failed.getCause());

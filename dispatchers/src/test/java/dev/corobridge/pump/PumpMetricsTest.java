@@ -18,7 +18,7 @@ class PumpMetricsTest {
                 .spinBudget(Duration.ZERO).build());
         try {
             CountDownLatch gate = new CountDownLatch(1);
-            pump.post(() -> {
+            pump.execute(() -> {
                 try {
                     gate.await();
                 } catch (InterruptedException e) {
@@ -26,11 +26,11 @@ class PumpMetricsTest {
                 }
             });
             for (int i = 0; i < 100; i++) {
-                pump.post(() -> { });
+                pump.execute(() -> { });
             }
             assertTrue(pump.metrics().queueDepth() >= 99, "queued behind the blocked task");
             gate.countDown();
-            pump.postDelayed(() -> { }, Duration.ofHours(1));
+            pump.schedule(() -> { }, Duration.ofHours(1));
             PumpMetrics m = onPump(pump, pump::metrics);
             assertEquals("RUNNING", m.state());
             // 100 posts + the blocking task + the hand-over of the timer scheduled off the pump.
@@ -61,7 +61,7 @@ class PumpMetricsTest {
             long before = pump.metrics().wakeups();
             CountDownLatch done = new CountDownLatch(10_000);
             for (int i = 0; i < 10_000; i++) {
-                pump.post(done::countDown);
+                pump.execute(done::countDown);
             }
             assertTrue(done.await(30, TimeUnit.SECONDS));
             long used = pump.metrics().wakeups() - before;

@@ -36,7 +36,7 @@ class SecondaryLoopTest {
             Thread producer = new Thread(() -> {
                 for (int i = 0; i < n; i++) {
                     int v = i;
-                    pump.post(() -> seen.add(v));
+                    pump.execute(() -> seen.add(v));
                 }
             });
             producer.start();
@@ -54,7 +54,7 @@ class SecondaryLoopTest {
             CompletableFuture<String> f = new CompletableFuture<>();
             new Thread(() -> f.complete("value")).start();
             AtomicBoolean otherRan = new AtomicBoolean();
-            pump.post(() -> otherRan.set(true));
+            pump.execute(() -> otherRan.set(true));
             String r = pump.pumpUntil(f, Duration.ofSeconds(30));
             return r + "/" + otherRan.get() + "/" + pump.isCurrentThread();
         });
@@ -80,7 +80,7 @@ class SecondaryLoopTest {
     void timersFireInsideTheNestedLoop() throws Exception {
         boolean fired = onPump(pump, () -> {
             AtomicBoolean f = new AtomicBoolean();
-            pump.postDelayed(() -> f.set(true), Duration.ofMillis(10));
+            pump.schedule(() -> f.set(true), Duration.ofMillis(10));
             return pump.pumpUntil(f::get, Duration.ofSeconds(30));
         });
         assertTrue(fired);
@@ -102,7 +102,7 @@ class SecondaryLoopTest {
     /** Level k posts a task that runs inside level k's loop and opens level k + 1. */
     private void nest(int level, AtomicInteger maxDepth, java.util.concurrent.atomic.AtomicReference<IllegalStateException> error) {
         AtomicBoolean inner = new AtomicBoolean();
-        pump.post(() -> {
+        pump.execute(() -> {
             if (error.get() == null) {
                 maxDepth.accumulateAndGet(level, Math::max); // running inside level's loop
                 nest(level + 1, maxDepth, error);

@@ -41,7 +41,7 @@ class StallWatchdogTest {
     /** Posts a task that blocks the pump until {@code release}; returns once it is running. */
     private void blockThePump(CountDownLatch release) throws InterruptedException {
         CountDownLatch running = new CountDownLatch(1);
-        pump.post(() -> blockTheLoop(running, release));
+        pump.execute(() -> blockTheLoop(running, release));
         assertTrue(running.await(WAIT.toSeconds(), TimeUnit.SECONDS), "the blocking task did not start");
     }
 
@@ -144,7 +144,7 @@ class StallWatchdogTest {
     void aNestedLoopThatKeepsDispatchingIsNotAStall() throws Exception {
         CountDownLatch nested = new CountDownLatch(1);
         CountDownLatch leave = new CountDownLatch(1);
-        pump.post(() -> {
+        pump.execute(() -> {
             nested.countDown();
             pump.pumpUntil(() -> leave.getCount() == 0, Duration.ofSeconds(60));
         });
@@ -154,7 +154,7 @@ class StallWatchdogTest {
         sampleAt(5 * THRESHOLD);
         sampleAt(10 * THRESHOLD);
         leave.countDown();
-        pump.post(() -> { }); // wake the nested loop so it sees leave
+        pump.execute(() -> { }); // wake the nested loop so it sees leave
         onPump(pump, () -> { });
         assertEquals(List.of(), reports);
     }
@@ -167,7 +167,7 @@ class StallWatchdogTest {
                 .stallThreshold(Duration.ofMillis(50)).stallListener(r -> reported.countDown()).build());
         try {
             CountDownLatch running = new CountDownLatch(1);
-            watched.post(() -> blockTheLoop(running, reported));
+            watched.execute(() -> blockTheLoop(running, reported));
             assertTrue(reported.await(WAIT.toSeconds(), TimeUnit.SECONDS), "stall not reported");
             onPump(watched, () -> { });
             assertTrue(watched.metrics().stalls() >= 1);

@@ -152,7 +152,7 @@ class SyncPrimitivesOnPumpTest {
         AsyncChannel<Integer> channel = AsyncChannel.bounded(4);
         Promise<List<Integer>> consumed = new Promise<>();
         List<Integer> got = new ArrayList<>(); // touched only on the pump
-        ui.post(() -> readNext(channel, got, consumed));
+        ui.execute(() -> readNext(channel, got, consumed));
         Future<?> producer = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor().submit(() -> {
             for (int i = 0; i < 200; i++) {
                 channel.send(i).await();
@@ -196,12 +196,12 @@ class SyncPrimitivesOnPumpTest {
             return seen;
         });
         for (String s : List.of("starting", "ready", "busy", "ready")) {
-            ui.post(() -> {
+            ui.execute(() -> {
                 ui.checkAccess();
                 states.publish(s); // never waits: fine on the pump
             });
         }
-        ui.post(states::close); // two-phase style: tell subscribers "no more events" while running
+        ui.execute(states::close); // two-phase style: tell subscribers "no more events" while running
         assertEquals(List.of("starting", "ready", "busy", "ready"), reader.await(WAIT));
         assertEquals(0, states.subscriberCount(), "the reader unsubscribed by closing its stream");
     }

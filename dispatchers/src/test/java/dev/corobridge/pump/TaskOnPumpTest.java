@@ -66,8 +66,8 @@ class TaskOnPumpTest {
         Affine<List<String>> board = Affine.of(ui, new ArrayList<>());
         Task<Integer> flow = Task.startVirtual(() -> {
             String loaded = Task.start(Dispatchers.getIO(), () -> "note").await();  // background
-            ui.call(() -> board.get().add(loaded)).await();                          // hop to the pump
-            return ui.call(() -> board.get().size()).await();
+            Task.start(ui, () -> board.get().add(loaded)).await();                          // hop to the pump
+            return Task.start(ui, () -> board.get().size()).await();
         });
         assertEquals(1, flow.await(Duration.ofSeconds(30)));
         assertTrue(flow.trace().hops().size() >= 1);
@@ -77,7 +77,7 @@ class TaskOnPumpTest {
     void aTaskForATerminatedPumpIsAShutdownCancellation() throws Exception {
         MessagePump dead = MessagePump.start("dead");
         stop(dead);
-        Task<String> t = dead.call(() -> "never");
+        Task<String> t = Task.start(dead, () -> "never");
         assertInstanceOf(ContextShutdownException.class, t.outcomeOrNull().errorOrNull());
         Task<String> viaDispatcher = Task.start(dead.getDispatcher(), () -> "never");
         assertInstanceOf(ContextShutdownException.class, viaDispatcher.outcomeOrNull().errorOrNull());

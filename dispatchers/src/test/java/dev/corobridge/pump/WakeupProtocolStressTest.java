@@ -53,7 +53,7 @@ class WakeupProtocolStressTest {
                         jitter(rnd);
                         int burst = 1 + rnd.nextInt(3);
                         for (int b = 0; b < burst; b++) {
-                            pump.post(task);
+                            pump.execute(task);
                             posted.incrementAndGet();
                             if (rnd.nextInt(4) == 0) {
                                 jitter(rnd);
@@ -94,8 +94,8 @@ class WakeupProtocolStressTest {
         assertTrue(posted.get() >= TARGET_POSTS);
         assertEquals(posted.get(), ran.get());
         assertTrue(rounds > 100_000, "too few interleavings: " + rounds);
-        assertTrue(m.wakeups() <= pump.gateArms(),
-                "more wake-ups (" + m.wakeups() + ") than sleeps (" + pump.gateArms() + ")");
+        assertTrue(m.wakeups() <= pump.gate.arms(),
+                "more wake-ups (" + m.wakeups() + ") than sleeps (" + pump.gate.arms() + ")");
         assertTrue(m.wakeups() > 0, "the pump never slept: the test exercised nothing");
     }
 

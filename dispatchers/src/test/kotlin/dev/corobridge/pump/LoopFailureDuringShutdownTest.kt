@@ -1,5 +1,6 @@
 package dev.corobridge.pump
 
+import java.util.concurrent.RejectedExecutionException
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.NonCancellable
 import kotlinx.coroutines.awaitCancellation
@@ -60,7 +61,7 @@ class LoopFailureDuringShutdownTest {
         pump.shutdown(Duration.ofHours(1))
         inCleanup.get(TEST_WAIT.inWholeSeconds, TimeUnit.SECONDS) // phase 1 done; phase 2 waits for this cleanup
         clock.failNext(Int.MAX_VALUE) // the loop's next look at the clock fails, and so does settling
-        pump.post { } // wake it, unless its spinning idle loop read the clock first and died already
+        pump.execute { } // wake it, unless its spinning idle loop read the clock first and died already
 
         val loopError = escaped.get(TEST_WAIT.inWholeSeconds, TimeUnit.SECONDS)
         assertIs<PumpLoopFailureTest.LoopBug>(loopError)
@@ -73,7 +74,7 @@ class LoopFailureDuringShutdownTest {
         assertNull(loopFailed.report(), "settling failed: no report")
         assertEquals(1, loopFailed.suppressed.size, "the settling failure travels with it")
         assertIs<PumpLoopFailureTest.LoopBug>(loopFailed.suppressed[0])
-        assertFalse(pump.post { })
+        assertFailsWith<RejectedExecutionException> { pump.execute { } }
 
         // The coroutine still in its cleanup is not stranded on a dead pump: as after any forced
         // termination, its resumption is refused, its job cancelled, and it resumes on the fallback.

@@ -82,7 +82,7 @@ class MainDispatcherContractTest {
             pump.scope.launch(Dispatchers.Main) { order += "main-1" }
             pump.scope.launch(Dispatchers.Main.immediate) { order += "immediate" }
             pump.scope.launch(Dispatchers.Main) { order += "main-2" }
-            pump.post { order += "post" }
+            pump.execute { order += "post" }
         }
         pump.runUntilIdle()
         assertEquals(listOf("main-1", "immediate", "main-2", "post"), order)
@@ -92,7 +92,7 @@ class MainDispatcherContractTest {
     fun `on the pump thread Main immediate enters inline and Main queues`() {
         MainPump.install(pump)
         val order = mutableListOf<String>()
-        pump.post {
+        pump.execute {
             pump.scope.launch(Dispatchers.Main) {
                 order += "outer"
                 launch(Dispatchers.Main) { order += "queued child" }

@@ -68,7 +68,7 @@ class PumpAfterTerminationTest {
         assertFailsWith<PumpShutdownException> { withContext(pump.dispatcher.immediate) { ran.set(true) } }
         assertFalse(ran.get())
         // And the Java faces refuse rather than drop.
-        assertFalse(pump.post { ran.set(true) })
+        assertFailsWith<RejectedExecutionException> { pump.execute { ran.set(true) } }
         assertFailsWith<RejectedExecutionException> { pump.execute { ran.set(true) } }
     }
 

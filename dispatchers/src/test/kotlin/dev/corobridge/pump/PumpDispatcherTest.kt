@@ -76,7 +76,7 @@ class PumpDispatcherTest {
         val launcherDepth = CompletableDeferred<Int>()
         val scope = CoroutineScope(Job() + pump.dispatcher)
         try {
-            assertTrue(pump.post {
+            pump.execute(Runnable {
                 nestedFrames(200) {
                     order += "task: before launch"
                     scope.launch {
@@ -131,7 +131,7 @@ class PumpDispatcherTest {
         }
         // The same from a plain posted Java task (no coroutine machinery around it).
         val onPump = CompletableFuture<Pair<Boolean, Boolean>>()
-        pump.post {
+        pump.execute {
             onPump.complete(dispatcher.isDispatchNeeded(EmptyCoroutineContext) to
                 dispatcher.immediate.isDispatchNeeded(EmptyCoroutineContext))
         }
@@ -183,7 +183,7 @@ class PumpDispatcherTest {
         // (an inline run on the caller would set the flag before launch returns).
         val release = CountDownLatch(1)
         val blocking = CompletableDeferred<Unit>()
-        pump.post {
+        pump.execute {
             blocking.complete(Unit)
             release.await(TEST_WAIT.inWholeSeconds, TimeUnit.SECONDS)
         }

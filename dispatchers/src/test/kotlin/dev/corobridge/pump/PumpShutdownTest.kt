@@ -1,5 +1,7 @@
 package dev.corobridge.pump
 
+import kotlin.test.assertFailsWith
+import java.util.concurrent.RejectedExecutionException
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.CoroutineName
 import kotlinx.coroutines.CoroutineStart
@@ -101,7 +103,7 @@ class PumpShutdownTest {
         assertTrue(terminated.get())
         pumpThread.joinBounded()
         assertEquals(0, ranAfterTermination.get(), "pump code ran after termination")
-        assertFalse(pump.post { ranAfterTermination.incrementAndGet() })
+        assertFailsWith<RejectedExecutionException> { pump.execute { ranAfterTermination.incrementAndGet() } }
     }
 
     @Test
@@ -175,14 +177,14 @@ class PumpShutdownTest {
         // Hold the pump in one task while 1,000 more tasks queue up behind it.
         val release = CountDownLatch(1)
         val holding = CompletableDeferred<Unit>()
-        pump.post {
+        pump.execute {
             holding.complete(Unit)
             release.await(30, TimeUnit.SECONDS)
         }
         holding.await()
         val ran = AtomicInteger()
         val posted = List(1_000) { Runnable { ran.incrementAndGet() } }
-        posted.forEach { assertTrue(pump.post(it)) }
+        posted.forEach { pump.execute(it) }
 
         val reportFuture = pump.shutdownNow()
         release.countDown()
@@ -227,7 +229,7 @@ class PumpShutdownTest {
             // Hold the pump while foreign coroutines queue their first dispatch behind the holder.
             val release = CountDownLatch(1)
             val holding = CompletableDeferred<Unit>()
-            pump.post {
+            pump.execute {
                 holding.complete(Unit)
                 release.await(30, TimeUnit.SECONDS)
             }
@@ -273,7 +275,7 @@ class PumpShutdownTest {
         try {
             val release = CountDownLatch(1)
             val holding = CompletableDeferred<Unit>()
-            pump.post {
+            pump.execute {
                 holding.complete(Unit)
                 release.await(30, TimeUnit.SECONDS)
             }
@@ -281,7 +283,7 @@ class PumpShutdownTest {
             // Off the pump thread, a timer travels to the pump's heap as a queued task: these
             // three are queued behind the holder and 1,000 fillers (many batches) when the forced
             // shutdown hits, so the loop never gets to them.
-            repeat(1_000) { pump.post { } }
+            repeat(1_000) { pump.execute { } }
             val timeout = CompletableDeferred<Throwable?>()
             foreign.launch(pump.dispatcher, start = CoroutineStart.UNDISPATCHED) {
                 timeout.complete(runCatching {
@@ -292,7 +294,7 @@ class PumpShutdownTest {
             foreign.launch(pump.dispatcher, start = CoroutineStart.UNDISPATCHED) {
                 delayed.complete(runCatching { delay(600_000) }.exceptionOrNull())
             }
-            pump.postDelayed({ }, Duration.ofDays(1))
+            pump.schedule({ }, Duration.ofDays(1))
             assertEquals(3, pump.metrics().pendingTimers())
 
             val reportFuture = pump.shutdownNow()
@@ -318,7 +320,7 @@ class PumpShutdownTest {
         repeat(200) { i ->
             val pump = startPump("early-ui-$i")
             val ranOn = CompletableFuture<Thread>()
-            assertTrue(pump.post { ranOn.complete(Thread.currentThread()) })
+            pump.execute { ranOn.complete(Thread.currentThread()) }
             val report = pump.shutdown().await()
             assertTrue(report.isClean(), "run $i: $report")
             kotlin.test.assertSame(pump.thread(), ranOn.getNow(null), "run $i: the posted task did not run on the pump")
@@ -359,7 +361,7 @@ class PumpShutdownTest {
             }
         }
         val report = CompletableFuture<ShutdownReport>()
-        pump.post { pump.shutdown().whenComplete { r, e -> if (e != null) report.completeExceptionally(e) else report.complete(r) } }
+        pump.execute { pump.shutdown().whenComplete { r, e -> if (e != null) report.completeExceptionally(e) else report.complete(r) } }
         assertTrue(report.await().isClean())
         assertTrue(cleaned.await())
     }

@@ -12,7 +12,7 @@ import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 
 /**
- * Whether the pump responds: posts a no-op through {@link MessagePump#call} and waits at most the
+ * Whether the pump responds: posts a no-op through {@code Task.start(pump, ...)} and waits at most the
  * threshold ({@code corobridge.health.pump-responsive-threshold}) for it to run. UP with the round
  * trip time; DOWN when the pump is shut down, or the round trip did not finish in time (a stalled
  * or overloaded pump); the queue depth and stall count are details either way.
@@ -41,7 +41,7 @@ public final class PumpHealthIndicator extends AbstractHealthIndicator {
             return;
         }
         long start = System.nanoTime();
-        Task<Long> roundTrip = pump.call(System::nanoTime);
+        Task<Long> roundTrip = Task.start(pump, System::nanoTime);
         try {
             roundTrip.toCompletableFuture().get(threshold.toNanos(), TimeUnit.NANOSECONDS);
             builder.up().withDetail("roundTripMicros", TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - start));

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import dev.corobridge.bridge.Task;
 import dev.corobridge.pump.MessagePump;
 import dev.corobridge.pump.PumpConfig;
 import dev.corobridge.ring.RingPool;
@@ -43,7 +44,7 @@ class CorobridgeAutoConfigurationTests {
                     .hasSingleBean(TaskReactiveAdapters.class);
             MessagePump pump = context.getBean(MessagePump.class);
             assertThat(pump.name()).isEqualTo("corobridge-pump");
-            assertThat(pump.call(() -> Thread.currentThread().getName()).await(Duration.ofSeconds(30)))
+            assertThat(Task.start(pump, () -> Thread.currentThread().getName()).await(Duration.ofSeconds(30)))
                     .startsWith("corobridge-pump");
             assertThat(context.getBean(CorobridgeAutoConfiguration.CPU_DISPATCHER)).isSameAs(Dispatchers.getDefault());
         });
@@ -122,7 +123,7 @@ class CorobridgeAutoConfigurationTests {
             context.getBean(PumpMeterBinder.class).bindTo(registry);
             context.getBean(RingMeterBinder.class).bindTo(registry);
             MessagePump pump = context.getBean(MessagePump.class);
-            pump.call(() -> 1).await(Duration.ofSeconds(30));
+            Task.start(pump, () -> 1).await(Duration.ofSeconds(30));
             assertThat(registry.get("corobridge.pump.dispatches").tag("pump", "corobridge-pump").functionCounter().count())
                     .isGreaterThanOrEqualTo(1);
             assertThat(registry.get("corobridge.pump.queue.depth").gauge().value()).isGreaterThanOrEqualTo(0);
@@ -145,7 +146,7 @@ class CorobridgeAutoConfigurationTests {
 
             MessagePump pump = context.getBean(MessagePump.class);
             CountDownLatch release = new CountDownLatch(1);
-            pump.post(() -> {
+            pump.execute(() -> {
                 try {
                     release.await(30, TimeUnit.SECONDS); // holds the pump: no round trip gets through
                 } catch (InterruptedException e) {

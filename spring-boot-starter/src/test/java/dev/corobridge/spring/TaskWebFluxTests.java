@@ -42,7 +42,7 @@ class TaskWebFluxTests {
 
         @GetMapping("/thread")
         Task<String> thread() {
-            return pump.call(() -> Thread.currentThread().getName());
+            return Task.start(pump, () -> Thread.currentThread().getName());
         }
 
         @GetMapping("/never")

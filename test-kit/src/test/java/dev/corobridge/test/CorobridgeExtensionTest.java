@@ -54,7 +54,7 @@ class CorobridgeExtensionTest {
             assertTrue(ui.isCurrentThread(), "the test thread is the pump thread");
             assertSame(fromBeforeEach, ui, "@BeforeEach and the test share the test's pump");
             AtomicBoolean shown = new AtomicBoolean();
-            ui.postDelayed(() -> shown.set(true), Duration.ofSeconds(5));
+            ui.schedule(() -> shown.set(true), Duration.ofSeconds(5));
             ui.advanceTimeBy(Duration.ofSeconds(4));
             assertFalse(shown.get());
             ui.advanceTimeBy(Duration.ofSeconds(1));

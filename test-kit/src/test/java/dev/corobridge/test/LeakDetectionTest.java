@@ -57,7 +57,7 @@ class LeakDetectionTest {
 
         @Test
         void leavesATimerPending(ManualPump ui) {
-            ui.postDelayed(RAN::incrementAndGet, Duration.ofHours(1));
+            ui.schedule(RAN::incrementAndGet, Duration.ofHours(1));
             ui.runUntilIdle();
         }
 
@@ -66,8 +66,8 @@ class LeakDetectionTest {
             for (int i = 0; i < 3; i++) {
                 ui.execute(RAN::incrementAndGet);
             }
-            ui.postDelayed(RAN::incrementAndGet, Duration.ofMinutes(1));
-            ui.postDelayed(RAN::incrementAndGet, Duration.ofMinutes(2));
+            ui.schedule(RAN::incrementAndGet, Duration.ofMinutes(1));
+            ui.schedule(RAN::incrementAndGet, Duration.ofMinutes(2));
         }
 
         @Test
@@ -75,8 +75,8 @@ class LeakDetectionTest {
             // A counter of its own: the other samples' leftovers run in their pumps' shutdown.
             AtomicInteger ran = new AtomicInteger();
             ui.execute(ran::incrementAndGet);
-            ui.postDelayed(ran::incrementAndGet, Duration.ofHours(1));
-            ui.postDelayed(ran::incrementAndGet, Duration.ofHours(2)).cancel();
+            ui.schedule(ran::incrementAndGet, Duration.ofHours(1));
+            ui.schedule(ran::incrementAndGet, Duration.ofHours(2)).cancel();
             ui.advanceUntilIdle();
             assertEquals(2, ran.get());
         }

@@ -3,6 +3,7 @@ package dev.corobridge.demo;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.Queue;
 
 import kotlinx.coroutines.CoroutineDispatcher;
@@ -97,17 +98,18 @@ public final class BoardService {
                 return;
             }
             // Posted from the journal's thread in journal order: the pump applies in that order.
-            boolean posted = pump.post(() -> {
-                if (trace != null) {
-                    trace.record(pump.name(), "apply");
-                }
-                try {
-                    result.complete(store.apply(change));
-                } catch (RuntimeException e) {
-                    result.fail(e);
-                }
-            });
-            if (!posted) {
+            try {
+                pump.execute(() -> {
+                    if (trace != null) {
+                        trace.record(pump.name(), "apply");
+                    }
+                    try {
+                        result.complete(store.apply(change));
+                    } catch (RuntimeException e) {
+                        result.fail(e);
+                    }
+                });
+            } catch (RejectedExecutionException terminated) {
                 result.fail(new BoardException(BoardException.Kind.UNAVAILABLE,
                         "the service is shutting down; the change is durable and shows after a restart"));
             }
@@ -122,7 +124,7 @@ public final class BoardService {
 
     /** Runs {@code body} on the pump, recording a hop named {@code step}. */
     public <T> Task<T> onPump(HopTrace trace, String step, java.util.function.Function<BoardStore, T> body) {
-        return pump.call(() -> {
+        return Task.start(pump, () -> {
             if (trace != null) {
                 trace.record(pump.name(), step);
             }
@@ -157,7 +159,7 @@ public final class BoardService {
                     sink.tryEmitComplete();
                 }
             };
-            Task<BoardSnapshot> subscribed = pump.call(() -> {
+            Task<BoardSnapshot> subscribed = Task.start(pump, () -> {
                 BoardSnapshot s = store.subscribe(boardId, listener);
                 // Emitted on the pump before any change can be: no gap, no repeat.
                 sink.tryEmitNext(ServerSentEvent.builder((Object) s).id(Long.toString(s.revision()))
@@ -166,7 +168,13 @@ public final class BoardService {
             });
             return Mono.fromFuture(subscribed.toCompletableFuture())
                     .thenMany(sink.asFlux())
-                    .doFinally(signal -> pump.post(() -> store.unsubscribe(boardId, listener)));
+                    .doFinally(signal -> {
+                        try {
+                            pump.execute(() -> store.unsubscribe(boardId, listener));
+                        } catch (RejectedExecutionException terminated) {
+                            // the pump has terminated: its boards and their listeners are gone
+                        }
+                    });
         });
     }
 
@@ -207,7 +215,7 @@ public final class BoardService {
 
     /** Live metrics of the pump, the ring pool, the journal and the boards (one pump hop). */
     public Task<Map<String, Object>> live() {
-        return pump.call(() -> {
+        return Task.start(pump, () -> {
             int[] sw = store.subscriberAndWaiterCounts();
             long[] changes = store.changeCounts();
             PumpMetrics pm = pump.metrics();

@@ -1,5 +1,6 @@
 package dev.corobridge.demo;
 
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import kotlinx.coroutines.CoroutineDispatcher;
@@ -12,6 +13,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.event.ContextClosedEvent;
 
+import dev.corobridge.bridge.Task;
 import dev.corobridge.demo.board.BoardStore;
 import dev.corobridge.demo.board.Change;
 import dev.corobridge.demo.journal.Journal;
@@ -66,7 +68,7 @@ public class DemoConfiguration {
         Journal journal = Journal.open(pool, properties.journalFile(), properties.ioTimeout(),
                 properties.journal().recovery());
         long started = System.nanoTime();
-        int[] skipped = pump.call(() -> {
+        int[] skipped = Task.start(pump, () -> {
             int n = 0;
             for (Change c : journal.replayed()) {
                 if (!store.replay(c)) {
@@ -107,7 +109,9 @@ public class DemoConfiguration {
     ApplicationListener<ContextClosedEvent> shutdownNotice(ServiceState state, MessagePump pump, BoardStore store) {
         return event -> {
             state.shutDown();
-            if (!pump.post(store::close)) {
+            try {
+                pump.execute(store::close);
+            } catch (RejectedExecutionException terminated) {
                 LOG.warn("The pump stopped before the boards could close their streams");
             }
         };

@@ -30,6 +30,7 @@ import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
 
+import dev.corobridge.bridge.Task;
 import dev.corobridge.demo.board.BoardStore;
 import dev.corobridge.pump.MessagePump;
 
@@ -246,7 +247,7 @@ class NotesBoardApiTest {
         assertThatThrownBy(() -> store.list()).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("corobridge-pump");
         assertThatThrownBy(() -> store.prepareCreateBoard("sneaky")).isInstanceOf(IllegalStateException.class);
-        assertThat(pump.call(() -> store.list()).toCompletableFuture().join()).isNotNull();
+        assertThat(Task.start(pump, () -> store.list()).toCompletableFuture().join()).isNotNull();
     }
 
     // ------------------------------------------------------------------ bad input

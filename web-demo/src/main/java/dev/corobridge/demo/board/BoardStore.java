@@ -6,6 +6,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.RejectedExecutionException;
 
 import dev.corobridge.bridge.Promise;
 import dev.corobridge.pump.MessagePump;
@@ -259,14 +260,18 @@ public final class BoardStore {
             return p;
         }
         b.waiters.add(p);
-        PumpTimer timer = pump.postDelayed(() -> {
+        PumpTimer timer = pump.schedule(() -> {
             if (b.waiters.remove(p)) {
                 p.complete(b.snapshot());
             }
         }, timeout);
         p.onComplete(o -> {
             timer.cancel();
-            pump.post(() -> b.waiters.remove(p));
+            try {
+                pump.execute(() -> b.waiters.remove(p));
+            } catch (RejectedExecutionException terminated) {
+                // the pump has terminated: its boards and their waiters are gone
+            }
         });
         return p;
     }

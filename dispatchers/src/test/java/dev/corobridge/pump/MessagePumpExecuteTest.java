@@ -24,7 +24,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** Every source of the loop: posts, the Executor face, timers, completions, the idle hook. */
-class MessagePumpPostTest {
+class MessagePumpExecuteTest {
 
     private final List<MessagePump> pumps = new ArrayList<>();
 
@@ -46,7 +46,7 @@ class MessagePumpPostTest {
     }
 
     @Test
-    void postRunsOnThePumpThreadInOrderPerProducer() throws Exception {
+    void executeRunsOnThePumpThreadInOrderPerProducer() throws Exception {
         MessagePump p = pump();
         int producers = 4;
         int each = 20_000;
@@ -62,13 +62,13 @@ class MessagePumpPostTest {
             threads[i] = new Thread(() -> {
                 for (int j = 0; j < each; j++) {
                     int v = j;
-                    assertTrue(p.post(() -> {
+                    p.execute(() -> {
                         if (!p.isCurrentThread()) {
                             offPump.set(true);
                         }
                         seen.get(id).add(v); // pump-confined: no synchronisation needed
                         done.countDown();
-                    }));
+                    });
                 }
             });
             threads[i].start();
@@ -101,13 +101,13 @@ class MessagePumpPostTest {
     }
 
     @Test
-    void postFromAPumpTaskRunsAfterItNeverInline() throws Exception {
+    void executeFromAPumpTaskRunsAfterItNeverInline() throws Exception {
         MessagePump p = pump();
         List<String> order = Collections.synchronizedList(new ArrayList<>());
         CompletableFuture<Integer> innerDepth = new CompletableFuture<>();
         onPump(p, () -> {
             int outerDepth = Thread.currentThread().getStackTrace().length;
-            p.post(() -> {
+            p.execute(() -> {
                 order.add("inner");
                 innerDepth.complete(Thread.currentThread().getStackTrace().length - outerDepth);
             });
@@ -122,15 +122,15 @@ class MessagePumpPostTest {
     }
 
     @Test
-    void postDelayedFiresInDueOrderAndCanBeCancelled() {
+    void scheduleFiresInDueOrderAndCanBeCancelled() {
         // A manual clock: "cancel before it is due" and "not before its time" hold by construction,
         // not because the test thread happened to be faster than 30 ms of real time.
         ManualPump p = ManualPump.create("delayed");
         List<String> order = new ArrayList<>();
-        p.postDelayed(() -> order.add("c"), Duration.ofMillis(60));
-        p.postDelayed(() -> order.add("a"), Duration.ofMillis(20));
-        PumpTimer cancelled = p.postDelayed(() -> order.add("never"), Duration.ofMillis(30));
-        p.postDelayed(() -> order.add("b"), Duration.ofMillis(40));
+        p.schedule(() -> order.add("c"), Duration.ofMillis(60));
+        p.schedule(() -> order.add("a"), Duration.ofMillis(20));
+        PumpTimer cancelled = p.schedule(() -> order.add("never"), Duration.ofMillis(30));
+        p.schedule(() -> order.add("b"), Duration.ofMillis(40));
         assertTrue(cancelled.cancel());
         assertFalse(cancelled.cancel(), "second cancel must lose");
         assertEquals(PumpTimer.State.CANCELLED, cancelled.state());
@@ -146,7 +146,7 @@ class MessagePumpPostTest {
     void aTimerCancelledFromAnotherThreadBeforeItIsDueNeverRuns() throws Exception {
         MessagePump p = pump();
         AtomicBoolean ran = new AtomicBoolean();
-        PumpTimer t = p.postDelayed(() -> ran.set(true), Duration.ofHours(1));
+        PumpTimer t = p.schedule(() -> ran.set(true), Duration.ofHours(1));
         assertTrue(t.cancel());
         assertEquals(PumpTimer.State.CANCELLED, t.state());
         onPump(p, () -> assertEquals(0, p.metrics().pendingTimers()));
@@ -157,7 +157,7 @@ class MessagePumpPostTest {
     void aTimerThatFiredCannotBeCancelled() throws Exception {
         MessagePump p = pump();
         CountDownLatch fired = new CountDownLatch(1);
-        PumpTimer t = p.postDelayed(fired::countDown, Duration.ZERO);
+        PumpTimer t = p.schedule(fired::countDown, Duration.ZERO);
         assertTrue(fired.await(WAIT.toSeconds(), TimeUnit.SECONDS));
         assertFalse(t.cancel(), "it already fired");
         assertEquals(PumpTimer.State.FIRED, t.state());
@@ -169,7 +169,7 @@ class MessagePumpPostTest {
         List<Integer> order = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
             int v = i;
-            p.postDelayed(() -> order.add(v), Duration.ofMillis(5));
+            p.schedule(() -> order.add(v), Duration.ofMillis(5));
         }
         p.advanceTimeBy(Duration.ofMillis(5));
         for (int i = 0; i < 100; i++) {
@@ -180,25 +180,12 @@ class MessagePumpPostTest {
     @Test
     void completionsAreDeliveredOnThePump() throws Exception {
         MessagePump p = pump();
-        CompletableFuture<String> external = new CompletableFuture<>();
-        CompletableFuture<Boolean> onPump = p.completeOnPump(external)
-                .thenApply(v -> v.equals("io-done") && p.isCurrentThread());
-        Thread io = new Thread(() -> external.complete("io-done"), "fake-io");
+        CompletableFuture<Boolean> onPump = new CompletableFuture<>();
+        Thread io = new Thread(() -> assertTrue(p.deliver(() -> onPump.complete(p.isCurrentThread()))), "fake-io");
         io.start();
         assertTrue(onPump.get(WAIT.toSeconds(), TimeUnit.SECONDS));
         // Read on the pump: the completion task has finished (and been counted) by then.
         assertEquals(1L, (long) onPump(p, () -> p.metrics().completionsDelivered()));
-
-        CompletableFuture<String> failing = new CompletableFuture<>();
-        CompletableFuture<Throwable> seen = p.completeOnPump(failing)
-                .handle((v, e) -> p.isCurrentThread() ? e : new AssertionError("off pump"));
-        failing.completeExceptionally(new IllegalArgumentException("boom"));
-        Throwable e = seen.get(WAIT.toSeconds(), TimeUnit.SECONDS);
-        assertTrue(e instanceof IllegalArgumentException, String.valueOf(e));
-
-        CompletableFuture<Boolean> direct = new CompletableFuture<>();
-        assertTrue(p.deliver(() -> direct.complete(p.isCurrentThread())));
-        assertTrue(direct.get(WAIT.toSeconds(), TimeUnit.SECONDS));
     }
 
     @Test
@@ -221,7 +208,7 @@ class MessagePumpPostTest {
         List<Throwable> reported = Collections.synchronizedList(new ArrayList<>());
         MessagePump p = pump(PumpConfig.builder("failing")
                 .uncaughtExceptionHandler((t, e) -> reported.add(e)).build());
-        p.post(() -> {
+        p.execute(() -> {
             throw new IllegalStateException("task failed");
         });
         assertEquals("still alive", onPump(p, () -> "still alive"));
@@ -239,16 +226,16 @@ class MessagePumpPostTest {
         hog[0] = () -> {
             spins.incrementAndGet();
             if (!stop.get()) {
-                p.post(hog[0]);
+                p.execute(hog[0]);
             }
         };
-        p.post(hog[0]);
+        p.execute(hog[0]);
         CompletableFuture<Boolean> timer = new CompletableFuture<>();
-        p.postDelayed(() -> timer.complete(true), Duration.ofMillis(20));
+        p.schedule(() -> timer.complete(true), Duration.ofMillis(20));
         CompletableFuture<Boolean> completion = new CompletableFuture<>();
         p.deliver(() -> completion.complete(true));
         CompletableFuture<Boolean> other = new CompletableFuture<>();
-        p.post(() -> other.complete(true));
+        p.execute(() -> other.complete(true));
         try {
             assertTrue(timer.get(WAIT.toSeconds(), TimeUnit.SECONDS), "timer starved");
             assertTrue(completion.get(WAIT.toSeconds(), TimeUnit.SECONDS), "completion starved");
@@ -263,7 +250,7 @@ class MessagePumpPostTest {
     void runLoopTurnsTheCallingThreadIntoThePump() throws Exception {
         MessagePump p = MessagePump.create("main-ui");
         CompletableFuture<Thread> ranOn = new CompletableFuture<>();
-        p.post(() -> ranOn.complete(Thread.currentThread())); // queued before the loop starts
+        p.execute(() -> ranOn.complete(Thread.currentThread())); // queued before the loop starts
         assertEquals(1, p.metrics().queueDepth());
         Thread loop = new Thread(p::runLoop, "app-main");
         loop.start();
@@ -281,10 +268,10 @@ class MessagePumpPostTest {
     @Test
     void badArgumentsAreRejectedClearly() {
         MessagePump p = pump();
-        assertThrows(NullPointerException.class, () -> p.post(null));
+        assertThrows(NullPointerException.class, () -> p.execute(null));
         assertThrows(NullPointerException.class, () -> p.execute(null));
         assertThrows(NullPointerException.class, () -> p.deliver(null));
-        assertThrows(IllegalArgumentException.class, () -> p.postDelayed(() -> { }, Duration.ofMillis(-1)));
+        assertThrows(IllegalArgumentException.class, () -> p.schedule(() -> { }, Duration.ofMillis(-1)));
         assertThrows(IllegalArgumentException.class, () -> PumpConfig.builder(" "));
         assertThrows(IllegalArgumentException.class, () -> PumpConfig.builder("x").batchSize(0));
         assertThrows(IllegalArgumentException.class, () -> PumpConfig.builder("x").latencySampleEvery(3));
@@ -297,7 +284,7 @@ class MessagePumpPostTest {
     @Test
     void hugeDelaysAreClampedNotOverflowed() throws Exception {
         MessagePump p = pump();
-        PumpTimer t = p.postDelayed(() -> { throw new AssertionError("fired"); }, Duration.ofDays(365 * 300));
+        PumpTimer t = p.schedule(() -> { throw new AssertionError("fired"); }, Duration.ofDays(365 * 300));
         onPump(p, () -> assertEquals(1, p.metrics().pendingTimers()));
         assertTrue(t.isPending());
         assertTrue(t.cancel());
