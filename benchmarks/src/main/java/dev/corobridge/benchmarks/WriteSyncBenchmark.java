@@ -113,7 +113,7 @@ public class WriteSyncBenchmark {
                 if (pool.transport() != Transport.IO_URING) {
                     throw new IllegalStateException("ring needs io_uring: " + pool.fallbackReason());
                 }
-                ringFile = pool.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE).await();
+                ringFile = pool.openAsync(file, StandardOpenOption.READ, StandardOpenOption.WRITE).await();
             }
             case "filechannel" -> channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
             default -> throw new IllegalArgumentException("unknown impl " + impl);
@@ -135,7 +135,7 @@ public class WriteSyncBenchmark {
         if (!sync) {
             for (int i = 0; i < GROUP; i++) {
                 buffers[i].clear();
-                written += checked(impl.equals("ring") ? ringFile.write(buffers[i], position()).await()
+                written += checked(impl.equals("ring") ? ringFile.writeAsync(buffers[i], position()).await()
                         : channel.write(buffers[i], position()));
             }
             counters.writes += GROUP;
@@ -145,18 +145,18 @@ public class WriteSyncBenchmark {
             if (grouped) {
                 for (int i = 0; i < GROUP; i++) {
                     buffers[i].clear();
-                    inFlight[i] = ringFile.write(buffers[i], position());
+                    inFlight[i] = ringFile.writeAsync(buffers[i], position());
                 }
                 for (int i = 0; i < GROUP; i++) {
                     written += checked(inFlight[i].await());
                 }
-                ringFile.fdatasync().await();
+                ringFile.fdatasyncAsync().await();
                 counters.syncs++;
             } else {
                 for (int i = 0; i < GROUP; i++) {
                     buffers[i].clear();
-                    written += checked(ringFile.write(buffers[i], position()).await());
-                    ringFile.fdatasync().await();
+                    written += checked(ringFile.writeAsync(buffers[i], position()).await());
+                    ringFile.fdatasyncAsync().await();
                     counters.syncs++;
                 }
             }
@@ -197,7 +197,7 @@ public class WriteSyncBenchmark {
             Report.result("WriteSyncBenchmark", Map.of("impl", impl, "mode", mode), v);
         } finally {
             if (ringFile != null) {
-                ringFile.close().await();
+                ringFile.closeAsync().await();
             }
             if (pool != null) {
                 pool.shutdown(Duration.ofSeconds(1));

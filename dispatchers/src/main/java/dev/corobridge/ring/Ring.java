@@ -37,14 +37,12 @@ public final class Ring implements ExecutionContext {
     }
 
     /** Opens {@code path} (no options: read-only) on this ring; the file stays bound to it. */
-    @kotlin.Deprecated(message = "Kotlin: use the suspending open, or openAsync for the RingOp", level = kotlin.DeprecationLevel.HIDDEN)
-    public RingOp<RingFile> open(Path path, OpenOption... options) {
+    public RingOp<RingFile> openAsync(Path path, OpenOption... options) {
         return submitOpen(path, Set.of(options));
     }
 
     /** Opens {@code path} with {@code options} on this ring. */
-    @kotlin.Deprecated(message = "Kotlin: use the suspending open, or openAsync for the RingOp", level = kotlin.DeprecationLevel.HIDDEN)
-    public RingOp<RingFile> open(Path path, Set<? extends OpenOption> options) {
+    public RingOp<RingFile> openAsync(Path path, Set<? extends OpenOption> options) {
         return submitOpen(path, options);
     }
 

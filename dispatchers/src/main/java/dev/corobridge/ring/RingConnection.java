@@ -19,19 +19,19 @@ import java.util.Objects;
 
 /**
  * A TCP connection on a {@link Ring}, read and written in the style of a blocking socket but
- * without blocking a thread: from a virtual thread {@code while ((n = conn.read(buf).await()) > 0)
- * conn.write(buf, n).await();}, from Kotlin the same loop with suspending {@code read}/{@code write}.
+ * without blocking a thread: from a virtual thread {@code while ((n = conn.readAsync(buf.clear()).await()) > 0)
+ * conn.writeAsync(buf, n).await();}, from Kotlin the same loop with suspending {@code read}/{@code write}.
  *
  * <p><b>Model.</b> The connection is a Netty channel (io_uring socket channel; NIO in the fallback)
- * with auto-read off: a {@link #read} asks the channel for data only when nothing is buffered, so a
+ * with auto-read off: a {@link #readAsync} asks the channel for data only when nothing is buffered, so a
  * slow reader applies back-pressure to its peer. At most one read may be pending at a time. Bytes
  * that arrive with no read pending wait in the connection until the next read, never in a buffer
  * whose read was cancelled.
  *
- * <p>{@link #read(ByteBuffer)} and {@link #write(ByteBuffer, int)} use absolute indexes like the C
- * calls they mirror: read fills {@code buf} from index 0 (up to its capacity) and returns the count;
- * write sends {@code buf[0, n)}, copied at call time, and completes when flushed to the socket.
- * Positions and limits are untouched.
+ * <p>{@link #readAsync(ByteBuffer)} reads into {@code [position, limit)} of {@code buf} and moves its
+ * position by the count, like {@link RingFile#readAsync} and {@code ReadableByteChannel.read} (so
+ * clear the buffer before reusing it). {@link #writeAsync(ByteBuffer, int)} sends {@code buf[0, n)},
+ * copied at call time, and completes when flushed to the socket; it leaves position and limit alone.
  *
  * <p><b>End, reset and close: every operation settles.</b> What the connection learns — the peer's
  * end (FIN), a reset, a local close, the pool's shutdown — is recorded when Netty reports it, whether
@@ -41,20 +41,20 @@ import java.util.Objects;
  * <caption>outcome of read and write, by what happened</caption>
  * <tr><th>what happened</th><th>{@code read}</th><th>{@code write}</th></tr>
  * <tr><td>the pool shut down</td><td colspan="2">{@link dev.corobridge.bridge.ContextShutdownException}</td></tr>
- * <tr><td>{@link #close()} or {@link #abort()} was called (here, by a {@link RingServer#close()}, or
+ * <tr><td>{@link #closeAsync()} or {@link #abort()} was called (here, by a {@link RingServer#close()}, or
  *     while the operation waited)</td><td colspan="2">{@link RingIoException} {@code EBADF}</td></tr>
  * <tr><td>bytes already received</td><td>the bytes</td><td>—</td></tr>
  * <tr><td>the peer reset the connection (RST, e.g. an {@link #abort()} or {@code SO_LINGER 0}
  *     close), seen by a read or by a write</td><td colspan="2">{@link RingIoException}
  *     {@code ECONNRESET}, every time (sticky)</td></tr>
- * <tr><td>this side called {@link #shutdownOutput()}</td><td>(reads go on)</td><td>{@code EPIPE}</td></tr>
+ * <tr><td>this side called {@link #shutdownOutputAsync()}</td><td>(reads go on)</td><td>{@code EPIPE}</td></tr>
  * <tr><td>the peer closed or shut down its output (FIN)</td><td>-1, every time (sticky)</td><td>sent
  *     (half-close: the peer may still read; if it had closed fully, a later write sees the reset)</td></tr>
  * <tr><td>the channel was closed by the transport for any other reason</td><td colspan="2">{@code EBADF}</td></tr>
  * </table>
  * Bytes received before a reset are delivered before the {@code ECONNRESET}; bytes the kernel still
  * held when a <i>write</i> discovered the reset may be lost (as with a plain socket). A reset does not
- * close the connection: {@link #isOpen()} stays true until {@link #close()}, which must still be
+ * close the connection: {@link #isOpen()} stays true until {@link #closeAsync()} (or {@link #close()}), which must still be
  * called (it is idempotent, and {@code RingPool.serve} calls it for you).
  *
  * <p><b>Cancellation</b> ({@link RingOp#cancel()}). A read waiting for data is withdrawn at once; the
@@ -66,7 +66,7 @@ import java.util.Objects;
  *
  * <p><b>Thread-safety.</b> Safe from any thread; state is confined to the ring's thread.
  */
-public final class RingConnection {
+public final class RingConnection implements AutoCloseable {
 
     private final Ring ring;
     private final Channel channel;
@@ -111,35 +111,49 @@ public final class RingConnection {
     }
 
     /**
-     * Whether the connection is still open: false once {@link #close()} or {@link #abort()} was
+     * Whether the connection is still open: false once {@link #closeAsync()} or {@link #abort()} was
      * called or the transport closed it. A reset or the peer's end alone does not close it.
      */
     public boolean isOpen() {
         return !closeCalled && shutdownReason == null && channel.isOpen();
     }
 
-    /** Reads up to {@code buf.capacity()} bytes into {@code buf} from index 0: the count, or -1 at end. */
-    @kotlin.Deprecated(message = "Kotlin: use the suspending read", level = kotlin.DeprecationLevel.HIDDEN)
-    public RingOp<Integer> read(ByteBuffer buf) {
+    /**
+     * Reads up to {@code buf.remaining()} bytes into {@code buf} at its position, as
+     * {@link RingFile#readAsync} and {@code ReadableByteChannel.read} do: the count (the position has
+     * moved by it), 0 if the buffer has no room, or -1 at end of stream.
+     */
+    public RingOp<Integer> readAsync(ByteBuffer buf) {
         return submitRead(buf);
     }
 
     /** Sends {@code buf[0, n)}; completes with {@code n} when flushed. */
-    @kotlin.Deprecated(message = "Kotlin: use the suspending write", level = kotlin.DeprecationLevel.HIDDEN)
-    public RingOp<Integer> write(ByteBuffer buf, int n) {
+    public RingOp<Integer> writeAsync(ByteBuffer buf, int n) {
         return submitWrite(buf, n);
     }
 
     /** Half-close: no more writes from this side (they fail with {@code EPIPE}); the peer's reads then see the end. */
-    @kotlin.Deprecated(message = "Kotlin: use the suspending shutdownOutput", level = kotlin.DeprecationLevel.HIDDEN)
-    public RingOp<Void> shutdownOutput() {
+    public RingOp<Void> shutdownOutputAsync() {
         return submitShutdownOutput();
     }
 
     /** Closes the connection (a clean FIN). Idempotent; a read or write still waiting fails with {@code EBADF}. */
-    @kotlin.Deprecated(message = "Kotlin: use the suspending close", level = kotlin.DeprecationLevel.HIDDEN)
-    public RingOp<Void> close() {
+    public RingOp<Void> closeAsync() {
         return submitClose();
+    }
+
+    /**
+     * Closes the connection and waits for the close ({@link AutoCloseable}: try-with-resources from
+     * Java). Refused on threads that must not block — the pump, and every thread of this
+     * connection's pool — with an {@link IllegalStateException} naming {@link #closeAsync()}, the
+     * form to use there (from Kotlin: {@code closeAsync().await()}). Idempotent.
+     *
+     * @throws IllegalStateException on the pump or a ring thread
+     * @throws dev.corobridge.bridge.ContextShutdownException if the pool shut down first
+     */
+    @Override
+    public void close() throws java.io.IOException {
+        BlockingClose.closeAndWait(ring, this, this::submitClose);
     }
 
     /** Aborts the connection: the peer sees a reset ({@code SO_LINGER} 0), not a clean end. */
@@ -350,7 +364,11 @@ public final class RingConnection {
         if (settledAtCallTime(op)) {
             return true;
         }
-        if (!inbound.isEmpty()) {
+        if (!buf.hasRemaining()) {
+            if (op.commit()) {
+                op.succeed(0); // no room: nothing to read into (as ReadableByteChannel.read)
+            }
+        } else if (!inbound.isEmpty()) {
             if (op.commit()) {
                 op.succeed(drainInto(buf));
             } // else cancel() withdrew the read: the bytes stay for the next one
@@ -439,11 +457,11 @@ public final class RingConnection {
 
     private int drainInto(ByteBuffer buf) {
         int written = 0;
-        int cap = buf.capacity();
-        while (written < cap && !inbound.isEmpty()) {
+        while (buf.hasRemaining() && !inbound.isEmpty()) {
             ByteBuf head = inbound.peek();
-            int k = Math.min(head.readableBytes(), cap - written);
-            head.getBytes(head.readerIndex(), buf.duplicate().clear().position(written).limit(written + k));
+            int k = Math.min(head.readableBytes(), buf.remaining());
+            head.getBytes(head.readerIndex(), buf.duplicate().limit(buf.position() + k));
+            buf.position(buf.position() + k); // as ReadableByteChannel.read: the position moves by the count
             head.skipBytes(k);
             written += k;
             if (!head.isReadable()) {

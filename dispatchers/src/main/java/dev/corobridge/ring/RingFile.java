@@ -8,10 +8,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * An open file bound to one {@link Ring}: every operation on it is submitted to that ring (sticky
- * placement), departs when the method is called and returns a {@link RingOp} to await. From
- * Kotlin, the suspending extensions in {@code RingFiles.kt} ({@code file.read(buf, pos)} etc.) wait
- * for the result and, if the coroutine is cancelled, cancel the operation in the kernel and wait for
- * its completion before rethrowing.
+ * placement). The Java members end in {@code Async}: the operation departs when the method is
+ * called and the returned {@link RingOp} is its handle ({@code readAsync(buf, pos).join()} on a
+ * virtual thread; two calls then two joins overlap). From Kotlin, the suspending extensions in
+ * {@code RingFiles.kt} keep the plain verbs ({@code file.read(buf, pos)} etc.): they wait for the
+ * result and, if the coroutine is cancelled, cancel the operation in the kernel and wait for its
+ * completion before rethrowing. {@link #close()} is the blocking {@link AutoCloseable} close;
+ * {@link #closeAsync()} the non-blocking one.
  *
  * <p><b>Buffers.</b> A direct buffer is handed to the kernel as is; a heap buffer goes through a
  * direct bounce buffer (one copy). Either way, the buffer must not be touched until the operation's
@@ -19,15 +22,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p><b>Errors</b> are {@link RingIoException}s naming the errno, the operation and the path.
  * Operations on a closed file fail with {@code EBADF} without reaching the kernel (an fd number may
- * already belong to another file): at once when {@link #close()} was called before, and otherwise
+ * already belong to another file): at once when {@link #closeAsync()} was called before, and otherwise
  * when they reach the ring, which orders them with the close. An operation called concurrently with
- * {@code close()} therefore either runs before the close or fails with {@code EBADF}; it never
+ * {@code closeAsync()} therefore either runs before the close or fails with {@code EBADF}; it never
  * reaches whatever file later gets the same number. (The fallback engine's {@code FileChannel}
  * gives the same guarantee: it closes its fd only once no call is inside it, and refuses calls after.)
  *
  * <p><b>Thread-safety.</b> Safe from any thread; concurrent positional operations are independent.
  */
-public final class RingFile {
+public final class RingFile implements AutoCloseable {
 
     private final Ring ring;
     private final Path path;
@@ -67,7 +70,7 @@ public final class RingFile {
         return path;
     }
 
-    /** Whether {@link #close()} was called. */
+    /** Whether {@link #closeAsync()} (or {@link #close()}) was called. */
     public boolean isClosed() {
         return closed.get();
     }
@@ -76,38 +79,32 @@ public final class RingFile {
      * Reads up to {@code dst.remaining()} bytes at {@code position}. The result is the number of
      * bytes read, or -1 at end of file (as {@code FileChannel.read(dst, position)}).
      */
-    @kotlin.Deprecated(message = "Kotlin: use the suspending read, or readAsync for the RingOp", level = kotlin.DeprecationLevel.HIDDEN)
-    public RingOp<Integer> read(ByteBuffer dst, long position) {
+    public RingOp<Integer> readAsync(ByteBuffer dst, long position) {
         return submitRead(dst, position);
     }
 
     /** Writes {@code src.remaining()} bytes at {@code position}; the result may be short. */
-    @kotlin.Deprecated(message = "Kotlin: use the suspending write, or writeAsync for the RingOp", level = kotlin.DeprecationLevel.HIDDEN)
-    public RingOp<Integer> write(ByteBuffer src, long position) {
+    public RingOp<Integer> writeAsync(ByteBuffer src, long position) {
         return submitWrite(src, position);
     }
 
     /** Appends {@code src} at the end of the file (opened with {@code APPEND}); atomic per call. */
-    @kotlin.Deprecated(message = "Kotlin: use the suspending append", level = kotlin.DeprecationLevel.HIDDEN)
-    public RingOp<Integer> append(ByteBuffer src) {
+    public RingOp<Integer> appendAsync(ByteBuffer src) {
         return submitAppend(src);
     }
 
     /** {@code fsync(2)}: data and metadata reach the disk. */
-    @kotlin.Deprecated(message = "Kotlin: use the suspending fsync", level = kotlin.DeprecationLevel.HIDDEN)
-    public RingOp<Void> fsync() {
+    public RingOp<Void> fsyncAsync() {
         return submitSync(false);
     }
 
     /** {@code fdatasync(2)}: data (and the metadata needed to read it) reach the disk. */
-    @kotlin.Deprecated(message = "Kotlin: use the suspending fdatasync", level = kotlin.DeprecationLevel.HIDDEN)
-    public RingOp<Void> fdatasync() {
+    public RingOp<Void> fdatasyncAsync() {
         return submitSync(true);
     }
 
     /** The file's current size in bytes. */
-    @kotlin.Deprecated(message = "Kotlin: use the suspending size", level = kotlin.DeprecationLevel.HIDDEN)
-    public RingOp<Long> size() {
+    public RingOp<Long> sizeAsync() {
         return submitSize();
     }
 
@@ -116,8 +113,7 @@ public final class RingFile {
      * or fails so: see the class comment). Closing twice completes at once. A close cannot be
      * cancelled (that would leak the fd).
      */
-    @kotlin.Deprecated(message = "Kotlin: use the suspending close", level = kotlin.DeprecationLevel.HIDDEN)
-    public RingOp<Void> close() {
+    public RingOp<Void> closeAsync() {
         return submitClose();
     }
 
@@ -125,15 +121,28 @@ public final class RingFile {
      * Reads until {@code dst} is full or end of file, handling short reads; the result is the bytes
      * read (less than requested only at end of file).
      */
-    @kotlin.Deprecated(message = "Kotlin: use the suspending readFully", level = kotlin.DeprecationLevel.HIDDEN)
-    public RingOp<Integer> readFully(ByteBuffer dst, long position) {
+    public RingOp<Integer> readFullyAsync(ByteBuffer dst, long position) {
         return submitReadFully(dst, position);
     }
 
     /** Writes all of {@code src} at {@code position}, handling short writes. */
-    @kotlin.Deprecated(message = "Kotlin: use the suspending writeFully", level = kotlin.DeprecationLevel.HIDDEN)
-    public RingOp<Integer> writeFully(ByteBuffer src, long position) {
+    public RingOp<Integer> writeFullyAsync(ByteBuffer src, long position) {
         return submitWriteFully(src, position);
+    }
+
+    /**
+     * Closes the file and waits for the close ({@link AutoCloseable}: try-with-resources from Java).
+     * Refused on threads that must not block — the pump, and every thread of this file's pool — with
+     * an {@link IllegalStateException} naming {@link #closeAsync()}, the form to use there (from
+     * Kotlin: {@code closeAsync().await()}). Closing twice returns at once.
+     *
+     * @throws IllegalStateException on the pump or a ring thread
+     * @throws RingIoException       if the close failed
+     * @throws dev.corobridge.bridge.ContextShutdownException if the pool shut down first
+     */
+    @Override
+    public void close() throws java.io.IOException {
+        BlockingClose.closeAndWait(ring, this, this::submitClose);
     }
 
     @Override

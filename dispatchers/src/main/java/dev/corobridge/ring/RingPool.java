@@ -195,8 +195,7 @@ public final class RingPool implements AutoCloseable {
     }
 
     /** Opens {@code path} on the ring chosen by {@link #forKey} for its absolute path. */
-    @kotlin.Deprecated(message = "Kotlin: use the suspending open", level = kotlin.DeprecationLevel.HIDDEN)
-    public RingOp<RingFile> open(Path path, OpenOption... options) {
+    public RingOp<RingFile> openAsync(Path path, OpenOption... options) {
         return submitOpen(path, Set.of(options));
     }
 
@@ -213,9 +212,22 @@ public final class RingPool implements AutoCloseable {
      * ({@link RingOp#cancel()}) decides at once and aborts the kernel's connect; a connection made
      * anyway is closed, never handed out.
      */
-    @kotlin.Deprecated(message = "Kotlin: use the suspending connect", level = kotlin.DeprecationLevel.HIDDEN)
-    public RingOp<RingConnection> connect(java.net.InetSocketAddress address) {
+    public RingOp<RingConnection> connectAsync(java.net.InetSocketAddress address) {
         return submitConnect(address);
+    }
+
+    /**
+     * Binds {@code address} (port 0: any free port) and starts accepting; each accepted connection
+     * is handed to {@code onAccept} on its ring's thread (keep it short: start the session on a
+     * virtual thread). Returns at once and never blocks, so it may be called on the pump or a ring
+     * thread; the operation completes with the {@link RingServer} once the address is bound, or
+     * fails with a {@link RingIoException} if it cannot be (e.g. {@code EADDRINUSE}), or with a
+     * {@link dev.corobridge.bridge.ContextShutdownException} if the pool is shutting down.
+     * Cancelling it withdraws it at once: a server bound anyway is closed. From Kotlin:
+     * {@code pool.bind(...)} or {@code pool.serve(...)}.
+     */
+    public RingOp<RingServer> bindAsync(java.net.InetSocketAddress address, java.util.function.Consumer<RingConnection> onAccept) {
+        return RingServer.submitBind(this, address, onAccept);
     }
 
     RingOp<RingConnection> submitConnect(java.net.InetSocketAddress address) {

@@ -19,9 +19,9 @@ import java.util.function.Consumer;
  * ({@code Thread.ofVirtual().start(...)}) or, from Kotlin, use {@code pool.serve(...)} which runs a
  * suspending session as a coroutine on the connection's ring.
  *
- * <p><b>Binding departs at call time and never blocks:</b> {@link #bind} returns a {@link RingOp}
- * of the server, like every ring operation, so it may be called on the pump or on a ring thread;
- * await it where waiting is allowed ({@code RingServer.bind(pool, address, onAccept).await()} on a
+ * <p><b>Binding departs at call time and never blocks:</b> {@link RingPool#bindAsync} returns a
+ * {@link RingOp} of the server, like every ring operation, so it may be called on the pump or on a
+ * ring thread; wait for it where waiting is allowed ({@code pool.bindAsync(address, onAccept)} on a
  * virtual thread, {@code pool.bind(...)} / {@code pool.serve(...)} from Kotlin). Cancelling it
  * withdraws it at once: a server bound anyway is closed, and nothing it accepted is handed out.
  *
@@ -43,17 +43,6 @@ public final class RingServer implements AutoCloseable {
 
     private RingServer(RingPool pool) {
         this.pool = pool;
-    }
-
-    /**
-     * Binds {@code address} (port 0: any free port) and starts accepting. Returns at once; the
-     * operation completes with the server once the address is bound, or fails with a
-     * {@link RingIoException} if it cannot be (e.g. {@code EADDRINUSE}), or with a
-     * {@link dev.corobridge.bridge.ContextShutdownException} if the pool is shutting down.
-     */
-    @kotlin.Deprecated(message = "Kotlin: use the suspending pool.bind or pool.serve", level = kotlin.DeprecationLevel.HIDDEN)
-    public static RingOp<RingServer> bind(RingPool pool, InetSocketAddress address, Consumer<RingConnection> onAccept) {
-        return submitBind(pool, address, onAccept);
     }
 
     static RingOp<RingServer> submitBind(RingPool pool, InetSocketAddress address, Consumer<RingConnection> onAccept) {

@@ -10,10 +10,14 @@ import java.nio.ByteBuffer
 import java.nio.file.OpenOption
 import java.nio.file.Path
 
-// The Kotlin face of ring files: suspend functions that resume on the caller's dispatcher. If the
-// calling coroutine is cancelled, the operation is cancelled (see RingOp.cancel); one in the
-// kernel's hands is asked to stop, and the function waits (non-cancellably) for its completion
-// before rethrowing: the buffer is free when it returns.
+// The Kotlin face of ring files: suspend functions with the plain verbs that resume on the caller's
+// dispatcher. If the calling coroutine is cancelled, the operation is cancelled (see RingOp.cancel);
+// one in the kernel's hands is asked to stop, and the function waits (non-cancellably) for its
+// completion before rethrowing: the buffer is free when it returns. The Java members ending in
+// Async (readAsync, writeAsync, ...) start an operation and return its handle: a different
+// operation, for overlapping two calls before two awaits. Closing: RingFile.close() is the blocking
+// AutoCloseable close (a member, so it wins over any extension); coroutines use
+// closeAsync().await().
 
 /** Opens [path] on this ring (no options: read-only). */
 suspend fun Ring.open(path: Path, vararg options: OpenOption): RingFile = submitOpen(path, options.toSet()).awaitIo()
@@ -44,15 +48,6 @@ suspend fun RingFile.fdatasync() { submitSync(true).awaitIo() }
 
 /** The current size. */
 suspend fun RingFile.size(): Long = submitSize().awaitIo()
-
-/** Closes the file. */
-suspend fun RingFile.close() { submitClose().awaitIo() }
-
-/** Starts a read now and returns its operation (await it later: two reads then two awaits overlap). */
-fun RingFile.readAsync(dst: ByteBuffer, position: Long): RingOp<Int> = submitRead(dst, position)
-
-/** Starts a write now and returns its operation. */
-fun RingFile.writeAsync(src: ByteBuffer, position: Long): RingOp<Int> = submitWrite(src, position)
 
 /**
  * Awaits a ring operation. If the caller is cancelled, cancels the operation ([RingOp.cancel]): one

@@ -9,9 +9,14 @@ import java.net.InetSocketAddress
 import java.nio.ByteBuffer
 
 // The Kotlin face of ring sockets: session code reads
-//     while (true) { val n = conn.read(buf); if (n <= 0) break; conn.write(buf, n) }
+//     while (true) { val n = conn.read(buf.clear()); if (n <= 0) break; conn.write(buf, n) }
+// Closing: RingConnection.close() is the blocking AutoCloseable close (a member: it wins over any
+// extension); coroutines use closeAsync().await(), and pool.serve closes for them.
 
-/** Reads into [buf] from index 0; the count, or -1 at end of stream. */
+/**
+ * Reads into `[position, limit)` of [buf] and moves its position by the count (as
+ * `ReadableByteChannel.read`); 0 if it has no room, -1 at end of stream.
+ */
 suspend fun RingConnection.read(buf: ByteBuffer): Int = submitRead(buf).awaitIo()
 
 /** Sends `buf[0, n)` and waits until it is flushed. */
@@ -19,9 +24,6 @@ suspend fun RingConnection.write(buf: ByteBuffer, n: Int): Int = submitWrite(buf
 
 /** Half-closes: the peer's reads see the end; reading continues. */
 suspend fun RingConnection.shutdownOutput() { submitShutdownOutput().awaitIo() }
-
-/** Closes the connection cleanly. */
-suspend fun RingConnection.close() { submitClose().awaitIo() }
 
 /** Connects from one of the pool's rings. */
 suspend fun RingPool.connect(address: InetSocketAddress): RingConnection = submitConnect(address).awaitIo()

@@ -100,7 +100,7 @@ class RingCancelEveryKindTest {
     void cancellingAConnectDecidesAtOnceAbortsItAndNothingConnectsLater(Transport transport) throws Exception {
         RingPool pool = pool(transport);
         try (FullBacklog peer = new FullBacklog()) {
-            RingOp<RingConnection> connect = pool.connect(peer.address());
+            RingOp<RingConnection> connect = pool.connectAsync(peer.address());
             waitUntil(() -> others(peer, TCP_SYN_SENT) == 1, "the connect to wait in SYN_SENT");
             assertTrue(connect.cancel(), "nothing connected yet: this call decides");
             assertTrue(connect.isDone());
@@ -125,14 +125,14 @@ class RingCancelEveryKindTest {
     void cancellingAWriteTheTransportIsSendingAbortsTheConnection(Transport transport) throws Exception {
         RingPool pool = pool(transport);
         LinkedBlockingQueue<RingConnection> accepted = new LinkedBlockingQueue<>();
-        try (RingServer server = await(RingServer.bind(pool, ANY_LOOPBACK, accepted::add))) {
-            RingConnection client = await(pool.connect(server.localAddress()));
+        try (RingServer server = await(pool.bindAsync(ANY_LOOPBACK, accepted::add))) {
+            RingConnection client = await(pool.connectAsync(server.localAddress()));
             RingConnection session = accepted.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
             assertNotNull(session);
             // The session never reads: 32 MB cannot fit in the socket buffers, so the write stays in the
             // transport's hands.
             int n = 32 << 20;
-            RingOp<Integer> write = client.write(ByteBuffer.allocateDirect(n), n);
+            RingOp<Integer> write = client.writeAsync(ByteBuffer.allocateDirect(n), n);
             waitUntil(write::started, "the write to be handed to the transport");
             passedBy(client.ring()); // and the transport to have tried to send it all
             assertFalse(write.isDone(), "the peer does not read: the write cannot have completed");
@@ -140,9 +140,9 @@ class RingCancelEveryKindTest {
             assertThrows(CancellationException.class, () -> await(write));
             assertFalse(client.isOpen(), "the stream was cut mid-write: the connection is aborted");
             RingIoException later = assertInstanceOf(RingIoException.class,
-                    RingSocketTest.causeOf(() -> await(client.write(ByteBuffer.allocate(1), 1))));
+                    RingSocketTest.causeOf(() -> await(client.writeAsync(ByteBuffer.allocate(1), 1))));
             assertEquals("EBADF", later.errnoName());
-            await(session.close());
+            await(session.closeAsync());
         } finally {
             stop(pool);
         }
@@ -159,7 +159,7 @@ class RingCancelEveryKindTest {
             }
             RingOp<RingServer> bind;
             try (LoopHold hold = new LoopHold(pool, null)) {
-                bind = RingServer.bind(pool, new InetSocketAddress(InetAddress.getLoopbackAddress(), port), c -> c.close());
+                bind = pool.bindAsync(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), c -> c.closeAsync());
                 assertTrue(bind.cancel(), "not bound yet: this call decides");
                 assertTrue(bind.isDone());
             }

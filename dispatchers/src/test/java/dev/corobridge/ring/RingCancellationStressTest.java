@@ -55,7 +55,7 @@ class RingCancellationStressTest {
             for (int i = 0; i < PIPES; i++) {
                 Path p = RingTestSupport.fifo(dir, "p" + i);
                 paths.add(p);
-                pipes.add(await(pool.open(p, StandardOpenOption.READ, StandardOpenOption.WRITE)));
+                pipes.add(await(pool.openAsync(p, StandardOpenOption.READ, StandardOpenOption.WRITE)));
             }
             int batch = transport == Transport.FALLBACK ? 8 : 200;
             List<ByteBuffer> freed = new ArrayList<>();
@@ -65,7 +65,7 @@ class RingCancellationStressTest {
                 for (int i = 0; i < batch; i++) {
                     ByteBuffer b = ByteBuffer.allocateDirect(BUF);
                     bufs.add(b);
-                    RingOp<Integer> op = pipes.get(rnd.nextInt(PIPES)).read(b, 0);
+                    RingOp<Integer> op = pipes.get(rnd.nextInt(PIPES)).readAsync(b, 0);
                     ops.add(op);
                     if (rnd.nextInt(3) == 0) {
                         op.cancel(); // often before it reached the ring
@@ -117,7 +117,7 @@ class RingCancellationStressTest {
                 }
             }
             for (RingFile f : pipes) {
-                await(f.close());
+                await(f.closeAsync());
             }
         } finally {
             stop(pool);
@@ -153,7 +153,7 @@ class RingCancellationStressTest {
                 List<RingOp<RingFile>> ops = new ArrayList<>();
                 List<Boolean> decided = new ArrayList<>();
                 for (int i = 0; i < 100; i++) {
-                    RingOp<RingFile> op = pool.open(plain);
+                    RingOp<RingFile> op = pool.openAsync(plain);
                     ops.add(op);
                     int when = rnd.nextInt(3);
                     for (int spin = when == 1 ? rnd.nextInt(2_000) : 0; spin > 0; spin--) {
@@ -174,7 +174,7 @@ class RingCancellationStressTest {
                         assertTrue(o.isCancelled(), "cancel() said it decided, yet: " + o);
                     } else if (o.isSuccess()) {
                         opened++;
-                        await(((Outcome.Success<RingFile>) o).value().close());
+                        await(((Outcome.Success<RingFile>) o).value().closeAsync());
                     } else {
                         throw new AssertionError("an open cancel() did not decide ended " + o);
                     }

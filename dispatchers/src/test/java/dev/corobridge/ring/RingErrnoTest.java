@@ -28,7 +28,7 @@ class RingErrnoTest {
         try {
             // TEST-NET-2 (RFC 5737): documentation only, never an address of this host.
             InetSocketAddress foreign = new InetSocketAddress(InetAddress.getByName("198.51.100.7"), 0);
-            RingIoException e = ioError(RingServer.bind(pool, foreign, c -> c.close()));
+            RingIoException e = ioError(pool.bindAsync(foreign, c -> c.closeAsync()));
             assertEquals("EADDRNOTAVAIL", e.errnoName(), e.getMessage());
             assertEquals(Errno.EADDRNOTAVAIL, e.errno());
             assertEquals("bind", e.operation());
@@ -43,12 +43,12 @@ class RingErrnoTest {
         RingPool pool = pool(transport);
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), taken.getLocalPort());
-            assertEquals(Errno.EADDRINUSE, ioError(RingServer.bind(pool, address, c -> c.close())).errno());
+            assertEquals(Errno.EADDRINUSE, ioError(pool.bindAsync(address, c -> c.closeAsync())).errno());
             int free;
             try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
                 free = probe.getLocalPort();
             }
-            RingIoException refused = ioError(pool.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), free)));
+            RingIoException refused = ioError(pool.connectAsync(new InetSocketAddress(InetAddress.getLoopbackAddress(), free)));
             assertEquals(Errno.ECONNREFUSED, refused.errno(), refused.getMessage());
             assertEquals("connect", refused.operation());
         } finally {

@@ -78,7 +78,7 @@ class RingFileDescriptorReuseTest {
                             byte[] block = new byte[BLOCK];
                             java.util.Arrays.fill(block, tag(i));
                             long position = (long) rnd.nextInt(BLOCKS_PER_FILE) * BLOCK;
-                            window.add(current.get(i).write(ByteBuffer.wrap(block), position));
+                            window.add(current.get(i).writeAsync(ByteBuffer.wrap(block), position));
                             if (window.size() >= WINDOW) {
                                 settle(window.poll(), succeeded, closedFirst);
                             }
@@ -103,7 +103,7 @@ class RingFileDescriptorReuseTest {
                             // outside the pool: it takes the lowest free number, very likely the one
                             // just freed (the "an open elsewhere that reuses the number").
                             int i = closer + CLOSERS * rnd.nextInt(FILES / CLOSERS);
-                            await(current.get(i).close());
+                            await(current.get(i).closeAsync());
                             FileChannel foreign = FileChannel.open(paths[(i + 1 + rnd.nextInt(FILES - 1)) % FILES],
                                     StandardOpenOption.WRITE);
                             if (held != null) {
@@ -125,7 +125,7 @@ class RingFileDescriptorReuseTest {
                 f.get(5, TimeUnit.MINUTES);
             }
             for (int i = 0; i < FILES; i++) {
-                await(current.get(i).close());
+                await(current.get(i).closeAsync());
             }
         } finally {
             threads.shutdownNow();
@@ -160,13 +160,13 @@ class RingFileDescriptorReuseTest {
             assertEquals(Transport.IO_URING, pool.transport());
             Path mine = Files.createFile(dir.resolve("mine"));
             Path other = Files.createFile(dir.resolve("other"));
-            RingFile f = await(pool.open(mine, StandardOpenOption.WRITE));
+            RingFile f = await(pool.openAsync(mine, StandardOpenOption.WRITE));
             java.util.concurrent.CompletableFuture<RingOp<Integer>> write = new java.util.concurrent.CompletableFuture<>();
-            Thread writer = new Thread(() -> write.complete(f.write(ByteBuffer.wrap(new byte[] {'m', 'i', 'n', 'e'}), 0)));
+            Thread writer = new Thread(() -> write.complete(f.writeAsync(ByteBuffer.wrap(new byte[] {'m', 'i', 'n', 'e'}), 0)));
             loops.holdNextExecuteOn(writer);
             writer.start();
             loops.awaitHeld(); // write() has checked "open" and is about to hand the write to the ring
-            await(f.close());
+            await(f.closeAsync());
             List<FileChannel> others = new ArrayList<>();
             try {
                 // Another file takes the number just freed (the lowest free one: normally at the first try).
@@ -198,7 +198,7 @@ class RingFileDescriptorReuseTest {
     }
 
     private static RingOp<RingFile> openOn(RingPool pool, int ring, Path path) {
-        return pool.rings().get(ring % pool.rings().size()).open(path, StandardOpenOption.WRITE);
+        return pool.rings().get(ring % pool.rings().size()).openAsync(path, StandardOpenOption.WRITE);
     }
 
     private static byte tag(int file) {

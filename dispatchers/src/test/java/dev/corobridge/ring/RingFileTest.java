@@ -39,28 +39,28 @@ class RingFileTest {
         try {
             assertEquals(transport, pool.transport());
             Path p = dir.resolve("round-trip.bin");
-            RingFile f = await(pool.open(p, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE));
+            RingFile f = await(pool.openAsync(p, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE));
             byte[] data = "hello ring".getBytes(StandardCharsets.UTF_8);
-            assertEquals(data.length, await(f.write(ByteBuffer.wrap(data), 0)));            // heap buffer
+            assertEquals(data.length, await(f.writeAsync(ByteBuffer.wrap(data), 0)));            // heap buffer
             ByteBuffer direct = ByteBuffer.allocateDirect(6).put("!tail!".getBytes(StandardCharsets.UTF_8)).flip();
-            assertEquals(6, await(f.writeFully(direct, data.length)));                       // direct buffer
+            assertEquals(6, await(f.writeFullyAsync(direct, data.length)));                       // direct buffer
             assertFalse(direct.hasRemaining());
-            await(f.fdatasync());
-            await(f.fsync());
-            assertEquals(data.length + 6L, await(f.size()));
+            await(f.fdatasyncAsync());
+            await(f.fsyncAsync());
+            assertEquals(data.length + 6L, await(f.sizeAsync()));
             ByteBuffer back = ByteBuffer.allocate(64);
-            assertEquals(16, await(f.readFully(back, 0)));
+            assertEquals(16, await(f.readFullyAsync(back, 0)));
             assertEquals("hello ring!tail!", new String(back.array(), 0, 16, StandardCharsets.UTF_8));
-            assertEquals(-1, await(f.read(ByteBuffer.allocate(8), 1_000)), "end of file");
+            assertEquals(-1, await(f.readAsync(ByteBuffer.allocate(8), 1_000)), "end of file");
             ByteBuffer directBack = ByteBuffer.allocateDirect(5);
-            assertEquals(5, await(f.read(directBack, 6)));
+            assertEquals(5, await(f.readAsync(directBack, 6)));
             directBack.flip();
             byte[] five = new byte[5];
             directBack.get(five);
             assertEquals("ring!", new String(five, StandardCharsets.UTF_8));
-            await(f.close());
+            await(f.closeAsync());
             assertTrue(f.isClosed());
-            await(f.close()); // twice is fine
+            await(f.closeAsync()); // twice is fine
             assertEquals("hello ring!tail!", Files.readString(p));
             assertEquals(0, pool.metrics().openFiles());
         } finally {
@@ -74,23 +74,23 @@ class RingFileTest {
         RingPool pool = pool(transport);
         try {
             Path p = dir.resolve("journal.log");
-            RingFile f = await(pool.open(p, StandardOpenOption.CREATE, StandardOpenOption.APPEND));
+            RingFile f = await(pool.openAsync(p, StandardOpenOption.CREATE, StandardOpenOption.APPEND));
             List<RingOp<Integer>> ops = new ArrayList<>();
             for (int i = 0; i < 500; i++) {
-                ops.add(f.append(ByteBuffer.wrap(String.format("record-%04d\n", i).getBytes(StandardCharsets.US_ASCII))));
+                ops.add(f.appendAsync(ByteBuffer.wrap(String.format("record-%04d\n", i).getBytes(StandardCharsets.US_ASCII))));
             }
             for (RingOp<Integer> op : ops) {
                 assertEquals(12, await(op));
             }
-            await(f.fdatasync());
-            await(f.close());
+            await(f.fdatasyncAsync());
+            await(f.closeAsync());
             List<String> lines = Files.readAllLines(p);
             assertEquals(500, lines.size());
             assertEquals(500, new HashSet<>(lines).size());
             assertTrue(lines.stream().allMatch(l -> l.matches("record-\\d{4}")));
-            RingFile ro = await(pool.open(p));
-            assertThrows(IllegalStateException.class, () -> ro.append(ByteBuffer.allocate(1)));
-            await(ro.close());
+            RingFile ro = await(pool.openAsync(p));
+            assertThrows(IllegalStateException.class, () -> ro.appendAsync(ByteBuffer.allocate(1)));
+            await(ro.closeAsync());
         } finally {
             stop(pool);
         }
@@ -103,7 +103,7 @@ class RingFileTest {
         RingPool pool = pool(transport);
         try {
             Path missing = dir.resolve("no-such-file");
-            RingIoException e = ioError(pool.open(missing));
+            RingIoException e = ioError(pool.openAsync(missing));
             assertEquals("ENOENT", e.errnoName());
             assertEquals(2, e.errno());
             assertEquals("open", e.operation());
@@ -111,27 +111,27 @@ class RingFileTest {
 
             Path p = dir.resolve("read-only.txt");
             Files.writeString(p, "data");
-            RingFile ro = await(pool.open(p, StandardOpenOption.READ));
-            RingIoException w = ioError(ro.write(ByteBuffer.wrap(new byte[] {1}), 0));
+            RingFile ro = await(pool.openAsync(p, StandardOpenOption.READ));
+            RingIoException w = ioError(ro.writeAsync(ByteBuffer.wrap(new byte[] {1}), 0));
             assertEquals("EBADF", w.errnoName(), "write to a file opened read-only");
             assertEquals("write", w.operation());
-            await(ro.close());
-            RingIoException closed = ioError(ro.read(ByteBuffer.allocate(4), 0));
+            await(ro.closeAsync());
+            RingIoException closed = ioError(ro.readAsync(ByteBuffer.allocate(4), 0));
             assertEquals("EBADF", closed.errnoName(), "operation on a closed file");
 
-            RingIoException exists = ioError(pool.open(p, StandardOpenOption.WRITE, StandardOpenOption.CREATE_NEW));
+            RingIoException exists = ioError(pool.openAsync(p, StandardOpenOption.WRITE, StandardOpenOption.CREATE_NEW));
             assertEquals("EEXIST", exists.errnoName());
-            RingIoException isDir = ioError(pool.open(dir, StandardOpenOption.WRITE));
+            RingIoException isDir = ioError(pool.openAsync(dir, StandardOpenOption.WRITE));
             assertEquals("EISDIR", isDir.errnoName());
 
-            RingFile rw = await(pool.open(p, StandardOpenOption.READ));
-            assertThrows(IllegalArgumentException.class, () -> rw.read(ByteBuffer.allocate(1), -1));
-            assertThrows(IllegalArgumentException.class, () -> rw.read(ByteBuffer.allocate(1).asReadOnlyBuffer(), 0));
-            assertThrows(NullPointerException.class, () -> rw.read(null, 0));
-            await(rw.close());
-            assertThrows(IllegalArgumentException.class, () -> pool.open(Path.of("bad\0name")));
-            assertThrows(UnsupportedOperationException.class, () -> pool.open(p, StandardOpenOption.DELETE_ON_CLOSE));
-            assertThrows(IllegalArgumentException.class, () -> pool.open(p, StandardOpenOption.APPEND, StandardOpenOption.READ));
+            RingFile rw = await(pool.openAsync(p, StandardOpenOption.READ));
+            assertThrows(IllegalArgumentException.class, () -> rw.readAsync(ByteBuffer.allocate(1), -1));
+            assertThrows(IllegalArgumentException.class, () -> rw.readAsync(ByteBuffer.allocate(1).asReadOnlyBuffer(), 0));
+            assertThrows(NullPointerException.class, () -> rw.readAsync(null, 0));
+            await(rw.closeAsync());
+            assertThrows(IllegalArgumentException.class, () -> pool.openAsync(Path.of("bad\0name")));
+            assertThrows(UnsupportedOperationException.class, () -> pool.openAsync(p, StandardOpenOption.DELETE_ON_CLOSE));
+            assertThrows(IllegalArgumentException.class, () -> pool.openAsync(p, StandardOpenOption.APPEND, StandardOpenOption.READ));
             assertTrue(pool.metrics().errors().getOrDefault("ENOENT", 0L) >= 1, pool.metrics().toString());
         } finally {
             stop(pool);
@@ -154,12 +154,12 @@ class RingFileTest {
             Path b = RingTestSupport.fifo(dir, "b.fifo");
             Ring ring = pool.rings().get(0);
             // O_RDWR on a FIFO opens without waiting for a writer (Linux).
-            RingFile fa = await(ring.open(a, StandardOpenOption.READ, StandardOpenOption.WRITE));
-            RingFile fb = await(ring.open(b, StandardOpenOption.READ, StandardOpenOption.WRITE));
+            RingFile fa = await(ring.openAsync(a, StandardOpenOption.READ, StandardOpenOption.WRITE));
+            RingFile fb = await(ring.openAsync(b, StandardOpenOption.READ, StandardOpenOption.WRITE));
             ByteBuffer ba = ByteBuffer.allocateDirect(16);
             ByteBuffer bb = ByteBuffer.allocateDirect(16);
-            RingOp<Integer> ra = fa.read(ba, 0);   // departs now, blocks in the kernel: no data yet
-            RingOp<Integer> rb = fb.read(bb, 0);   // also departs now
+            RingOp<Integer> ra = fa.readAsync(ba, 0);   // departs now, blocks in the kernel: no data yet
+            RingOp<Integer> rb = fb.readAsync(bb, 0);   // also departs now
             RingTestSupport.waitUntil(() -> ring.inFlight() == 2, "both reads in flight");
             assertFalse(ra.isDone());
             assertFalse(rb.isDone());
@@ -173,8 +173,8 @@ class RingFileTest {
                 w.write("first".getBytes(StandardCharsets.US_ASCII));
             }
             assertEquals(5, await(ra));
-            await(fa.close());
-            await(fb.close());
+            await(fa.closeAsync());
+            await(fb.closeAsync());
         } finally {
             stop(pool);
         }
@@ -200,9 +200,9 @@ class RingFileTest {
             assertSame(pool.rings().get(0), pool.leastLoaded());
             Path p = dir.resolve("placed");
             Files.writeString(p, "x");
-            RingFile f = await(pool.open(p));
+            RingFile f = await(pool.openAsync(p));
             assertSame(pool.forKey(p.toAbsolutePath().normalize()), f.ring(), "files are placed by path");
-            await(f.close());
+            await(f.closeAsync());
             assertTrue(pool.rings().get(0).name().startsWith("test-"), pool.rings().get(0).name());
         } finally {
             stop(pool);
@@ -215,11 +215,11 @@ class RingFileTest {
         long fdsBefore = RingTestSupport.openFds();
         RingPool pool = pool(transport);
         Path a = RingTestSupport.fifo(dir, "s.fifo");
-        RingFile f = await(pool.open(a, StandardOpenOption.READ, StandardOpenOption.WRITE));
+        RingFile f = await(pool.openAsync(a, StandardOpenOption.READ, StandardOpenOption.WRITE));
         Path plain = dir.resolve("left-open");
         Files.writeString(plain, "x");
-        RingFile leftOpen = await(pool.open(plain));
-        RingOp<Integer> pending = f.read(ByteBuffer.allocateDirect(8), 0);
+        RingFile leftOpen = await(pool.openAsync(plain));
+        RingOp<Integer> pending = f.readAsync(ByteBuffer.allocateDirect(8), 0);
         RingTestSupport.waitUntil(pending::started, "read in flight");
         // io_uring: the kernel cancels the read in phase 1. Fallback: a blocking read cannot be
         // cancelled; phase 2 closes its file after the grace period, which ends the call.
@@ -235,7 +235,7 @@ class RingFileTest {
         done.get(60, java.util.concurrent.TimeUnit.SECONDS); // clean: nothing left behind
         assertTrue(pool.isTerminated());
         assertTrue(pool.awaitTermination(java.time.Duration.ZERO));
-        RingOp<RingFile> late = pool.open(plain);
+        RingOp<RingFile> late = pool.openAsync(plain);
         assertInstanceOf(dev.corobridge.bridge.ContextShutdownException.class, late.outcomeOrNull().errorOrNull());
         assertTrue(leftOpen.ring().pool().metrics().openFiles() == 0);
         RingTestSupport.waitUntil(() -> {

@@ -35,14 +35,14 @@ class RingInFlightTest {
             Ring ring = pool.rings().get(0);
             Path p = dir.resolve("f");
             Files.write(p, new byte[64]);
-            RingFile f = await(ring.open(p, StandardOpenOption.READ));
+            RingFile f = await(ring.openAsync(p, StandardOpenOption.READ));
             Thread me = Thread.currentThread();
             AtomicInteger settledElsewhere = new AtomicInteger();
             ConcurrentLinkedQueue<String> seen = new ConcurrentLinkedQueue<>();
             ByteBuffer buf = ByteBuffer.allocate(64);
             for (int i = 0; i < 2_000; i++) {
                 buf.clear();
-                RingOp<Integer> op = f.read(buf, 0);
+                RingOp<Integer> op = f.readAsync(buf, 0);
                 int n = i;
                 // Runs inline where the operation settles (usually the ring's or a file worker's thread).
                 op.onComplete(o -> {
@@ -56,7 +56,7 @@ class RingInFlightTest {
                 });
                 await(op);
             }
-            await(f.close());
+            await(f.closeAsync());
             assertTrue(settledElsewhere.get() > 0, "no read settled while its callback was registered");
             assertEquals(List.of(), List.copyOf(seen), "operations still counted in flight when they settled");
         } finally {

@@ -70,10 +70,10 @@ class RingOpCancelTest {
                 assertTrue(entered.await(30, TimeUnit.SECONDS));
             } else {
                 pipe = RingTestSupport.fifo(dir, "hold-" + System.nanoTime());
-                RingFile p = await(ring.open(pipe, StandardOpenOption.READ, StandardOpenOption.WRITE));
-                RingOp<Integer> blocker = p.read(ByteBuffer.allocate(1), 0);
+                RingFile p = await(ring.openAsync(pipe, StandardOpenOption.READ, StandardOpenOption.WRITE));
+                RingOp<Integer> blocker = p.readAsync(ByteBuffer.allocate(1), 0);
                 waitUntil(blocker::started, "the file thread to be busy with the blocking read");
-                blocker.onComplete(o -> p.close());
+                blocker.onComplete(o -> p.closeAsync());
             }
         }
 
@@ -94,10 +94,10 @@ class RingOpCancelTest {
         RingPool pool = pool(transport);
         try {
             Path p = dir.resolve("never-written");
-            RingFile f = await(pool.open(p, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.READ));
+            RingFile f = await(pool.openAsync(p, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.READ));
             RingOp<Integer> write;
             try (Hold hold = new Hold(pool)) {
-                write = f.write(ByteBuffer.wrap("never".getBytes(StandardCharsets.US_ASCII)), 0);
+                write = f.writeAsync(ByteBuffer.wrap("never".getBytes(StandardCharsets.US_ASCII)), 0);
                 assertFalse(write.started());
                 assertTrue(write.cancel(), "nothing started yet: this call decides");
                 assertTrue(write.isDone(), "decided by the call that returned true");
@@ -105,9 +105,9 @@ class RingOpCancelTest {
                 assertFalse(write.cancel(), "a second call decides nothing");
             }
             assertThrows(CancellationException.class, () -> await(write));
-            await(f.fsync()); // queued behind the cancelled write: once done, the write's turn has passed
-            assertEquals(0L, await(f.size()), "the cancelled write never ran");
-            await(f.close());
+            await(f.fsyncAsync()); // queued behind the cancelled write: once done, the write's turn has passed
+            assertEquals(0L, await(f.sizeAsync()), "the cancelled write never ran");
+            await(f.closeAsync());
         } finally {
             pool.shutdown().get(60, TimeUnit.SECONDS);
         }
@@ -119,9 +119,9 @@ class RingOpCancelTest {
         RingPool pool = pool(transport);
         try {
             Path fifo = RingTestSupport.fifo(dir, "k.fifo");
-            RingFile f = await(pool.open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE));
+            RingFile f = await(pool.openAsync(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE));
             ByteBuffer buf = ByteBuffer.allocateDirect(8);
-            RingOp<Integer> read = f.read(buf, 0);
+            RingOp<Integer> read = f.readAsync(buf, 0);
             waitUntil(read::started, "the read to be in the kernel's hands");
             assertFalse(read.cancel(), "the kernel holds the buffer: it decides, not this call");
             assertTrue(read.isCancelRequested());
@@ -137,7 +137,7 @@ class RingOpCancelTest {
                 assertEquals(1, await(read));
                 assertEquals('x', buf.get(0));
             }
-            await(f.close());
+            await(f.closeAsync());
         } finally {
             pool.shutdown().get(60, TimeUnit.SECONDS);
         }
@@ -148,13 +148,13 @@ class RingOpCancelTest {
     void cancelAfterTheOutcomeChangesNothing(Transport transport) throws Exception {
         RingPool pool = pool(transport);
         try {
-            RingFile f = await(pool.open(dir.resolve("done"), StandardOpenOption.CREATE, StandardOpenOption.WRITE));
-            RingOp<Integer> write = f.write(ByteBuffer.wrap(new byte[] {1, 2, 3}), 0);
+            RingFile f = await(pool.openAsync(dir.resolve("done"), StandardOpenOption.CREATE, StandardOpenOption.WRITE));
+            RingOp<Integer> write = f.writeAsync(ByteBuffer.wrap(new byte[] {1, 2, 3}), 0);
             assertEquals(3, await(write));
             assertFalse(write.cancel());
             assertFalse(write.isCancelRequested(), "a decided operation does not even record the request");
             assertEquals(3, write.resultNow());
-            RingOp<Void> close = f.close();
+            RingOp<Void> close = f.closeAsync();
             assertFalse(close.cancel(), "a close cannot be cancelled (it would leak the fd)");
             await(close);
             assertTrue(close.outcomeOrNull().isSuccess());
@@ -180,7 +180,7 @@ class RingOpCancelTest {
                 CountDownLatch released = new CountDownLatch(1);
                 CompletableFuture<RingOp<RingFile>> issued = new CompletableFuture<>();
                 ring.execute(() -> {
-                    issued.complete(ring.open(target));
+                    issued.complete(ring.openAsync(target));
                     try {
                         released.await();
                     } catch (InterruptedException e) {
@@ -196,7 +196,7 @@ class RingOpCancelTest {
                 // Opening a pipe for reading only blocks (in FileChannel.open) until a writer comes.
                 target = RingTestSupport.fifo(dir, "o.fifo");
                 fdsBefore = RingTestSupport.openFds();
-                open = ring.open(target, StandardOpenOption.READ);
+                open = ring.openAsync(target, StandardOpenOption.READ);
                 waitUntil(open::started, "the open to block in the kernel");
                 assertTrue(open.cancel(), "an open can be undone: this call decides");
                 assertTrue(open.isDone());
@@ -229,20 +229,20 @@ class RingOpCancelTest {
         RingPool pool = pool(transport);
         try {
             Path fifo = RingTestSupport.fifo(dir, "w.fifo");
-            RingFile f = await(pool.open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE));
+            RingFile f = await(pool.openAsync(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE));
             RingOp<Integer> notStarted;
             try (Hold hold = new Hold(pool)) {
-                notStarted = f.readFully(ByteBuffer.allocateDirect(4), 0);
+                notStarted = f.readFullyAsync(ByteBuffer.allocateDirect(4), 0);
                 assertTrue(notStarted.cancel(), "its first part had not started: decided here");
                 assertTrue(notStarted.outcomeOrNull().isCancelled());
             }
             if (transport == Transport.IO_URING) {
-                RingOp<Integer> inKernel = f.readFully(ByteBuffer.allocateDirect(4), 0);
+                RingOp<Integer> inKernel = f.readFullyAsync(ByteBuffer.allocateDirect(4), 0);
                 passedBy(f.ring()); // the ring has taken the first part in and written its SQE
                 assertFalse(inKernel.cancel(), "its part is in the kernel: the kernel decides");
                 assertThrows(CancellationException.class, () -> await(inKernel));
             }
-            await(f.close());
+            await(f.closeAsync());
         } finally {
             pool.shutdown().get(60, TimeUnit.SECONDS);
         }
@@ -260,22 +260,22 @@ class RingOpCancelTest {
     void aSocketReadWaitingForDataIsWithdrawnAtOnceAndItsBytesGoToTheNextRead(Transport transport) throws Exception {
         RingPool pool = pool(transport);
         LinkedBlockingQueue<RingConnection> accepted = new LinkedBlockingQueue<>();
-        try (RingServer server = await(RingServer.bind(pool, ANY_LOOPBACK, accepted::add))) {
-            RingConnection client = await(pool.connect(server.localAddress()));
+        try (RingServer server = await(pool.bindAsync(ANY_LOOPBACK, accepted::add))) {
+            RingConnection client = await(pool.connectAsync(server.localAddress()));
             RingConnection session = accepted.poll(30, TimeUnit.SECONDS);
             ByteBuffer first = ByteBuffer.allocate(16);
-            RingOp<Integer> waiting = session.read(first);
+            RingOp<Integer> waiting = session.readAsync(first.clear());
             waitUntil(waiting::started, "the read to wait for data on the ring");
             assertTrue(waiting.cancel(), "nothing received yet: this call decides");
             assertTrue(waiting.isDone());
             assertInstanceOf(Outcome.Cancelled.class, waiting.outcomeOrNull());
-            assertEquals(5, await(client.write(ByteBuffer.wrap("hello".getBytes(StandardCharsets.US_ASCII)), 5)));
+            assertEquals(5, await(client.writeAsync(ByteBuffer.wrap("hello".getBytes(StandardCharsets.US_ASCII)), 5)));
             ByteBuffer second = ByteBuffer.allocate(16);
-            assertEquals(5, await(session.read(second)), "the bytes went to the next read");
+            assertEquals(5, await(session.readAsync(second.clear())), "the bytes went to the next read");
             assertEquals("hello", new String(second.array(), 0, 5, StandardCharsets.US_ASCII));
             assertEquals(0, first.get(0), "the withdrawn read's buffer was never written");
-            await(client.close());
-            await(session.close());
+            await(client.closeAsync());
+            await(session.closeAsync());
         } finally {
             pool.shutdown().get(60, TimeUnit.SECONDS);
         }

@@ -39,9 +39,9 @@ class RingPoolAdoptTest {
             assertEquals(2, pool.rings().size());
             Path p = dir.resolve("a.txt");
             Files.writeString(p, "shared loops");
-            RingFile f = await(pool.open(p));
+            RingFile f = await(pool.openAsync(p));
             ByteBuffer b = ByteBuffer.allocate(32);
-            assertEquals(12, await(f.readFully(b, 0)));
+            assertEquals(12, await(f.readFullyAsync(b, 0)));
             pool.shutdown(Duration.ofSeconds(5)).get(30, TimeUnit.SECONDS);
             assertTrue(f.isClosed(), "shutdown closed the pool's files");
             assertFalse(shared.isShuttingDown(), "an adopted group is not ours to stop");
@@ -59,8 +59,8 @@ class RingPoolAdoptTest {
             assertEquals(Transport.FALLBACK, pool.transport());
             assertTrue(pool.fallbackReason().contains("not io_uring"), pool.fallbackReason());
             Path p = dir.resolve("b.txt");
-            RingFile f = await(pool.open(p, java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE));
-            assertEquals(3, await(f.write(ByteBuffer.wrap(new byte[] {1, 2, 3}), 0)));
+            RingFile f = await(pool.openAsync(p, java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE));
+            assertEquals(3, await(f.writeAsync(ByteBuffer.wrap(new byte[] {1, 2, 3}), 0)));
             pool.shutdown().get(30, TimeUnit.SECONDS);
             assertFalse(nio.isShuttingDown());
             assertThrows(IllegalArgumentException.class, () -> RingPoolConfig.builder().ringSize(1000));

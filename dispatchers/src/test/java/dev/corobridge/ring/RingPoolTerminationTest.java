@@ -64,7 +64,7 @@ class RingPoolTerminationTest {
         RingPool pool = pool(Transport.FALLBACK);
         Path fifo = RingTestSupport.fifo(dir, "no-writer.fifo");
         // Opening a pipe for reading blocks until a writer comes, and there is no file to close yet.
-        RingOp<RingFile> open = pool.open(fifo, StandardOpenOption.READ);
+        RingOp<RingFile> open = pool.openAsync(fifo, StandardOpenOption.READ);
         waitUntil(open::started, "the open to block");
         try {
             CompletableFuture<Void> done = pool.shutdown(Duration.ZERO);

@@ -40,7 +40,7 @@ class RingServerBindTest {
             RingOp<RingServer> op;
             try (LoopHold hold = new LoopHold(pool, null)) {
                 CompletableFuture<RingOp<RingServer>> returned = new CompletableFuture<>();
-                ui.execute(() -> returned.complete(RingServer.bind(pool, ANY_LOOPBACK, accepted::add)));
+                ui.execute(() -> returned.complete(pool.bindAsync(ANY_LOOPBACK, accepted::add)));
                 op = returned.get(WAIT.toSeconds(), TimeUnit.SECONDS); // a blocking bind would still be waiting
                 assertFalse(hold.expired());
                 assertFalse(op.isDone(), "the rings are held: the bind cannot be done yet");
@@ -57,9 +57,9 @@ class RingServerBindTest {
                 assertTrue(e.getMessage().contains("must never block"), e.getMessage());
             }
             RingServer server = await(op);
-            RingConnection client = await(pool.connect(server.localAddress()));
+            RingConnection client = await(pool.connectAsync(server.localAddress()));
             assertNotNull(accepted.poll(WAIT.toSeconds(), TimeUnit.SECONDS), "the server accepts");
-            await(client.close());
+            await(client.closeAsync());
             server.close();
         } finally {
             ui.shutdown().get(30, TimeUnit.SECONDS);
@@ -79,7 +79,7 @@ class RingServerBindTest {
                 CompletableFuture<RingOp<RingServer>> returned = new CompletableFuture<>();
                 caller.execute(() -> {
                     try {
-                        returned.complete(RingServer.bind(pool, ANY_LOOPBACK, accepted::add));
+                        returned.complete(pool.bindAsync(ANY_LOOPBACK, accepted::add));
                     } catch (Throwable t) {
                         returned.completeExceptionally(t); // e.g. Netty's BlockingOperationException
                     }
@@ -88,7 +88,7 @@ class RingServerBindTest {
                 assertFalse(hold.expired());
             }
             RingServer server = await(op);
-            RingConnection client = await(pool.connect(server.localAddress()));
+            RingConnection client = await(pool.connectAsync(server.localAddress()));
             assertNotNull(accepted.poll(WAIT.toSeconds(), TimeUnit.SECONDS), "the server accepts");
             // Close from the thread of the server's own loop: waiting there would wait for itself.
             Ring own = pool.ringOf(server.channelEventLoop());
@@ -103,7 +103,7 @@ class RingServerBindTest {
             });
             assertEquals(null, closed.get(WAIT.toSeconds(), TimeUnit.SECONDS));
             assertTrue(server.isClosed());
-            await(client.close());
+            await(client.closeAsync());
         } finally {
             stop(pool);
         }
@@ -114,8 +114,8 @@ class RingServerBindTest {
     void bindAfterShutdownAndBindFailuresSettleTheOperation(Transport transport) throws Exception {
         RingPool pool = pool(transport);
         try {
-            RingServer first = await(RingServer.bind(pool, ANY_LOOPBACK, c -> c.close()));
-            RingOp<RingServer> taken = RingServer.bind(pool, first.localAddress(), c -> c.close());
+            RingServer first = await(pool.bindAsync(ANY_LOOPBACK, c -> c.closeAsync()));
+            RingOp<RingServer> taken = pool.bindAsync(first.localAddress(), c -> c.closeAsync());
             Exception e = org.junit.jupiter.api.Assertions.assertThrows(Exception.class, () -> await(taken));
             RingIoException io = assertInstanceOf(RingIoException.class,
                     e instanceof java.util.concurrent.CompletionException ? e.getCause() : e);
@@ -125,7 +125,7 @@ class RingServerBindTest {
         } finally {
             stop(pool);
         }
-        RingOp<RingServer> late = RingServer.bind(pool, ANY_LOOPBACK, c -> c.close());
+        RingOp<RingServer> late = pool.bindAsync(ANY_LOOPBACK, c -> c.closeAsync());
         assertInstanceOf(ContextShutdownException.class, late.outcomeOrNull().errorOrNull());
     }
 }

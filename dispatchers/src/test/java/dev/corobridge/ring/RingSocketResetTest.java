@@ -63,12 +63,12 @@ class RingSocketResetTest {
         Rig(Transport transport) throws Exception {
             this.transport = transport;
             this.pool = pool(transport);
-            this.server = await(RingServer.bind(pool, ANY_LOOPBACK, accepted::add));
+            this.server = await(pool.bindAsync(ANY_LOOPBACK, accepted::add));
         }
 
         /** A connected pair: {@code [client, server side]}. */
         RingConnection[] pair() throws Exception {
-            RingConnection c = await(pool.connect(server.localAddress()));
+            RingConnection c = await(pool.connectAsync(server.localAddress()));
             RingConnection s = accepted.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
             assertTrue(s != null, "the server accepted the connection");
             assertEquals(port(c.localAddress()), port(s.remoteAddress()), "pairs are made one at a time");
@@ -149,11 +149,11 @@ class RingSocketResetTest {
     }
 
     private static String read(RingConnection c, ByteBuffer buf) throws InterruptedException {
-        return outcome(c.read(buf));
+        return outcome(c.readAsync(buf.clear()));
     }
 
     private static String write(RingConnection c, byte[] data) throws InterruptedException {
-        return outcome(c.write(ByteBuffer.wrap(data), data.length));
+        return outcome(c.writeAsync(ByteBuffer.wrap(data), data.length));
     }
 
     // ------------------------------------------------------------------ resets
@@ -178,7 +178,7 @@ class RingSocketResetTest {
                 assertEquals("ECONNRESET", read(server, buf), rep + ": the reset is sticky");
                 assertEquals("ECONNRESET", write(server, HELLO), rep);
                 assertTrue(server.isOpen(), rep + ": a reset does not close the connection; close() does");
-                assertEquals("ok", outcome(server.close()), rep);
+                assertEquals("ok", outcome(server.closeAsync()), rep);
                 assertEquals("EBADF", read(server, buf), rep);
                 assertFalse(server.isOpen(), rep);
             }
@@ -196,7 +196,7 @@ class RingSocketResetTest {
                 assertEquals("ok", outcome(p[0].abort()));
                 rig.resetArrived(p[1], before);
                 assertEquals("ECONNRESET", read(p[1], buf), "rep " + i + " on " + t);
-                assertEquals("ok", outcome(p[1].close()));
+                assertEquals("ok", outcome(p[1].closeAsync()));
             }
         }
     }
@@ -214,7 +214,7 @@ class RingSocketResetTest {
                 assertEquals("ok", outcome(p[0].abort()));
                 rig.resetArrived(p[1], before);
                 assertEquals("ECONNRESET", read(p[1], buf), "rep " + i + " on " + t);
-                assertEquals("ok", outcome(p[1].close()));
+                assertEquals("ok", outcome(p[1].closeAsync()));
             }
         }
     }
@@ -233,7 +233,7 @@ class RingSocketResetTest {
                 assertEquals("ECONNRESET", write(p[1], HELLO), rep);
                 assertEquals("ECONNRESET", write(p[1], HELLO), rep);
                 assertEquals("ECONNRESET", read(p[1], buf), rep);
-                assertEquals("ok", outcome(p[1].close()));
+                assertEquals("ok", outcome(p[1].closeAsync()));
                 assertEquals("EBADF", write(p[1], HELLO), rep);
             }
         }
@@ -262,7 +262,7 @@ class RingSocketResetTest {
                     assertEquals("ECONNRESET", first, rep);
                 }
                 assertEquals("ECONNRESET", read(p[1], buf), rep);
-                assertEquals("ok", outcome(p[1].close()));
+                assertEquals("ok", outcome(p[1].closeAsync()));
             }
         }
     }
@@ -280,7 +280,7 @@ class RingSocketResetTest {
                 String rep = "rep " + i + " on " + t;
                 assertEquals("n=8", read(p[1], buf), rep);
                 assertEquals("EOF", read(p[1], buf), rep);
-                assertEquals("ok", outcome(p[1].close()));
+                assertEquals("ok", outcome(p[1].closeAsync()));
             }
         }
     }
@@ -299,7 +299,7 @@ class RingSocketResetTest {
                 assertEquals("n=8", write(client, HELLO));
                 waitUntil(() -> kernelUnread(server) == HELLO.length, "the 8 bytes to reach the server's socket");
                 int before = server.recorded();
-                assertEquals("ok", outcome(client.shutdownOutput()));
+                assertEquals("ok", outcome(client.shutdownOutputAsync()));
                 rig.finArrived(server, before);
                 String rep = "rep " + i + " on " + t;
                 assertEquals("n=8", read(server, buf), rep);
@@ -307,9 +307,9 @@ class RingSocketResetTest {
                 assertEquals("EOF", read(server, buf), rep + ": the end is sticky");
                 assertEquals("n=8", write(server, HELLO), rep + ": half-closed, the other direction still works");
                 assertEquals("n=8", read(client, buf), rep);
-                assertEquals("ok", outcome(server.close()));
+                assertEquals("ok", outcome(server.closeAsync()));
                 assertEquals("EOF", read(client, buf), rep);
-                assertEquals("ok", outcome(client.close()));
+                assertEquals("ok", outcome(client.closeAsync()));
             }
         }
     }
@@ -320,14 +320,14 @@ class RingSocketResetTest {
         try (Rig rig = new Rig(t)) {
             ByteBuffer buf = ByteBuffer.allocate(64);
             RingConnection[] p = rig.pair();
-            assertEquals("ok", outcome(p[0].shutdownOutput()));
+            assertEquals("ok", outcome(p[0].shutdownOutputAsync()));
             assertEquals("EPIPE", write(p[0], HELLO));
             assertEquals("n=8", write(p[1], HELLO));
             assertEquals("n=8", read(p[0], buf));
             assertEquals("EOF", read(p[1], buf));
-            assertEquals("ok", outcome(p[1].close()));
+            assertEquals("ok", outcome(p[1].closeAsync()));
             assertEquals("EOF", read(p[0], buf));
-            assertEquals("ok", outcome(p[0].close()));
+            assertEquals("ok", outcome(p[0].closeAsync()));
         }
     }
 
@@ -341,16 +341,16 @@ class RingSocketResetTest {
             for (int i = 0; i < REPS; i++) {
                 RingConnection[] p = rig.pair();
                 RingConnection server = p[1];
-                RingOp<Integer> waiting = server.read(buf);
+                RingOp<Integer> waiting = server.readAsync(buf.clear());
                 waitUntil(server::readPending, "the read to wait for data");
-                assertEquals("ok", outcome(server.close()));
+                assertEquals("ok", outcome(server.closeAsync()));
                 String rep = "rep " + i + " on " + t;
                 assertEquals("EBADF", outcome(waiting), rep);
                 assertEquals("EBADF", read(server, buf), rep);
                 assertEquals("EBADF", write(server, HELLO), rep);
-                assertEquals("ok", outcome(server.close()), rep + ": close is idempotent");
+                assertEquals("ok", outcome(server.closeAsync()), rep + ": close is idempotent");
                 assertEquals("EOF", read(p[0], buf), rep + ": the peer sees a clean end");
-                assertEquals("ok", outcome(p[0].close()));
+                assertEquals("ok", outcome(p[0].closeAsync()));
             }
         }
     }
@@ -403,14 +403,14 @@ class RingSocketResetTest {
                 });
                 assertEquals("n=8", write(client, HELLO));
                 go.countDown();
-                assertEquals("ok", outcome(server.close()));
+                assertEquals("ok", outcome(server.closeAsync()));
                 String rep = "rep " + i + " on " + t;
                 assertTrue(reader.join(WAIT), rep + ": the reader ended");
                 assertTrue(writer.join(WAIT), rep + ": the writer ended");
                 assertEquals(List.of("EBADF"), readerEnd, rep);
                 assertEquals(List.of("EBADF"), writerEnd, rep);
                 assertTrue(drain.join(WAIT), rep + ": the peer saw the end");
-                assertEquals("ok", outcome(client.close()));
+                assertEquals("ok", outcome(client.closeAsync()));
             }
         }
     }
@@ -423,15 +423,15 @@ class RingSocketResetTest {
         try (Rig rig = new Rig(t)) {
             ByteBuffer buf = ByteBuffer.allocate(64);
             RingConnection[] p = rig.pair();
-            RingOp<Integer> waiting = p[1].read(buf);
+            RingOp<Integer> waiting = p[1].readAsync(buf.clear());
             waitUntil(p[1]::readPending, "the session's read to wait");
             InetSocketAddress address = rig.server.localAddress();
             rig.server.close();
             assertEquals("EBADF", outcome(waiting), "the server closed the session's connection under it");
             assertEquals("EOF", read(p[0], buf));
             assertEquals(0, rig.server.connections());
-            assertEquals("ECONNREFUSED", outcome(rig.pool.connect(address)), "no accepting after close");
-            assertEquals("ok", outcome(p[0].close()));
+            assertEquals("ECONNREFUSED", outcome(rig.pool.connectAsync(address)), "no accepting after close");
+            assertEquals("ok", outcome(p[0].closeAsync()));
         }
     }
 
@@ -443,14 +443,14 @@ class RingSocketResetTest {
             ByteBuffer buf = ByteBuffer.allocate(64);
             for (int i = 0; i < Math.max(1, REPS / 10); i++) {
                 LinkedBlockingQueue<RingConnection> handedOut = new LinkedBlockingQueue<>();
-                RingServer server = await(RingServer.bind(pool, ANY_LOOPBACK, handedOut::add));
+                RingServer server = await(pool.bindAsync(ANY_LOOPBACK, handedOut::add));
                 InetSocketAddress address = server.localAddress();
                 List<RingConnection> clients = new java.util.concurrent.CopyOnWriteArrayList<>();
                 CountDownLatch first = new CountDownLatch(1);
                 Thread connector = Thread.ofVirtual().start(() -> {
                     try {
                         while (true) {
-                            RingOp<RingConnection> c = pool.connect(address);
+                            RingOp<RingConnection> c = pool.connectAsync(address);
                             if (!outcome(c).equals("ok")) {
                                 return; // refused: the server has closed
                             }
@@ -471,7 +471,7 @@ class RingSocketResetTest {
                     // the transport closed before either was recorded: never a hang or a byte.
                     assertTrue(o.equals("EOF") || o.equals("ECONNRESET") || o.equals("EBADF"),
                             rep + ": every client sees the end, got " + o);
-                    assertEquals("ok", outcome(c.close()));
+                    assertEquals("ok", outcome(c.closeAsync()));
                 }
                 waitUntil(() -> server.connections() == 0, "the server to close every connection");
                 for (RingConnection c : handedOut) {
@@ -489,7 +489,7 @@ class RingSocketResetTest {
         for (int i = 0; i < Math.max(1, REPS / 10); i++) {
             RingPool pool = pool(t);
             LinkedBlockingQueue<RingConnection> accepted = new LinkedBlockingQueue<>();
-            RingServer server = await(RingServer.bind(pool, ANY_LOOPBACK, accepted::add));
+            RingServer server = await(pool.bindAsync(ANY_LOOPBACK, accepted::add));
             shutdownScenario(pool, server, accepted);
             stop(pool);
         }
@@ -505,7 +505,7 @@ class RingSocketResetTest {
             RingPool pool = RingPool.adopt(shared, RingPoolConfig.builder().name("adopted-sockets").build());
             assertEquals(t, pool.transport());
             LinkedBlockingQueue<RingConnection> accepted = new LinkedBlockingQueue<>();
-            RingServer server = await(RingServer.bind(pool, ANY_LOOPBACK, accepted::add));
+            RingServer server = await(pool.bindAsync(ANY_LOOPBACK, accepted::add));
             shutdownScenario(pool, server, accepted);
             assertFalse(shared.isShuttingDown(), "an adopted group is not ours to stop");
         } finally {
@@ -517,11 +517,11 @@ class RingSocketResetTest {
             throws Exception {
         ByteBuffer a = ByteBuffer.allocate(64);
         ByteBuffer b = ByteBuffer.allocate(64);
-        RingConnection client = await(pool.connect(server.localAddress()));
+        RingConnection client = await(pool.connectAsync(server.localAddress()));
         RingConnection session = accepted.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
         assertTrue(session != null);
-        RingOp<Integer> sessionRead = session.read(a);
-        RingOp<Integer> clientRead = client.read(b);
+        RingOp<Integer> sessionRead = session.readAsync(a.clear());
+        RingOp<Integer> clientRead = client.readAsync(b.clear());
         waitUntil(() -> session.readPending() && client.readPending(), "both reads to wait");
         int port = server.localAddress().getPort();
         pool.shutdown().get(60, TimeUnit.SECONDS);

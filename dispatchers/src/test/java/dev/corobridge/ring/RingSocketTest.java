@@ -33,10 +33,10 @@ class RingSocketTest {
         ByteBuffer buf = ByteBuffer.allocate(4096);
         try {
             int n;
-            while ((n = conn.read(buf).await()) > 0) {
-                conn.write(buf, n).await();
+            while ((n = conn.readAsync(buf.clear()).await()) > 0) {
+                conn.writeAsync(buf, n).await();
             }
-            conn.close().await();
+            conn.closeAsync().await();
             cleanEnds.incrementAndGet();
         } catch (Exception e) {
             conn.abort();
@@ -48,7 +48,7 @@ class RingSocketTest {
     void hundredConcurrentConnectionsEchoByteForByte(Transport transport) throws Exception {
         RingPool pool = pool(transport);
         AtomicInteger serverCleanEnds = new AtomicInteger();
-        try (RingServer server = await(RingServer.bind(pool, ANY_LOOPBACK,
+        try (RingServer server = await(pool.bindAsync(ANY_LOOPBACK,
                 conn -> Thread.ofVirtual().start(() -> echo(conn, serverCleanEnds))))) {
             int clients = 100;
             List<Task<Boolean>> results = new ArrayList<>();
@@ -67,7 +67,7 @@ class RingSocketTest {
     private static boolean roundTrip(RingPool pool, InetSocketAddress address, int seed) throws Exception {
         byte[] data = new byte[16 * 1024 + seed * 97];
         new SplittableRandom(seed).nextBytes(data);
-        RingConnection conn = pool.connect(address).await(Duration.ofSeconds(30));
+        RingConnection conn = pool.connectAsync(address).await(Duration.ofSeconds(30));
         // Read concurrently with writing: the echo may fill the socket buffers otherwise.
         CompletableFuture<byte[]> echoed = new CompletableFuture<>();
         Thread.ofVirtual().start(() -> {
@@ -75,7 +75,7 @@ class RingSocketTest {
                 ByteArrayOutputStream got = new ByteArrayOutputStream();
                 ByteBuffer in = ByteBuffer.allocate(3000);
                 int n;
-                while ((n = conn.read(in).await()) > 0) {
+                while ((n = conn.readAsync(in.clear()).await()) > 0) {
                     got.write(in.array(), 0, n);
                 }
                 echoed.complete(got.toByteArray());
@@ -87,12 +87,12 @@ class RingSocketTest {
         for (int off = 0; off < data.length; off += 1000) {
             int n = Math.min(1000, data.length - off);
             out.clear().put(data, off, n);
-            conn.write(out, n).await();
+            conn.writeAsync(out, n).await();
         }
-        conn.shutdownOutput().await();               // half close: the server's read sees the end
+        conn.shutdownOutputAsync().await();               // half close: the server's read sees the end
         byte[] back = echoed.get(60, java.util.concurrent.TimeUnit.SECONDS);
         assertArrayEquals(data, back, "echo mismatch for client " + seed);
-        conn.close().await();
+        conn.closeAsync().await();
         return true;
     }
 
@@ -102,12 +102,12 @@ class RingSocketTest {
         RingPool pool = pool(transport);
         CompletableFuture<Throwable> serverSaw = new CompletableFuture<>();
         CompletableFuture<RingConnection> firstReadDone = new CompletableFuture<>();
-        try (RingServer server = await(RingServer.bind(pool, ANY_LOOPBACK, conn -> Thread.ofVirtual().start(() -> {
+        try (RingServer server = await(pool.bindAsync(ANY_LOOPBACK, conn -> Thread.ofVirtual().start(() -> {
             ByteBuffer buf = ByteBuffer.allocate(64);
             try {
-                conn.read(buf).await();
+                conn.readAsync(buf.clear()).await();
                 firstReadDone.complete(conn);
-                while (conn.read(buf).await() > 0) {
+                while (conn.readAsync(buf.clear()).await() > 0) {
                     // drain until the reset
                 }
                 serverSaw.complete(null);
@@ -115,9 +115,9 @@ class RingSocketTest {
                 serverSaw.complete(e);
             }
         })))) {
-            RingConnection client = await(pool.connect(server.localAddress()));
+            RingConnection client = await(pool.connectAsync(server.localAddress()));
             ByteBuffer b = ByteBuffer.allocate(8);
-            await(client.write(b, 8));
+            await(client.writeAsync(b, 8));
             RingConnection serverSide = firstReadDone.get(30, java.util.concurrent.TimeUnit.SECONDS);
             RingTestSupport.waitUntil(serverSide::readPending, "the server's second read to wait for data");
             await(client.abort());
@@ -126,7 +126,7 @@ class RingSocketTest {
             RingIoException e = assertInstanceOf(RingIoException.class, cause, "the server's read must see the reset: " + seen);
             assertEquals("ECONNRESET", e.errnoName());
             // Operations on the aborted side fail typed too.
-            RingIoException closed = assertInstanceOf(RingIoException.class, causeOf(() -> await(client.write(b, 1))));
+            RingIoException closed = assertInstanceOf(RingIoException.class, causeOf(() -> await(client.writeAsync(b, 1))));
             assertEquals("EBADF", closed.errnoName());
         } finally {
             stop(pool);
@@ -142,7 +142,7 @@ class RingSocketTest {
             try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
                 dead = new InetSocketAddress(InetAddress.getLoopbackAddress(), s.getLocalPort());
             }
-            RingIoException e = assertInstanceOf(RingIoException.class, causeOf(() -> await(pool.connect(dead))));
+            RingIoException e = assertInstanceOf(RingIoException.class, causeOf(() -> await(pool.connectAsync(dead))));
             assertEquals("ECONNREFUSED", e.errnoName());
             assertTrue(e.getMessage().contains(String.valueOf(dead.getPort())), e.getMessage());
         } finally {

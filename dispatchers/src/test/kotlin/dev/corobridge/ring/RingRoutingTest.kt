@@ -60,7 +60,7 @@ class RingRoutingTest {
         }
         assertSame(before, after)
         assertTrue(ring.inRing().not())
-        file.close()
+        file.closeAsync().awaitIo()
     }
 
     @Test
@@ -87,7 +87,7 @@ class RingRoutingTest {
         val used = ui.metrics().wakeups() - wakeupsBefore
         assertTrue(used <= 1, "64 completions for the pump cost $used wake-ups")
         assertTrue(ui.metrics().dispatchesPerWakeup() >= 1.0, ui.metrics().toString())
-        files.forEach { it.close() }
+        files.forEach { it.closeAsync().awaitIo() }
     }
 
     @Test
@@ -101,7 +101,7 @@ class RingRoutingTest {
         job.join()
         assertTrue(job.isCancelled)
         assertEquals(0, file.ring().inFlight(), "the read left the kernel before the coroutine finished")
-        file.close()
+        file.closeAsync().awaitIo()
     }
 
     @Test
@@ -117,7 +117,7 @@ class RingRoutingTest {
         assertEquals(5, f.writeFully(ByteBuffer.wrap("kotln".toByteArray()), 0))
         f.fdatasync()
         assertEquals(5L, f.size())
-        f.close()
+        f.closeAsync().awaitIo()
         assertFailsWith<RingIoException> { pool.open(dir.resolve("missing")) }
         assertFailsWith<CancellationException> {
             withTimeout(1) { pool.open(RingTestSupport.fifo(dir, "never"), READ).read(ByteBuffer.allocate(1), 0) }

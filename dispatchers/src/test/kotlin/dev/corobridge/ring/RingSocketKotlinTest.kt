@@ -43,7 +43,7 @@ class RingSocketKotlinTest {
             val started = CoroutineScope(ui.dispatcher).launch {
                 server = pool.serve(InetSocketAddress(InetAddress.getLoopbackAddress(), 0), serverScope) { conn ->
                     val buf = ByteBuffer.allocate(64)
-                    val n = conn.read(buf)
+                    val n = conn.read(buf.clear())
                     if (n > 0) conn.write(buf, n)
                 }
             }
@@ -59,8 +59,8 @@ class RingSocketKotlinTest {
                 val out = ByteBuffer.allocate(3).put(byteArrayOf(1, 2, 3))
                 conn.write(out, 3)
                 val back = ByteBuffer.allocate(3)
-                assertEquals(3, conn.read(back))
-                conn.close()
+                assertEquals(3, conn.read(back.clear()))
+                conn.closeAsync().awaitIo()
             }
             bound.close()
         } finally {
@@ -80,7 +80,7 @@ class RingSocketKotlinTest {
             val server = pool.serve(InetSocketAddress(InetAddress.getLoopbackAddress(), 0), serverScope) { conn ->
                 val buf = ByteBuffer.allocate(2048)
                 while (true) {
-                    val n = conn.read(buf)
+                    val n = conn.read(buf.clear())
                     if (n <= 0) break
                     check(conn.ring().inRing()) { "a ring session resumes on its ring" }
                     conn.write(buf, n)
@@ -95,7 +95,7 @@ class RingSocketKotlinTest {
                             val got = ByteArrayOutputStream()
                             val inBuf = ByteBuffer.allocate(1500)
                             while (true) {
-                                val n = conn.read(inBuf)
+                                val n = conn.read(inBuf.clear())
                                 check(ui.isCurrentThread) { "a client on the pump resumes on the pump" }
                                 if (n <= 0) break
                                 got.write(inBuf.array(), 0, n)
@@ -112,7 +112,7 @@ class RingSocketKotlinTest {
                         }
                         conn.shutdownOutput()
                         assertContentEquals(data, reader.await())
-                        conn.close()
+                        conn.closeAsync().awaitIo()
                         true
                     }
                 }.awaitAll()

@@ -1,12 +1,12 @@
 package dev.corobridge.examples
 
 import dev.corobridge.bridge.Task
+import dev.corobridge.bridge.await
 import dev.corobridge.bridge.task
 import dev.corobridge.pump.Affine
 import dev.corobridge.pump.MessagePump
 import dev.corobridge.ring.RingPool
 import dev.corobridge.ring.append
-import dev.corobridge.ring.close
 import dev.corobridge.ring.fdatasync
 import dev.corobridge.ring.open
 import kotlinx.coroutines.withContext
@@ -23,7 +23,7 @@ class JournalKotlin(private val ui: MessagePump, private val io: RingPool, priva
         val journal = io.open(path, CREATE, APPEND)                 // suspends; resumes on our dispatcher
         journal.append(ByteBuffer.wrap("$note\n".toByteArray()))
         journal.fdatasync()
-        journal.close()
+        journal.closeAsync().await()                                 // close() would block the thread
         return withContext(ui.dispatcher) {                          // hop to the pump
             board.get().add(note)
             board.get().size

@@ -149,15 +149,15 @@ class LeakDetectionTest {
         @Test
         void leavesAFileOpen(RingPool io) throws Exception {
             POOLS.add(io);
-            done(io.open(dir.resolve("left-open.txt"), CREATE, WRITE));
+            done(io.openAsync(dir.resolve("left-open.txt"), CREATE, WRITE));
         }
 
         @Test
         void closesItsFile(RingPool io) throws Exception {
             POOLS.add(io);
-            RingFile f = done(io.open(dir.resolve("closed.txt"), CREATE, WRITE));
-            done(f.writeFully(ByteBuffer.wrap("hello".getBytes(StandardCharsets.UTF_8)), 0));
-            done(f.close());
+            RingFile f = done(io.openAsync(dir.resolve("closed.txt"), CREATE, WRITE));
+            done(f.writeFullyAsync(ByteBuffer.wrap("hello".getBytes(StandardCharsets.UTF_8)), 0));
+            done(f.closeAsync());
             assertEquals("hello", Files.readString(dir.resolve("closed.txt")));
         }
     }
@@ -184,8 +184,8 @@ class LeakDetectionTest {
         @Test
         void closesItsFile(RingPool io) throws Exception {
             POOLS.add(io);
-            RingFile f = done(io.open(dir.resolve("closed.txt"), CREATE, WRITE));
-            done(f.close());
+            RingFile f = done(io.openAsync(dir.resolve("closed.txt"), CREATE, WRITE));
+            done(f.closeAsync());
         }
     }
 
@@ -212,8 +212,8 @@ class LeakDetectionTest {
             Path fifo = dir.resolve("nobody-writes.fifo");
             Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start();
             assertEquals(0, mkfifo.waitFor(), "mkfifo " + fifo);
-            RingFile f = done(io.open(fifo, READ, WRITE));
-            LEFT_IN_FLIGHT.add(f.read(ByteBuffer.allocateDirect(16), 0));
+            RingFile f = done(io.openAsync(fifo, READ, WRITE));
+            LEFT_IN_FLIGHT.add(f.readAsync(ByteBuffer.allocateDirect(16), 0));
         }
     }
 

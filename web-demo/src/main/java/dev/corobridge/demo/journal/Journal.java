@@ -156,7 +156,7 @@ public final class Journal implements AutoCloseable {
             Recovered r = recover(path, data, scan, recovery);
             if (r.replaced()) {
                 // The name now points at a new file: drop the old one's descriptor.
-                await(file.close(), timeout, "close " + path);
+                await(file.closeAsync(), timeout, "close " + path);
                 file = openOnRing(pool, path, timeout);
             }
             List<Change> replay = new ArrayList<>(r.kept().size());
@@ -167,18 +167,18 @@ public final class Journal implements AutoCloseable {
                     + scan.format() + ", " + r.end() + " bytes) on " + ring.name());
             return new Journal(path, ring, file, replay, r);
         } catch (IOException | RuntimeException e) {
-            file.close();
+            file.closeAsync();
             throw e;
         }
     }
 
     private static RingFile openOnRing(RingPool pool, Path path, Duration timeout) throws IOException {
-        return await(pool.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE, StandardOpenOption.CREATE),
+        return await(pool.openAsync(path, StandardOpenOption.READ, StandardOpenOption.WRITE, StandardOpenOption.CREATE),
                 timeout, "open " + path);
     }
 
     private static byte[] readAll(RingFile file, Path path, Duration timeout) throws IOException {
-        long size = await(file.size(), timeout, "size of " + path);
+        long size = await(file.sizeAsync(), timeout, "size of " + path);
         if (size > MAX_REPLAY_BYTES) {
             throw new IOException(path + " is " + size + " bytes, more than the " + MAX_REPLAY_BYTES + " a replay reads");
         }
@@ -186,7 +186,7 @@ public final class Journal implements AutoCloseable {
         ByteBuffer chunk = ByteBuffer.allocateDirect((int) Math.min(Math.max(size, 1), READ_CHUNK));
         for (long at = 0; at < size; ) {
             chunk.clear().limit((int) Math.min(chunk.capacity(), size - at));
-            int n = await(file.readFully(chunk, at), timeout, "read " + path);
+            int n = await(file.readFullyAsync(chunk, at), timeout, "read " + path);
             if (n <= 0) {
                 throw new IOException(path + " ended at " + at + " while " + size + " bytes were expected");
             }
@@ -380,12 +380,12 @@ public final class Journal implements AutoCloseable {
         buf.flip();
         long at = end;
         int length = size;
-        file.writeFully(buf, at).onComplete(written -> {
+        file.writeFullyAsync(buf, at).onComplete(written -> {
             if (!(written instanceof Outcome.Success<Integer>)) {
                 fail(batch, "write of " + length + " bytes at " + at, written);
                 return;
             }
-            file.fdatasync().onComplete(synced -> {
+            file.fdatasyncAsync().onComplete(synced -> {
                 if (!(synced instanceof Outcome.Success<Void>)) {
                     fail(batch, "fdatasync", synced);
                     return;
@@ -479,7 +479,7 @@ public final class Journal implements AutoCloseable {
             LOG.warn("Journal: waiting for commits to drain failed; closing anyway", e);
         }
         try {
-            file.close().await(timeout);
+            file.closeAsync().await(timeout);
         } catch (Exception e) {
             LOG.warn("Journal: closing " + path.toAbsolutePath() + " failed", e);
         }
