@@ -98,8 +98,11 @@ public final class Ring implements ExecutionContext {
         return engine.inFlight();
     }
 
-    /** The Netty event loop, e.g. to register io_uring socket channels on it. */
-    public IoEventLoop eventLoop() {
+    /**
+     * The Netty event loop, for the pool's own socket plumbing (registering channels on it). Not
+     * public API: a Netty type, and work submitted to it bypasses the ring's accounting.
+     */
+    IoEventLoop eventLoop() {
         return loop;
     }
 

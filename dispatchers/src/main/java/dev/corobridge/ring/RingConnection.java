@@ -75,7 +75,7 @@ public final class RingConnection implements AutoCloseable {
     // Any thread: decided at call time, so an operation called after close() fails at once.
     private volatile boolean closeCalled;
     private volatile String shutdownReason;
-    /** How many times something was recorded (bytes, end, failure): for tests, which wait on it. */
+    /** How many times something was recorded (bytes, end, failure); package-private, see {@link #recorded()}. */
     private volatile int recorded;
 
     // Ring-thread state: the record every operation is decided from.
