@@ -124,7 +124,7 @@ public class PumpHopBenchmark {
                         : MessagePump.start(PumpConfig.builder(PUMP_THREAD)
                                 .spinBudget(Duration.ofNanos(Math.round(Double.parseDouble(spin) * 1000))).build());
                 dispatcher = pump.getDispatcher();
-                targetThread = pump.thread();
+                targetThread = pump.getThread();
             }
             case "executor" -> {
                 executor = HopLoad.namedSingleThreadExecutor(EXECUTOR_THREAD);
@@ -277,7 +277,7 @@ public class PumpHopBenchmark {
             pumpWakeups = 0;
             callerSleeps = 0;
             targetBefore = b.targetTid < 0 ? 0 : ThreadStats.voluntarySwitches(b.targetTid);
-            pumpBefore = b.pump == null ? null : b.pump.metrics();
+            pumpBefore = b.pump == null ? null : b.pump.getMetrics();
             callersBefore = ThreadStats.voluntarySwitchesByPrefix(DEFAULT_WORKERS);
             loadBefore = MachineLoad.now();
             cpuBefore = OS.getProcessCpuTime();
@@ -295,11 +295,11 @@ public class PumpHopBenchmark {
             if (b.pump != null) {
                 // The pump counts a dispatch after the task returns, and by then the task may have
                 // resumed its caller: give the last count a moment to land.
-                PumpMetrics now = b.pump.metrics();
+                PumpMetrics now = b.pump.getMetrics();
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
                 while (now.dispatches() - pumpBefore.dispatches() < roundTrips && System.nanoTime() - deadline < 0) {
                     LockSupport.parkNanos(50_000);
-                    now = b.pump.metrics();
+                    now = b.pump.getMetrics();
                 }
                 pumpWakeups = now.wakeups() - pumpBefore.wakeups();
                 pumpDispatches = now.dispatches() - pumpBefore.dispatches();

@@ -260,7 +260,7 @@ public class RingFileReadBenchmark {
             Map<String, String> v = probe.values();
             if (pool != null) {
                 v.put("transport", pool.transport().toString());
-                v.put("ringCompletions", Long.toString(pool.metrics().completions()));
+                v.put("ringCompletions", Long.toString(pool.getMetrics().completions()));
             }
             Report.result("RingFileReadBenchmark", Map.of("impl", impl, "n", Integer.toString(n)), v);
         } finally {

@@ -54,7 +54,7 @@ import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
  * {@code TimerQueue} (timers), {@code NestedLoop} ({@link #pumpUntil}), {@code PumpLifecycle} (the
  * state machine and two-phase shutdown, with its report), {@code PumpLeftovers} (what shutdown
  * settles), {@code PumpTaskRunner} (running and accounting one unit of work) and
- * {@code PumpCounters} ({@link #metrics()}). They are made in the constructor and take the shared
+ * {@code PumpCounters} ({@link #getMetrics()}). They are made in the constructor and take the shared
  * state (queues, gate, admission and state words, timers, counters) from this class's
  * package-private final fields.
  *
@@ -297,7 +297,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
     }
 
     /** The pump thread, or {@code null} before the loop has a thread. */
-    public Thread thread() {
+    public Thread getThread() {
         return thread;
     }
 
@@ -441,7 +441,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
     // ------------------------------------------------------------------ metrics
 
     /** A snapshot of the counters. Cheap; safe from any thread. */
-    public PumpMetrics metrics() {
+    public PumpMetrics getMetrics() {
         return counters.snapshot(name, PumpLifecycle.stateName(state.get()), tasks.size() + (long) completions.size(),
                 gate.wakeups(), timers.pendingCount(), PumpCoroutines.liveChildren(scope));
     }

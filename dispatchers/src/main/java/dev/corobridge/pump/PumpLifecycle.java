@@ -105,7 +105,7 @@ final class PumpLifecycle {
      */
     void claimLoop(Thread me) {
         synchronized (lock) {
-            Thread owner = pump.thread();
+            Thread owner = pump.getThread();
             if (owner != null && owner != me) {
                 throw new IllegalStateException("MessagePump '" + pump.name + "' belongs to thread '" + owner.getName()
                         + "'; runLoop() may only be called by it");
@@ -181,7 +181,7 @@ final class PumpLifecycle {
             // yet. Its loop is coming, so shut down through it (the caller's shutdown() then marks
             // SHUTTING_DOWN and runLoop() proceeds to a graceful shutdown) instead of terminating
             // here, which abandoned what had been posted and made that thread's runLoop() throw.
-            if (loopStarted || pump.thread() != null || !state.compareAndSet(NEW, SHUTTING_DOWN)) {
+            if (loopStarted || pump.getThread() != null || !state.compareAndSet(NEW, SHUTTING_DOWN)) {
                 return false;
             }
             terminate(false);

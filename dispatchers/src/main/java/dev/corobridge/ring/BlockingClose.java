@@ -67,7 +67,7 @@ final class BlockingClose {
         if (context != null) {
             return "the thread of '" + context + "' (" + Thread.currentThread().getName() + ")";
         }
-        for (Ring r : ring.pool().rings()) {
+        for (Ring r : ring.getPool().rings()) {
             if (r.inRing()) {
                 return "the thread of ring '" + r.name() + "' (" + Thread.currentThread().getName() + ")";
             }

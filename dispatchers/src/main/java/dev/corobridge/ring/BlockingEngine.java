@@ -61,7 +61,7 @@ final class BlockingEngine implements RingEngine {
             // io_uring simply reads the stream. Decide once, at open.
             boolean seekable = java.nio.file.Files.isRegularFile(path);
             RingFile f = new RingFile(ring, path, flags, -1, ch, seekable);
-            ring.pool().remember(f);
+            ring.getPool().remember(f);
             return f;
         }, ch -> {
             try {

@@ -69,7 +69,7 @@ public final class Ring implements ExecutionContext {
     }
 
     /** Position in the pool, 0-based. */
-    public int index() {
+    public int getIndex() {
         return index;
     }
 
@@ -94,7 +94,7 @@ public final class Ring implements ExecutionContext {
     }
 
     /** Operations in flight on this ring. */
-    public int inFlight() {
+    public int getInFlight() {
         return engine.inFlight();
     }
 
@@ -107,7 +107,7 @@ public final class Ring implements ExecutionContext {
     }
 
     /** The pool this ring belongs to. */
-    public RingPool pool() {
+    public RingPool getPool() {
         return pool;
     }
 
@@ -117,6 +117,6 @@ public final class Ring implements ExecutionContext {
 
     @Override
     public String toString() {
-        return "Ring[" + name + ", " + pool.transport() + ", in flight " + inFlight() + "]";
+        return "Ring[" + name + ", " + pool.transport() + ", in flight " + getInFlight() + "]";
     }
 }

@@ -94,7 +94,7 @@ public final class RingConnection implements AutoCloseable {
         channel.config().setAutoRead(false);
         channel.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
         channel.pipeline().addLast(new Inbound());
-        ring.pool().remember(this);
+        ring.getPool().remember(this);
     }
 
     /** The ring this connection lives on. */

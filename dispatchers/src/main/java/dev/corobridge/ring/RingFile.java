@@ -209,7 +209,7 @@ public final class RingFile implements AutoCloseable {
             op.succeed(null);
             return op;
         }
-        ring.pool().forget(this);
+        ring.getPool().forget(this);
         ring.engine().close(op, this);
         return op;
     }

@@ -57,9 +57,9 @@ final class RingPlacement {
     Ring leastLoaded() {
         Ring[] rs = rings;
         Ring best = rs[0];
-        int min = best.inFlight();
+        int min = best.getInFlight();
         for (int i = 1; i < rs.length && min > 0; i++) {
-            int n = rs[i].inFlight();
+            int n = rs[i].getInFlight();
             if (n < min) {
                 min = n;
                 best = rs[i];
@@ -102,7 +102,7 @@ final class RingPlacement {
     int inFlight() {
         int n = 0;
         for (Ring r : rings) {
-            n += r.inFlight();
+            n += r.getInFlight();
         }
         return n;
     }

@@ -261,12 +261,12 @@ public final class RingPool implements AutoCloseable {
     }
 
     /** The pool's name. */
-    public String name() {
+    public String getName() {
         return config.name();
     }
 
     /** A snapshot of the counters. */
-    public RingMetrics metrics() {
+    public RingMetrics getMetrics() {
         return new RingMetrics(transport, fallbackReason, placement.size(), placement.inFlight(), metrics.operations(),
                 metrics.errors(), metrics.completions(), shutdown.openFiles());
     }

@@ -112,7 +112,7 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
                 closeQuietly(res); // cancel() withdrew the open meanwhile: its awaiter has left
             } else {
                 RingFile f = new RingFile(ring, path, flags, res, null, true);
-                ring.pool().remember(f);
+                ring.getPool().remember(f);
                 op.succeed(f);
             }
         });

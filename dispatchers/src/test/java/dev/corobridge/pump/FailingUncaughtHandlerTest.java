@@ -69,7 +69,7 @@ class FailingUncaughtHandlerTest {
             assertTrue(chainContains(reported, taskFailure), "the task's exception is reported");
             assertEquals(0, handlerFailure.getSuppressed().length, "the handler's exception is not mutated");
             assertEquals(0, taskFailure.getSuppressed().length, "the task's exception is not mutated");
-            assertEquals(1, p.metrics().taskFailures());
+            assertEquals(1, p.getMetrics().taskFailures());
         } finally {
             stop(p);
         }
@@ -89,7 +89,7 @@ class FailingUncaughtHandlerTest {
             }
             assertSame(Boolean.TRUE, onPump(p, () -> Boolean.TRUE));
             assertEquals(3, errorsMentioning("asserting-handler").size(), messages());
-            assertEquals(3, p.metrics().taskFailures());
+            assertEquals(3, p.getMetrics().taskFailures());
         } finally {
             stop(p);
         }

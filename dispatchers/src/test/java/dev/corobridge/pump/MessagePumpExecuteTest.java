@@ -87,13 +87,13 @@ class MessagePumpExecuteTest {
             }
         });
         // Read on the pump: every earlier task is counted, the reading task itself not yet.
-        assertEquals(producers * (long) each + 1, (long) onPump(p, () -> p.metrics().dispatches()), "dispatch count");
+        assertEquals(producers * (long) each + 1, (long) onPump(p, () -> p.getMetrics().dispatches()), "dispatch count");
     }
 
     @Test
     void executorFaceWorksWithCompletableFuture() throws Exception {
         MessagePump p = pump();
-        Thread pumpThread = p.thread();
+        Thread pumpThread = p.getThread();
         String name = CompletableFuture.supplyAsync(() -> Thread.currentThread().getName(), p)
                 .thenApplyAsync(n -> n + "/" + (Thread.currentThread() == pumpThread), p)
                 .get(WAIT.toSeconds(), TimeUnit.SECONDS);
@@ -138,8 +138,8 @@ class MessagePumpExecuteTest {
         assertEquals(List.of("a", "b"), order, "nothing fires before its due time");
         p.advanceTimeBy(Duration.ofMillis(1));
         assertEquals(List.of("a", "b", "c"), order);
-        assertEquals(0, p.metrics().pendingTimers());
-        assertEquals(3, p.metrics().timersFired());
+        assertEquals(0, p.getMetrics().pendingTimers());
+        assertEquals(3, p.getMetrics().timersFired());
     }
 
     @Test
@@ -149,7 +149,7 @@ class MessagePumpExecuteTest {
         PumpTimer t = p.schedule(() -> ran.set(true), Duration.ofHours(1));
         assertTrue(t.cancel());
         assertEquals(PumpTimer.State.CANCELLED, t.state());
-        onPump(p, () -> assertEquals(0, p.metrics().pendingTimers()));
+        onPump(p, () -> assertEquals(0, p.getMetrics().pendingTimers()));
         assertFalse(ran.get());
     }
 
@@ -185,7 +185,7 @@ class MessagePumpExecuteTest {
         io.start();
         assertTrue(onPump.get(WAIT.toSeconds(), TimeUnit.SECONDS));
         // Read on the pump: the completion task has finished (and been counted) by then.
-        assertEquals(1L, (long) onPump(p, () -> p.metrics().completionsDelivered()));
+        assertEquals(1L, (long) onPump(p, () -> p.getMetrics().completionsDelivered()));
     }
 
     @Test
@@ -200,7 +200,7 @@ class MessagePumpExecuteTest {
         }).build());
         onPump(p, () -> { });
         assertTrue(ran.await(WAIT.toSeconds(), TimeUnit.SECONDS));
-        assertSame(p.thread(), hookThread.get());
+        assertSame(p.getThread(), hookThread.get());
     }
 
     @Test
@@ -214,7 +214,7 @@ class MessagePumpExecuteTest {
         assertEquals("still alive", onPump(p, () -> "still alive"));
         assertEquals(1, reported.size());
         assertEquals("task failed", reported.get(0).getMessage());
-        assertEquals(1, p.metrics().taskFailures());
+        assertEquals(1, p.getMetrics().taskFailures());
     }
 
     @Test
@@ -251,12 +251,12 @@ class MessagePumpExecuteTest {
         MessagePump p = MessagePump.create("main-ui");
         CompletableFuture<Thread> ranOn = new CompletableFuture<>();
         p.execute(() -> ranOn.complete(Thread.currentThread())); // queued before the loop starts
-        assertEquals(1, p.metrics().queueDepth());
+        assertEquals(1, p.getMetrics().queueDepth());
         Thread loop = new Thread(p::runLoop, "app-main");
         loop.start();
         Thread t = ranOn.get(WAIT.toSeconds(), TimeUnit.SECONDS);
         assertSame(loop, t);
-        assertSame(loop, p.thread());
+        assertSame(loop, p.getThread());
         IllegalStateException again = assertThrows(IllegalStateException.class, p::runLoop);
         assertTrue(again.getMessage().contains("app-main"), again.getMessage());
         stop(p);
@@ -285,9 +285,9 @@ class MessagePumpExecuteTest {
     void hugeDelaysAreClampedNotOverflowed() throws Exception {
         MessagePump p = pump();
         PumpTimer t = p.schedule(() -> { throw new AssertionError("fired"); }, Duration.ofDays(365 * 300));
-        onPump(p, () -> assertEquals(1, p.metrics().pendingTimers()));
+        onPump(p, () -> assertEquals(1, p.getMetrics().pendingTimers()));
         assertTrue(t.isPending());
         assertTrue(t.cancel());
-        assertEquals(0, p.metrics().pendingTimers());
+        assertEquals(0, p.getMetrics().pendingTimers());
     }
 }

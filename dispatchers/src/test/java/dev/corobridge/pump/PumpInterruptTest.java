@@ -88,19 +88,19 @@ class PumpInterruptTest {
         MessagePump p = pumpWithoutSpinning("interrupted");
         try {
             onPump(p, () -> Thread.currentThread().interrupt());
-            awaitCondition(() -> p.metrics().interrupts() == 1, "the idle loop meets the interrupt");
+            awaitCondition(() -> p.getMetrics().interrupts() == 1, "the idle loop meets the interrupt");
 
-            long parksBefore = p.metrics().parks();
+            long parksBefore = p.getMetrics().parks();
             for (int i = 0; i < ROUND_TRIPS; i++) {
                 assertFalse(onPump(p, () -> Thread.currentThread().isInterrupted()),
                         "round trip " + i + ": the interrupt status was not cleared");
             }
-            long parks = p.metrics().parks() - parksBefore;
+            long parks = p.getMetrics().parks() - parksBefore;
             // A sleeping pump parks once per round trip (woken by the next post). A pump whose park
             // returns at once because of a pending interrupt parks again and again meanwhile.
             assertTrue(parks <= 2L * ROUND_TRIPS + 2,
                     parks + " parks in " + ROUND_TRIPS + " round trips: the idle loop spins");
-            assertEquals(1, p.metrics().interrupts());
+            assertEquals(1, p.getMetrics().interrupts());
             List<String> logged = warningsAbout("interrupted");
             assertEquals(1, logged.size(), logged.toString());
             assertTrue(logged.get(0).contains("shutdown()"), "the warning names the way to stop a pump: " + logged);
@@ -114,13 +114,13 @@ class PumpInterruptTest {
         MessagePump p = pumpWithoutSpinning("interrupted-from-outside");
         try {
             onPump(p, () -> { });
-            p.thread().interrupt(); // asleep or about to be: either way the idle loop meets it
-            awaitCondition(() -> p.metrics().interrupts() == 1, "the idle loop meets the interrupt");
+            p.getThread().interrupt(); // asleep or about to be: either way the idle loop meets it
+            awaitCondition(() -> p.getMetrics().interrupts() == 1, "the idle loop meets the interrupt");
             // Then it sleeps for good (parked without a timeout) and a post wakes it, as usual.
-            awaitCondition(() -> p.thread().getState() == Thread.State.WAITING, "the pump parks again");
-            long wakeups = p.metrics().wakeups();
+            awaitCondition(() -> p.getThread().getState() == Thread.State.WAITING, "the pump parks again");
+            long wakeups = p.getMetrics().wakeups();
             assertFalse(onPump(p, () -> Thread.currentThread().isInterrupted()));
-            assertEquals(wakeups + 1, p.metrics().wakeups(), "one post, one wake-up");
+            assertEquals(wakeups + 1, p.getMetrics().wakeups(), "one post, one wake-up");
         } finally {
             stop(p);
         }
@@ -133,7 +133,7 @@ class PumpInterruptTest {
             for (int i = 1; i <= 3; i++) {
                 onPump(p, () -> Thread.currentThread().interrupt());
                 long expected = i;
-                awaitCondition(() -> p.metrics().interrupts() == expected, "interrupt " + i + " counted");
+                awaitCondition(() -> p.getMetrics().interrupts() == expected, "interrupt " + i + " counted");
             }
             assertEquals(1, warningsAbout("interrupted-thrice").size(), warningsAbout("interrupted-thrice").toString());
             assertFalse(onPump(p, () -> Thread.currentThread().isInterrupted()));
@@ -148,6 +148,6 @@ class PumpInterruptTest {
         p.execute(() -> Thread.currentThread().interrupt());
         p.runUntilIdle();
         assertTrue(Thread.interrupted(), "the test thread's own status (cleared here)");
-        assertEquals(0, p.metrics().interrupts());
+        assertEquals(0, p.getMetrics().interrupts());
     }
 }

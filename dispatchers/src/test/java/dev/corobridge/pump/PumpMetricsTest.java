@@ -28,10 +28,10 @@ class PumpMetricsTest {
             for (int i = 0; i < 100; i++) {
                 pump.execute(() -> { });
             }
-            assertTrue(pump.metrics().queueDepth() >= 99, "queued behind the blocked task");
+            assertTrue(pump.getMetrics().queueDepth() >= 99, "queued behind the blocked task");
             gate.countDown();
             pump.schedule(() -> { }, Duration.ofHours(1));
-            PumpMetrics m = onPump(pump, pump::metrics);
+            PumpMetrics m = onPump(pump, pump::getMetrics);
             assertEquals("RUNNING", m.state());
             // 100 posts + the blocking task + the hand-over of the timer scheduled off the pump.
             assertEquals(102, m.dispatches());
@@ -43,14 +43,14 @@ class PumpMetricsTest {
             for (int i = 0; i < 20; i++) {
                 onPump(pump, () -> { });
             }
-            m = pump.metrics();
+            m = pump.getMetrics();
             assertTrue(m.wakeups() >= 1 && m.wakeups() <= m.dispatches(), m.toString());
             assertTrue(m.wakeupsPerDispatch() > 0 && m.wakeupsPerDispatch() <= 1.0, m.toString());
             assertTrue(m.parks() >= m.wakeups(), m.toString());
         } finally {
             stop(pump);
         }
-        assertEquals("TERMINATED", pump.metrics().state());
+        assertEquals("TERMINATED", pump.getMetrics().state());
     }
 
     @Test
@@ -58,13 +58,13 @@ class PumpMetricsTest {
         MessagePump pump = MessagePump.start(PumpConfig.builder("burst").spinBudget(Duration.ZERO).build());
         try {
             onPump(pump, () -> { });
-            long before = pump.metrics().wakeups();
+            long before = pump.getMetrics().wakeups();
             CountDownLatch done = new CountDownLatch(10_000);
             for (int i = 0; i < 10_000; i++) {
                 pump.execute(done::countDown);
             }
             assertTrue(done.await(30, TimeUnit.SECONDS));
-            long used = pump.metrics().wakeups() - before;
+            long used = pump.getMetrics().wakeups() - before;
             assertTrue(used < 10_000 / 16, "a burst of 10000 posts cost " + used + " wake-ups");
         } finally {
             stop(pump);

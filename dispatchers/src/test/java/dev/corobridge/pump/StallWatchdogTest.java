@@ -31,7 +31,7 @@ class StallWatchdogTest {
             .stallThreshold(Duration.ZERO).stallListener(reports::add).build());
     private final AtomicLong now = new AtomicLong();
     private final StallWatchdog.Sampler sampler =
-            new StallWatchdog.Sampler(pump, pump.thread(), THRESHOLD, now::get);
+            new StallWatchdog.Sampler(pump, pump.getThread(), THRESHOLD, now::get);
 
     @AfterEach
     void stopPump() throws Exception {
@@ -97,7 +97,7 @@ class StallWatchdogTest {
         assertEquals(Duration.ofNanos(THRESHOLD), r.blockedFor(), "measured on the watchdog's clock");
         assertTrue(r.stack().stream().anyMatch(e -> e.getMethodName().equals("blockTheLoop")), r.toString());
         assertTrue(r.toString().contains("blockTheLoop"), r.toString());
-        assertEquals(1, pump.metrics().stalls());
+        assertEquals(1, pump.getMetrics().stalls());
     }
 
     @Test
@@ -112,7 +112,7 @@ class StallWatchdogTest {
             letThePumpGoQuiet();
             assertEquals(task, reports.size(), reports.toString());
         }
-        assertEquals(3, pump.metrics().stalls());
+        assertEquals(3, pump.getMetrics().stalls());
     }
 
     @Test
@@ -128,7 +128,7 @@ class StallWatchdogTest {
             sampleAt(start + 5 * THRESHOLD); // a different task (or none) by now
         }
         assertEquals(List.of(), reports);
-        assertEquals(0, pump.metrics().stalls());
+        assertEquals(0, pump.getMetrics().stalls());
     }
 
     @Test
@@ -170,7 +170,7 @@ class StallWatchdogTest {
             watched.execute(() -> blockTheLoop(running, reported));
             assertTrue(reported.await(WAIT.toSeconds(), TimeUnit.SECONDS), "stall not reported");
             onPump(watched, () -> { });
-            assertTrue(watched.metrics().stalls() >= 1);
+            assertTrue(watched.getMetrics().stalls() >= 1);
         } finally {
             stop(watched);
         }

@@ -76,7 +76,7 @@ class WakeupProtocolStressTest {
                 while (ran.get() != expected) {
                     if (System.nanoTime() - deadline > 0) {
                         fail("lost wake-up in round " + rounds + ": posted " + expected + ", ran " + ran.get()
-                                + ", pump " + pump.metrics() + ", armed=" + pump.toString());
+                                + ", pump " + pump.getMetrics() + ", armed=" + pump.toString());
                     }
                     Thread.onSpinWait();
                 }
@@ -89,7 +89,7 @@ class WakeupProtocolStressTest {
                 t.join(10_000);
             }
         }
-        PumpMetrics m = pump.metrics();
+        PumpMetrics m = pump.getMetrics();
         stop(pump);
         assertTrue(posted.get() >= TARGET_POSTS);
         assertEquals(posted.get(), ran.get());

@@ -49,7 +49,7 @@ class RingAutoCloseTest {
                 escaped = f;
             }
             assertTrue(escaped.isClosed());
-            assertEquals(0, pool.metrics().openFiles(), "the close has completed when close() returns");
+            assertEquals(0, pool.getMetrics().openFiles(), "the close has completed when close() returns");
             RingIoException e = assertInstanceOf(RingIoException.class,
                     causeOf(() -> await(escaped.writeAsync(ByteBuffer.allocate(1), 0))));
             assertEquals("EBADF", e.errnoName());
@@ -90,7 +90,7 @@ class RingAutoCloseTest {
         RingPool pool = pool(transport);
         try {
             RingFile f = await(pool.openAsync(dir.resolve("ring.bin"), StandardOpenOption.CREATE, StandardOpenOption.WRITE));
-            Ring other = pool.rings().get((f.ring().index() + 1) % pool.rings().size());
+            Ring other = pool.rings().get((f.ring().getIndex() + 1) % pool.rings().size());
             for (Ring r : java.util.List.of(f.ring(), other)) {
                 CompletableFuture<Throwable> onThisRing = new CompletableFuture<>();
                 r.execute(() -> {

@@ -164,7 +164,7 @@ class RingCancelEveryKindTest {
                 assertTrue(bind.isDone());
             }
             assertInstanceOf(Outcome.Cancelled.class, bind.outcomeOrNull());
-            waitUntil(() -> pool.metrics().inFlight() == 0, "the pool to settle");
+            waitUntil(() -> pool.getMetrics().inFlight() == 0, "the pool to settle");
             // Nothing listens on the port: a server bound anyway would have been closed.
             passedBy(pool.rings().get(0));
             passedBy(pool.rings().get(1));

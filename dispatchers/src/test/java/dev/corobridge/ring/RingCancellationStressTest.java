@@ -108,7 +108,7 @@ class RingCancellationStressTest {
             }
             // Operations withdrawn before they started leave the engine's queues a little after
             // their outcome was decided (they never touch their buffers).
-            RingTestSupport.waitUntil(() -> pool.metrics().inFlight() == 0, "nothing in flight any more");
+            RingTestSupport.waitUntil(() -> pool.getMetrics().inFlight() == 0, "nothing in flight any more");
             for (ByteBuffer b : freed) {
                 for (int k = 0; k < BUF; k++) {
                     if (b.get(k) != MARK) {
@@ -180,8 +180,8 @@ class RingCancellationStressTest {
                     }
                 }
             }
-            RingTestSupport.waitUntil(() -> pool.metrics().inFlight() == 0, "every open settled in the engine");
-            assertEquals(0, pool.metrics().openFiles(), "a file handed out to nobody is still open");
+            RingTestSupport.waitUntil(() -> pool.getMetrics().inFlight() == 0, "every open settled in the engine");
+            assertEquals(0, pool.getMetrics().openFiles(), "a file handed out to nobody is still open");
         } finally {
             stop(pool);
         }

@@ -62,7 +62,7 @@ class RingFileTest {
             assertTrue(f.isClosed());
             await(f.closeAsync()); // twice is fine
             assertEquals("hello ring!tail!", Files.readString(p));
-            assertEquals(0, pool.metrics().openFiles());
+            assertEquals(0, pool.getMetrics().openFiles());
         } finally {
             stop(pool);
         }
@@ -132,7 +132,7 @@ class RingFileTest {
             assertThrows(IllegalArgumentException.class, () -> pool.openAsync(Path.of("bad\0name")));
             assertThrows(UnsupportedOperationException.class, () -> pool.openAsync(p, StandardOpenOption.DELETE_ON_CLOSE));
             assertThrows(IllegalArgumentException.class, () -> pool.openAsync(p, StandardOpenOption.APPEND, StandardOpenOption.READ));
-            assertTrue(pool.metrics().errors().getOrDefault("ENOENT", 0L) >= 1, pool.metrics().toString());
+            assertTrue(pool.getMetrics().errors().getOrDefault("ENOENT", 0L) >= 1, pool.getMetrics().toString());
         } finally {
             stop(pool);
         }
@@ -160,7 +160,7 @@ class RingFileTest {
             ByteBuffer bb = ByteBuffer.allocateDirect(16);
             RingOp<Integer> ra = fa.readAsync(ba, 0);   // departs now, blocks in the kernel: no data yet
             RingOp<Integer> rb = fb.readAsync(bb, 0);   // also departs now
-            RingTestSupport.waitUntil(() -> ring.inFlight() == 2, "both reads in flight");
+            RingTestSupport.waitUntil(() -> ring.getInFlight() == 2, "both reads in flight");
             assertFalse(ra.isDone());
             assertFalse(rb.isDone());
             // Feed the SECOND pipe first: its read completes while the first is still in flight.
@@ -237,7 +237,7 @@ class RingFileTest {
         assertTrue(pool.awaitTermination(java.time.Duration.ZERO));
         RingOp<RingFile> late = pool.openAsync(plain);
         assertInstanceOf(dev.corobridge.bridge.ContextShutdownException.class, late.outcomeOrNull().errorOrNull());
-        assertTrue(leftOpen.ring().pool().metrics().openFiles() == 0);
+        assertTrue(leftOpen.ring().getPool().getMetrics().openFiles() == 0);
         RingTestSupport.waitUntil(() -> {
             try {
                 return RingTestSupport.openFds() <= fdsBefore;

@@ -48,7 +48,7 @@ class RingInFlightTest {
                 op.onComplete(o -> {
                     if (Thread.currentThread() != me) {
                         settledElsewhere.incrementAndGet();
-                        int left = ring.inFlight();
+                        int left = ring.getInFlight();
                         if (left != 0 && seen.size() < 5) {
                             seen.add("read " + n + " settled, in flight " + left);
                         }

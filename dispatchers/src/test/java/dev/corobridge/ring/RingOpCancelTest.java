@@ -206,14 +206,14 @@ class RingOpCancelTest {
                 // blocked for good (a FIFO without writers), the file thread with it.
                 try (RandomAccessFile w = new RandomAccessFile(target.toFile(), "rw")) {
                     w.write(1);
-                    waitUntil(() -> pool.metrics().inFlight() == 0, "the open to return");
+                    waitUntil(() -> pool.getMetrics().inFlight() == 0, "the open to return");
                 }
             }
             assertTrue(open.outcomeOrNull().isCancelled(), String.valueOf(open.outcomeOrNull()));
-            assertEquals(0, pool.metrics().openFiles(), "the file opened anyway was never handed out");
+            assertEquals(0, pool.getMetrics().openFiles(), "the file opened anyway was never handed out");
             waitUntil(() -> {
                 try {
-                    return pool.metrics().inFlight() == 0 && RingTestSupport.openFds() <= fdsBefore;
+                    return pool.getMetrics().inFlight() == 0 && RingTestSupport.openFds() <= fdsBefore;
                 } catch (java.io.IOException e) {
                     return false;
                 }

@@ -130,7 +130,7 @@ class MainDispatcherContractTest {
         try {
             MainPump.install(next)
             pump.advanceTimeBy(Duration.ofMillis(100)) // the old pump's timer fires here, on the test thread
-            assertSame(next.thread(), resumedOn.get(TEST_WAIT.inWholeSeconds, TimeUnit.SECONDS),
+            assertSame(next.thread, resumedOn.get(TEST_WAIT.inWholeSeconds, TimeUnit.SECONDS),
                 "Dispatchers.Main.immediate now means the new pump")
         } finally {
             MainPump.uninstall(next)
@@ -188,9 +188,9 @@ class MainDispatcherContractTest {
                 resumedOnPump = pump.isCurrentThread
             }
             pump.runUntilIdle()
-            val before = pump.metrics()
+            val before = pump.metrics
             pump.advanceTimeBy(Duration.ofMillis(100))
-            val after = pump.metrics()
+            val after = pump.metrics
             check(resumedOnPump) { "the coroutine did not resume on the pump after its delay" }
             return (after.dispatches() - before.dispatches()) to (after.timersFired() - before.timersFired())
         }

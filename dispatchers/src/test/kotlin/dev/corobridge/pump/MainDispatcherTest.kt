@@ -35,7 +35,7 @@ import kotlin.test.assertTrue
 @OptIn(ExperimentalCoroutinesApi::class)
 class MainDispatcherTest {
     private val pump = MessagePump.start("main-ui")
-    private val pumpThread: Thread = pump.thread()
+    private val pumpThread: Thread = pump.thread
 
     @BeforeEach
     fun noPumpInstalled() {
@@ -107,7 +107,7 @@ class MainDispatcherTest {
             MainPump.install(pump)
             assertSame(pumpThread, withContext(Dispatchers.Main) { Thread.currentThread() })
             assertSame(pump, MainPump.install(second))
-            assertSame(second.thread(), withContext(Dispatchers.Main) { Thread.currentThread() })
+            assertSame(second.thread, withContext(Dispatchers.Main) { Thread.currentThread() })
             assertFalse(MainPump.uninstall(pump), "only the installed pump can be uninstalled")
             assertTrue(MainPump.uninstall(second))
             assertNull(MainPump.current())
@@ -159,7 +159,7 @@ class MainDispatcherTest {
             assertSame(testThread, withContext(Dispatchers.Main) { Thread.currentThread() })
             assertFalse(pump.isCurrentThread)
         }
-        assertEquals(0, pump.metrics().pendingTimers())
+        assertEquals(0, pump.metrics.pendingTimers())
         Dispatchers.resetMain()
         pumpTest {
             assertSame(pumpThread, withContext(Dispatchers.Main) { Thread.currentThread() })

@@ -42,7 +42,7 @@ class ManualPumpCoroutineTest {
         assertFalse(started, "nothing runs until the test drives the pump")
         pump.runUntilIdle()
         assertTrue(started)
-        assertEquals(1, pump.metrics().pendingTimers())
+        assertEquals(1, pump.metrics.pendingTimers())
 
         pump.advanceTimeBy(Duration.ofMillis(4_999))
         assertNull(resumedOn)
@@ -52,7 +52,7 @@ class ManualPumpCoroutineTest {
         assertSame(me, resumedOn)
         assertEquals(Duration.ofSeconds(5).toNanos(), resumedAtNanos)
         assertTrue(job.isCompleted)
-        assertEquals(0, pump.metrics().pendingTimers())
+        assertEquals(0, pump.metrics.pendingTimers())
         finish(pump)
     }
 
@@ -122,11 +122,11 @@ class ManualPumpCoroutineTest {
             }
         }
         pump.runUntilIdle()
-        assertEquals(1, pump.metrics().pendingTimers())
+        assertEquals(1, pump.metrics.pendingTimers())
         answer.complete(7)
         pump.runUntilIdle()
         assertEquals(7, result)
-        assertEquals(0, pump.metrics().pendingTimers())
+        assertEquals(0, pump.metrics.pendingTimers())
         pump.advanceTimeBy(Duration.ofSeconds(10))
         assertNull(failed)
         finish(pump)
@@ -157,7 +157,7 @@ class ManualPumpCoroutineTest {
             }
         }
         pump.runUntilIdle()
-        assertEquals(4, pump.metrics().liveChildren())
+        assertEquals(4, pump.metrics.liveChildren())
 
         val report = pump.shutdown(Duration.ofSeconds(10))
         assertFalse(report.isDone)
@@ -166,7 +166,7 @@ class ManualPumpCoroutineTest {
         pump.runUntilIdle()
         assertEquals(listOf("finally-0", "finally-1", "finally-2"), log)
         assertFalse(report.isDone, "the slow cleanup is still waiting for virtual time")
-        assertEquals(1, pump.metrics().liveChildren())
+        assertEquals(1, pump.metrics.liveChildren())
 
         pump.advanceTimeBy(Duration.ofMillis(99))
         assertFalse(report.isDone)
@@ -177,7 +177,7 @@ class ManualPumpCoroutineTest {
         assertTrue(r.isClean(), r.toString())
         assertEquals(Duration.ofMillis(100), r.took())
         assertTrue(pump.isTerminated)
-        assertEquals(0, pump.metrics().liveChildren())
+        assertEquals(0, pump.metrics.liveChildren())
     }
 
     @Test

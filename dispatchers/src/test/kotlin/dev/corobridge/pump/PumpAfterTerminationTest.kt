@@ -34,7 +34,7 @@ import kotlin.test.fail
 @OptIn(DelicateCoroutinesApi::class) // CoroutineStart.ATOMIC: run a body even though it is cancelled
 class PumpAfterTerminationTest {
     private val pump = MessagePump.start("dead-ui")
-    private val pumpThread: Thread = pump.thread()
+    private val pumpThread: Thread = pump.thread
     private val foreignScope = CoroutineScope(SupervisorJob())
 
     @AfterEach
@@ -165,7 +165,7 @@ class PumpAfterTerminationTest {
         }
         inDelay.await()
         withContext(pump.dispatcher) { } // the task that called delay() has returned
-        assertEquals(1, pump.metrics().pendingTimers())
+        assertEquals(1, pump.metrics.pendingTimers())
         terminate() // coroutine timers are not counted as abandoned: the report stays clean
         assertIs<PumpShutdownException>(thrown.await())
         val t = finallyThread.await()
@@ -173,7 +173,7 @@ class PumpAfterTerminationTest {
         assertTrue(t.isKotlinxWorker(), "expected a Dispatchers.IO thread, was ${t.name}")
         job.join()
         assertTrue(job.isCancelled)
-        assertEquals(0, pump.metrics().pendingTimers())
+        assertEquals(0, pump.metrics.pendingTimers())
     }
 
     @Test

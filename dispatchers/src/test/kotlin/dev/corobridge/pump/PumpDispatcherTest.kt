@@ -44,7 +44,7 @@ import kotlin.test.assertTrue
 /** [PumpDispatcher]: where coroutines run, when they run, delays and timeouts, the Executor face. */
 class PumpDispatcherTest {
     private val pump = MessagePump.start("pd-ui")
-    private val pumpThread: Thread = pump.thread()
+    private val pumpThread: Thread = pump.thread
 
     @AfterEach
     fun tearDown() {
@@ -305,9 +305,9 @@ class PumpDispatcherTest {
         // The timer is scheduled later in the task that completed inDelay: a round trip through
         // the pump's FIFO queue runs after that task has returned.
         withContext(pump.dispatcher) { }
-        assertEquals(1, pump.metrics().pendingTimers())
+        assertEquals(1, pump.metrics.pendingTimers())
         job.cancelAndJoin()
-        assertEquals(0, pump.metrics().pendingTimers())
+        assertEquals(0, pump.metrics.pendingTimers())
     }
 
     @Test
@@ -329,7 +329,7 @@ class PumpDispatcherTest {
             assertNull(withTimeoutOrNull(20) { CompletableDeferred<Unit>().await() })
             assertTrue(pump.isCurrentThread)
         }
-        assertEquals(0, pump.metrics().pendingTimers())
+        assertEquals(0, pump.metrics.pendingTimers())
     }
 
     @OptIn(InternalCoroutinesApi::class)
@@ -345,7 +345,7 @@ class PumpDispatcherTest {
                 assertEquals(i, r)
             }
         }
-        assertEquals(0, pump.metrics().pendingTimers())
+        assertEquals(0, pump.metrics.pendingTimers())
 
         // Set up off the pump thread (UNDISPATCHED start): the timer travels through the queue and
         // is usually cancelled before, or soon after, it reaches the heap.
@@ -356,7 +356,7 @@ class PumpDispatcherTest {
             }
         }
         jobs.joinAll()
-        assertEquals(0, pump.metrics().pendingTimers())
+        assertEquals(0, pump.metrics.pendingTimers())
 
         // Straight through the Delay interface, from this thread.
         val delay = pump.dispatcher as Delay
@@ -365,8 +365,8 @@ class PumpDispatcherTest {
         }
         // Flush the queued heap insertions, then look again.
         withContext(pump.dispatcher) { }
-        assertEquals(0, pump.metrics().pendingTimers())
-        assertEquals(0, pump.metrics().taskFailures())
+        assertEquals(0, pump.metrics.pendingTimers())
+        assertEquals(0, pump.metrics.taskFailures())
         scope.cancel()
     }
 
@@ -394,7 +394,7 @@ class PumpDispatcherTest {
         val custom = assertFailsWith<PumpTestFailure> { withContext(pump.dispatcher) { throw PumpTestFailure("custom") } }
         assertEquals("custom", custom.message)
         // Not reported as a failed pump task: the coroutine machinery delivered it to the caller.
-        assertEquals(0, pump.metrics().taskFailures())
+        assertEquals(0, pump.metrics.taskFailures())
         assertSame(pumpThread, withContext(pump.dispatcher) { Thread.currentThread() })
     }
 }

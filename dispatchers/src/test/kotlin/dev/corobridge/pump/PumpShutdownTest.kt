@@ -46,7 +46,7 @@ class PumpShutdownTest {
     @Test
     fun `10_000 suspended coroutines all run suspending cleanup on the pump before it terminates`() = pumpTest {
         val pump = startPump("torture-ui")
-        val pumpThread = pump.thread()
+        val pumpThread = pump.thread
         val n = 10_000
         var cleanedUp = 0 // pump-confined; read after termination (happens-before via the report future)
         val started = AtomicInteger()
@@ -87,7 +87,7 @@ class PumpShutdownTest {
             }
         }
         allStarted.await()
-        assertEquals(n, pump.metrics().liveChildren())
+        assertEquals(n, pump.metrics.liveChildren())
 
         val report = pump.shutdown(Duration.ofSeconds(30)).await()
 
@@ -95,8 +95,8 @@ class PumpShutdownTest {
         assertTrue(report.isClean(), report.toString())
         assertTrue(report.graceful())
         assertEquals(0, report.abandonedCoroutines().size)
-        assertEquals(0, pump.metrics().liveChildren())
-        assertEquals(0, pump.metrics().pendingTimers())
+        assertEquals(0, pump.metrics.liveChildren())
+        assertEquals(0, pump.metrics.pendingTimers())
         assertEquals(setOf<Class<*>>(PumpShutdownException::class.java), cancelledBy.toSet())
         assertEquals(0, offPump.get(), "cleanup steps ran off the pump thread")
         terminationSeen.await()
@@ -146,7 +146,7 @@ class PumpShutdownTest {
             assertTrue(described.contains("stuck-child"), described)
         }
         assertTrue(polite.isCancelled && polite.isCompleted)
-        assertEquals(pump.thread(), politeCleaned.await())
+        assertEquals(pump.thread, politeCleaned.await())
         assertTrue(report.took() >= Duration.ofMillis(300), report.took().toString())
         assertFalse(stuck.isCompleted)
 
@@ -205,7 +205,7 @@ class PumpShutdownTest {
     @Test
     fun `coroutine dispatches queued when a forced shutdown hits are not dropped`() = pumpTest {
         val pump = startPump("forced-ui") { shutdownGracePeriod(Duration.ofDays(1)) }
-        val pumpThread = pump.thread()
+        val pumpThread = pump.thread
         val foreign = kotlinx.coroutines.CoroutineScope(kotlinx.coroutines.SupervisorJob())
         try {
             // 200 tracked children, suspended; shutdown cancels them all at once, queueing 200
@@ -295,7 +295,7 @@ class PumpShutdownTest {
                 delayed.complete(runCatching { delay(600_000) }.exceptionOrNull())
             }
             pump.schedule({ }, Duration.ofDays(1))
-            assertEquals(3, pump.metrics().pendingTimers())
+            assertEquals(3, pump.metrics.pendingTimers())
 
             val reportFuture = pump.shutdownNow()
             release.countDown()
@@ -303,7 +303,7 @@ class PumpShutdownTest {
             assertFalse(report.graceful(), report.toString())
             // The postDelayed task is reported as a delayed task, not as an opaque queued task.
             assertEquals(1, report.abandonedTimers(), report.toString())
-            assertEquals(0, pump.metrics().pendingTimers())
+            assertEquals(0, pump.metrics.pendingTimers())
             // The timeout still fires (on the fallback), the delay is cancelled: nothing hangs.
             assertTrue(timeout.await() is kotlinx.coroutines.TimeoutCancellationException, timeout.await().toString())
             assertTrue(delayed.await() is PumpShutdownException, delayed.await().toString())
@@ -323,15 +323,15 @@ class PumpShutdownTest {
             pump.execute { ranOn.complete(Thread.currentThread()) }
             val report = pump.shutdown().await()
             assertTrue(report.isClean(), "run $i: $report")
-            kotlin.test.assertSame(pump.thread(), ranOn.getNow(null), "run $i: the posted task did not run on the pump")
-            pump.thread().joinBounded()
+            kotlin.test.assertSame(pump.thread, ranOn.getNow(null), "run $i: the posted task did not run on the pump")
+            pump.thread.joinBounded()
         }
     }
 
     @Test
     fun `a coroutine launched in pump scope after termination never runs on the pump thread`() = pumpTest {
         val pump = startPump("late-ui")
-        val pumpThread = pump.thread()
+        val pumpThread = pump.thread
         assertTrue(pump.shutdown().await().isClean())
 
         val ran = AtomicBoolean()
@@ -346,7 +346,7 @@ class PumpShutdownTest {
         atomic.join()
         assertNotSame(pumpThread, bodyThread.await())
         assertTrue(bodyThread.await().isKotlinxWorker(), bodyThread.await().name)
-        assertEquals(0, pump.metrics().liveChildren())
+        assertEquals(0, pump.metrics.liveChildren())
     }
 
     @Test

@@ -121,11 +121,11 @@ class RingCancelEveryKindKotlinTest {
             val p = Files.writeString(dir.resolve("opened"), "x")
             val job = CoroutineScope(ui.dispatcher).launch { pool.open(p) }
             LoopHold(pool, null).use { ui.runUntilIdle() } // the open departs; the coroutine waits for it
-            RingTestSupport.waitUntil({ pool.metrics().openFiles() == 1 }, "the open to succeed")
+            RingTestSupport.waitUntil({ pool.metrics.openFiles() == 1 }, "the open to succeed")
             job.cancel() // before the pump runs the resumption
             ui.runUntilIdle()
             assertTrue(job.isCancelled)
-            RingTestSupport.waitUntil({ pool.metrics().openFiles() == 0 }, "the file nobody awaits any more to be closed")
+            RingTestSupport.waitUntil({ pool.metrics.openFiles() == 0 }, "the file nobody awaits any more to be closed")
         } finally {
             ui.shutdown()
             pool.shutdown().get(60, TimeUnit.SECONDS)
@@ -143,7 +143,7 @@ class RingCancelEveryKindKotlinTest {
             val job = CoroutineScope(ui.dispatcher).launch { pool.connect(server.localAddress()) }
             LoopHold(pool, null).use { ui.runUntilIdle() } // the connect departs; the coroutine waits for it
             val session = assertNotNull(accepted.poll(30, TimeUnit.SECONDS))
-            RingTestSupport.waitUntil({ ui.metrics().queueDepth() > 0 }, "the connect's result to wait for the pump")
+            RingTestSupport.waitUntil({ ui.metrics.queueDepth() > 0 }, "the connect's result to wait for the pump")
             job.cancel()
             ui.runUntilIdle()
             assertTrue(job.isCancelled)

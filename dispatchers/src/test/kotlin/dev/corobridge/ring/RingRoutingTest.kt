@@ -75,7 +75,7 @@ class RingRoutingTest {
         // have had to wake the pump, which is not what this test measures.
         var wakeupsBefore = 0L
         withContext(ui.dispatcher) {
-            wakeupsBefore = ui.metrics().wakeups()
+            wakeupsBefore = ui.metrics.wakeups()
             fifos.forEach { f -> RandomAccessFile(f.toFile(), "rw").use { it.write(ByteArray(8)) } }
             val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30)
             while (ops.any { !it.isDone }) {
@@ -84,9 +84,9 @@ class RingRoutingTest {
             }
         }
         jobs.forEach { it.join() }
-        val used = ui.metrics().wakeups() - wakeupsBefore
+        val used = ui.metrics.wakeups() - wakeupsBefore
         assertTrue(used <= 1, "64 completions for the pump cost $used wake-ups")
-        assertTrue(ui.metrics().dispatchesPerWakeup() >= 1.0, ui.metrics().toString())
+        assertTrue(ui.metrics.dispatchesPerWakeup() >= 1.0, ui.metrics.toString())
         files.forEach { it.closeAsync().awaitIo() }
     }
 
@@ -96,11 +96,11 @@ class RingRoutingTest {
         val file = pool.open(fifo, READ, WRITE)
         val buf = ByteBuffer.allocateDirect(8)
         val job = launch(ui.dispatcher) { file.read(buf, 0) }
-        withTimeout(30_000) { while (file.ring().inFlight() == 0) delay(1) }
+        withTimeout(30_000) { while (file.ring().inFlight == 0) delay(1) }
         job.cancel()
         job.join()
         assertTrue(job.isCancelled)
-        assertEquals(0, file.ring().inFlight(), "the read left the kernel before the coroutine finished")
+        assertEquals(0, file.ring().inFlight, "the read left the kernel before the coroutine finished")
         file.closeAsync().awaitIo()
     }
 

@@ -46,9 +46,9 @@ public final class ThreadTraceDemo {
                         + offPump.getMessage());
             }
             System.out.println("journal file:\n  " + String.join("\n  ", Files.readAllLines(dir.resolve("journal.log"))));
-            PumpMetrics m = ui.metrics();
+            PumpMetrics m = ui.getMetrics();
             System.out.printf("pump '%s': %d dispatches, %d wake-ups (%.2f per dispatch); rings: %s%n",
-                    m.pumpName(), m.dispatches(), m.wakeups(), m.wakeupsPerDispatch(), io.metrics().operations());
+                    m.pumpName(), m.dispatches(), m.wakeups(), m.wakeupsPerDispatch(), io.getMetrics().operations());
         } finally {
             io.shutdown().get();
             System.out.println(ui.shutdown().get());

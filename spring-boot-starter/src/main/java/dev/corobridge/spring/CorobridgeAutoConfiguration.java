@@ -107,7 +107,7 @@ public class CorobridgeAutoConfiguration {
     @ConditionalOnMissingBean(name = "corobridgeRingPoolLifecycle")
     public CorobridgeLifecycle corobridgeRingPoolLifecycle(RingPool pool, CorobridgeProperties properties,
                                                            Environment environment) {
-        return new CorobridgeLifecycle("RingPool '" + pool.name() + "'", CorobridgeLifecycle.RING_PHASE,
+        return new CorobridgeLifecycle("RingPool '" + pool.getName() + "'", CorobridgeLifecycle.RING_PHASE,
                 properties.ring().shutdownGrace(), phaseTimeout(environment), pool::shutdown);
     }
 

@@ -30,7 +30,7 @@ public final class PumpHealthIndicator extends AbstractHealthIndicator {
 
     @Override
     protected void doHealthCheck(Health.Builder builder) throws Exception {
-        PumpMetrics m = pump.metrics();
+        PumpMetrics m = pump.getMetrics();
         builder.withDetail("pump", pump.name())
                 .withDetail("state", m.state())
                 .withDetail("queueDepth", m.queueDepth())

@@ -25,8 +25,8 @@ public final class RingMeterBinder implements MeterBinder {
 
     public RingMeterBinder(RingPool pool) {
         Objects.requireNonNull(pool, "pool");
-        SnapshotMeters<RingPool, RingMetrics> m = new SnapshotMeters<>("corobridge.ring", pool, RingPool::metrics,
-                Tag.of("pool", pool.name()));
+        SnapshotMeters<RingPool, RingMetrics> m = new SnapshotMeters<>("corobridge.ring", pool, RingPool::getMetrics,
+                Tag.of("pool", pool.getName()));
         for (String kind : KINDS) {
             m.counter("operations", "operations submitted, by kind", s -> s.operations().getOrDefault(kind, 0L),
                     Tag.of("kind", kind));

@@ -23,8 +23,8 @@ public final class RingPoolHealthIndicator extends AbstractHealthIndicator {
 
     @Override
     protected void doHealthCheck(Health.Builder builder) {
-        RingMetrics m = pool.metrics();
-        builder.withDetail("pool", pool.name())
+        RingMetrics m = pool.getMetrics();
+        builder.withDetail("pool", pool.getName())
                 .withDetail("transport", m.transport().name())
                 .withDetail("rings", m.rings())
                 .withDetail("inFlight", m.inFlight());

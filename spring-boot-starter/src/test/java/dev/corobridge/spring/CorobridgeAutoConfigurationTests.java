@@ -62,7 +62,7 @@ class CorobridgeAutoConfigurationTests {
                     assertThat(p.pump().stallThreshold()).isEqualTo(Duration.ofMillis(250));
                     assertThat(context.getBean(MessagePump.class).name()).isEqualTo("board-pump");
                     RingPool pool = context.getBean(RingPool.class);
-                    assertThat(pool.name()).isEqualTo("journal");
+                    assertThat(pool.getName()).isEqualTo("journal");
                     assertThat(pool.rings()).hasSize(2);
                     assertThat(pool.transport()).isEqualTo(Transport.FALLBACK);
                     assertThat(pool.fallbackReason()).contains("forced");

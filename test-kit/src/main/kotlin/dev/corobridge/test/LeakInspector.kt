@@ -38,7 +38,7 @@ internal object LeakInspector {
         if (onMain.isNotEmpty()) {
             leaks += "${count(onMain.size, "coroutine")} still running on Dispatchers.Main (pump '$pumpName'): ${describe(onMain)}"
         }
-        val metrics = pump.metrics()
+        val metrics = pump.metrics
         if (metrics.queueDepth() > 0) {
             leaks += "${count(metrics.queueDepth(), "task")} queued on pump '$pumpName' and never run " +
                 "(runUntilIdle() runs them)"
@@ -48,15 +48,15 @@ internal object LeakInspector {
                 "(advanceTimeBy(...) or advanceUntilIdle() fires them; or cancel them)"
         }
         if (rings != null) {
-            val ringMetrics = rings.metrics()
+            val ringMetrics = rings.metrics
             if (ringMetrics.openFiles() > 0) {
-                leaks += "${count(ringMetrics.openFiles().toLong(), "ring file")} open in ring pool '${rings.name()}' " +
+                leaks += "${count(ringMetrics.openFiles().toLong(), "ring file")} open in ring pool '${rings.name}' " +
                     "(close every RingFile the test opens)"
             }
-            val inFlight = if (ringMetrics.inFlight() > 0) settledInFlight(rings) else 0
+            val inFlight = if (ringMetrics.inFlight > 0) settledInFlight(rings) else 0
             if (inFlight > 0) {
                 leaks += "${count(inFlight.toLong(), "ring operation")} in flight in ring pool " +
-                    "'${rings.name()}' (await or cancel every operation the test starts)"
+                    "'${rings.name}' (await or cancel every operation the test starts)"
             }
         }
         return leaks
@@ -81,7 +81,7 @@ internal object LeakInspector {
             }
         }
         passed.await(RING_SETTLE.toNanos(), TimeUnit.NANOSECONDS)
-        return rings.metrics().inFlight()
+        return rings.metrics.inFlight
     }
 
     /** How long [settledInFlight] waits for the rings' threads: generous; a ring normally takes microseconds. */

@@ -171,7 +171,7 @@ class LeakDetectionTest {
         assertThat(POOLS).hasSize(2).doesNotHaveDuplicates().allSatisfy(p -> {
             assertThat(p.transport()).isEqualTo(Transport.FALLBACK);
             assertThat(p.isTerminated()).as(p + " closed after its test").isTrue();
-            assertThat(p.metrics().openFiles()).isZero();
+            assertThat(p.getMetrics().openFiles()).isZero();
         });
     }
 
@@ -228,7 +228,7 @@ class LeakDetectionTest {
         assertThat(LEFT_IN_FLIGHT).singleElement().satisfies(op -> assertThat(op.isDone()).as(op + " settled").isTrue());
         assertThat(POOLS).singleElement().satisfies(p -> {
             assertThat(p.isTerminated()).isTrue();
-            assertThat(p.metrics().inFlight()).isZero();
+            assertThat(p.getMetrics().inFlight()).isZero();
         });
     }
 

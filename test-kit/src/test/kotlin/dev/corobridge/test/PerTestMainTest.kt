@@ -151,9 +151,9 @@ class PerTestMainTest {
                 resumedOnPump = ui.isCurrentThread
             }
             ui.runUntilIdle()
-            val before = ui.metrics()
+            val before = ui.metrics
             ui.advanceTimeBy(Duration.ofMillis(100))
-            val after = ui.metrics()
+            val after = ui.metrics
             assertTrue(resumedOnPump, "$main: resumed on the pump")
             assertEquals(0L to 1L, (after.dispatches() - before.dispatches()) to (after.timersFired() - before.timersFired()),
                 "$main: (pump tasks, timers) for one delay")

@@ -218,8 +218,8 @@ public final class BoardService {
         return Task.start(pump, () -> {
             int[] sw = store.subscriberAndWaiterCounts();
             long[] changes = store.changeCounts();
-            PumpMetrics pm = pump.metrics();
-            RingMetrics rm = ring.metrics();
+            PumpMetrics pm = pump.getMetrics();
+            RingMetrics rm = ring.getMetrics();
             var jm = journal.metrics();
             Map<String, Object> out = new LinkedHashMap<>();
             out.put("transport", rm.transport() == dev.corobridge.ring.Transport.IO_URING ? "io_uring" : "nio");
