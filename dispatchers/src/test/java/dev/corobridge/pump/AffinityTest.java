@@ -23,7 +23,7 @@ class AffinityTest {
             String m = e.getMessage();
             assertTrue(m.contains("'" + Thread.currentThread().getName() + "'"), m);
             assertTrue(m.contains("'ui-affinity'"), m);
-            assertTrue(m.contains("pump.post"), m);
+            assertTrue(m.contains("pump.execute"), m);
             assertEquals("ui-affinity", e.pumpName());
             assertTrue(onPump(pump, () -> {
                 pump.checkAccess();
