@@ -6,11 +6,13 @@ import kotlinx.coroutines.CoroutineDispatcher;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.jackson.autoconfigure.JsonMapperBuilderCustomizer;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.event.ContextClosedEvent;
+import tools.jackson.core.StreamReadFeature;
 
 import dev.corobridge.demo.board.BoardStore;
 import dev.corobridge.demo.board.Change;
@@ -90,6 +92,16 @@ public class DemoConfiguration {
                               @Qualifier(CorobridgeAutoConfiguration.CPU_DISPATCHER) CoroutineDispatcher cpu,
                               DemoProperties properties) {
         return new BoardService(pump, store, journal, pool, cpu, properties);
+    }
+
+    /**
+     * Request bodies with a key twice ({@code {"name":"a","name":"b"}}) are refused (400) rather
+     * than read as their last value: which of the two the client meant is a guess, and two readers
+     * of the same body (a proxy, a validator) may take different ones.
+     */
+    @Bean
+    JsonMapperBuilderCustomizer strictDuplicateKeys() {
+        return builder -> builder.enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION);
     }
 
     @Bean

@@ -38,6 +38,9 @@ import dev.corobridge.demo.board.BoardException;
  * that came too late, not a fault: it carries {@code Retry-After} and {@code Connection: close}
  * (the client should come back later, to a new connection) and is logged at debug level only.
  *
+ * <p>Details speak the client's terms: what is wrong with the request, never a Java signature or a
+ * server path.
+ *
  * <p>Thread-safe: its own state is immutable; the shared {@link ServiceState} is read per error.
  */
 public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
@@ -139,7 +142,14 @@ public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
         return problem(500, "Internal Server Error", "the service failed to handle the request; it is logged", null);
     }
 
+    /** A 400's detail in the client's terms: what is wrong with the body, never a Java signature. */
     private static String inputDetail(ServerWebInputException in) {
+        for (Throwable t = in; t != null; t = t.getCause()) {
+            String m = t.getMessage();
+            if (m != null && m.contains("No request body")) {
+                return "the request body is missing; a JSON object is expected";
+            }
+        }
         Throwable cause = in.getCause();
         if (cause instanceof DecodingException d) {
             String m = d.getMessage() == null ? "" : d.getMessage();
@@ -150,7 +160,12 @@ public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
             m = src >= 0 ? m.substring(0, src) : m;
             return "malformed JSON: " + JsonInput.printable(m, 200);
         }
-        return in.getReason() != null ? in.getReason() : "invalid request";
+        String reason = in.getReason();
+        if (reason == null) {
+            return "invalid request";
+        }
+        int signature = reason.indexOf(" for: "); // Spring appends the handler method's signature
+        return JsonInput.printable(signature >= 0 ? reason.substring(0, signature) : reason, 200);
     }
 
     private static Problem problem(int status, String title, String detail, HttpHeaders headers) {

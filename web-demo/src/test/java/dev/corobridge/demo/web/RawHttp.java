@@ -45,6 +45,24 @@ final class RawHttp implements AutoCloseable {
         out.flush();
     }
 
+    /** Sends raw bytes (a request, or part of one). */
+    void send(byte[] bytes) throws IOException {
+        out.write(bytes);
+        out.flush();
+    }
+
+    /** Sends one request and reads its response. */
+    Response exchange(byte[] request) throws IOException {
+        send(request);
+        return read();
+    }
+
+    /** Sends one request and reads its response. */
+    Response exchange(String ascii) throws IOException {
+        send(ascii);
+        return read();
+    }
+
     /** A complete JSON request, keeping the connection alive. */
     static String json(String method, String path, String json) {
         return method + " " + path + " HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
