@@ -7,6 +7,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.jackson.autoconfigure.JsonMapperBuilderCustomizer;
+import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
@@ -20,7 +21,9 @@ import dev.corobridge.demo.journal.Journal;
 import dev.corobridge.demo.journal.JournalHealthIndicator;
 import dev.corobridge.demo.web.ProblemJsonHandler;
 import dev.corobridge.demo.web.RequestGuardFilter;
+import dev.corobridge.demo.web.RequestHeaderTimeout;
 import dev.corobridge.demo.web.ServiceState;
+import dev.corobridge.demo.web.TransportProblemHandler;
 import dev.corobridge.pump.MessagePump;
 import dev.corobridge.ring.RingPool;
 import dev.corobridge.spring.CorobridgeAutoConfiguration;
@@ -102,6 +105,18 @@ public class DemoConfiguration {
     @Bean
     JsonMapperBuilderCustomizer strictDuplicateKeys() {
         return builder -> builder.enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION);
+    }
+
+    /** Problem JSON for the requests the HTTP decoder refuses before Spring sees them. */
+    @Bean
+    NettyServerCustomizer transportProblems() {
+        return TransportProblemHandler.customizer();
+    }
+
+    /** Slow clients: a deadline for each request's headers ({@code demo.http.header-timeout}). */
+    @Bean
+    RequestHeaderTimeout requestHeaderTimeout(DemoProperties properties) {
+        return new RequestHeaderTimeout(properties.http().headerTimeout());
     }
 
     @Bean

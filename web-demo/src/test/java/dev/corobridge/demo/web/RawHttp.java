@@ -34,7 +34,7 @@ final class RawHttp implements AutoCloseable {
     RawHttp(int port) throws IOException {
         socket = new Socket();
         socket.connect(new InetSocketAddress("127.0.0.1", port), 10_000);
-        socket.setSoTimeout(60_000);
+        socket.setSoTimeout(60_000); // a test fails rather than hangs when the server never answers
         in = new BufferedInputStream(socket.getInputStream());
         out = socket.getOutputStream();
     }
