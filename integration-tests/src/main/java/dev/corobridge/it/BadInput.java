@@ -230,6 +230,13 @@ public final class BadInput {
                     List.of("Content-Type: application/json", "Content-Length: 0"), null, S400));
             t.add(raw(f + "a body without a length", "POST", notes, List.of("Content-Type: application/json"), null, S400));
             t.add(raw(f + "edit without a body", "PUT", note, List.of("Content-Type: application/json"), null, S400));
+            // refused by the HTTP decoder before Spring sees the request: problem JSON all the same
+            t.add(raw(f + "an 8 KB board id", "GET", boards + "/b" + "1".repeat(8 * 1024), List.of(), null, Set.of(414)));
+            t.add(raw(f + "a 9 KB header", "GET", boards, List.of("X-Big: " + "v".repeat(9 * 1024)), null, Set.of(431)));
+            t.add(raw(f + "two different Content-Lengths", "POST", boards,
+                    List.of("Content-Type: application/json", "Content-Length: 12", "Content-Length: 13"),
+                    "{\"name\":\"x\"}", S400));
+            t.add(raw(f + "NUL in a header", "GET", boards, List.of("X-A: a\u0000b"), null, S400));
         }
         t.add(c("unknown route", "GET", "/api/nope", null, (String) null, S404));
         t.add(c("unknown nested route", "GET", "/api/boards/x/y/z/w", null, (String) null, S400_404));
