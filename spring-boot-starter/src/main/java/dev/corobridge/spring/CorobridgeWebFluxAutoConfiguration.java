@@ -4,6 +4,7 @@ import dev.corobridge.pump.MessagePump;
 import kotlinx.coroutines.CoroutineDispatcher;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -42,6 +43,7 @@ public class CorobridgeWebFluxAutoConfiguration {
          */
         @Bean
         @ConditionalOnProperty(name = "corobridge.webflux.suspend-dispatcher", havingValue = "off-pump", matchIfMissing = true)
+        @ConditionalOnBean(value = MessagePump.class, name = CorobridgeAutoConfiguration.CPU_DISPATCHER) // no pump, nothing to leave
         OffPumpHandlerFilter corobridgeOffPumpHandlerFilter(MessagePump pump,
                 @Qualifier(CorobridgeAutoConfiguration.CPU_DISPATCHER) CoroutineDispatcher cpu) {
             return new OffPumpHandlerFilter(new OffPumpDispatcher(pump, cpu));
