@@ -2,6 +2,7 @@ package dev.corobridge.demo;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 
@@ -19,9 +20,11 @@ import dev.corobridge.bridge.Task;
 import dev.corobridge.demo.board.Applied;
 import dev.corobridge.demo.board.BoardEvent;
 import dev.corobridge.demo.board.BoardException;
+import dev.corobridge.demo.board.BoardListListener;
 import dev.corobridge.demo.board.BoardListener;
 import dev.corobridge.demo.board.BoardSnapshot;
 import dev.corobridge.demo.board.BoardStore;
+import dev.corobridge.demo.board.BoardSummary;
 import dev.corobridge.demo.board.Change;
 import dev.corobridge.demo.board.WordStats;
 import dev.corobridge.demo.journal.Journal;
@@ -170,6 +173,44 @@ public final class BoardService {
         });
     }
 
+    /**
+     * The board list as server-sent events: one {@code boards} event first (data: the list), then a
+     * {@code board} event (data: the board's line of the list) whenever a board is created or its
+     * notes change, in the order the changes are applied. Falling behind and shutdown end the stream
+     * as for {@link #events(String)}; the client reconnects and gets a fresh list.
+     */
+    public Flux<ServerSentEvent<Object>> boardListEvents() {
+        return Flux.defer(() -> {
+            Queue<ServerSentEvent<Object>> buffer = Queues.<ServerSentEvent<Object>>get(properties.eventBuffer()).get();
+            Sinks.Many<ServerSentEvent<Object>> sink = Sinks.many().unicast().onBackpressureBuffer(buffer);
+            BoardListListener listener = new BoardListListener() {
+                @Override
+                public boolean onBoard(BoardSummary board) {
+                    Sinks.EmitResult r = sink.tryEmitNext(ServerSentEvent.builder((Object) board).event("board").build());
+                    if (r.isFailure()) {
+                        sink.tryEmitComplete(); // too far behind, or gone: end the stream
+                        return false;
+                    }
+                    return true;
+                }
+
+                @Override
+                public void onClose() {
+                    sink.tryEmitComplete();
+                }
+            };
+            Task<List<BoardSummary>> subscribed = pump.call(() -> {
+                List<BoardSummary> list = store.subscribeList(listener);
+                // Emitted on the pump before any change can be: no gap, no repeat.
+                sink.tryEmitNext(ServerSentEvent.builder((Object) list).event("boards").build());
+                return list;
+            });
+            return Mono.fromFuture(subscribed.toCompletableFuture())
+                    .thenMany(sink.asFlux())
+                    .doFinally(signal -> pump.post(() -> store.unsubscribeList(listener)));
+        });
+    }
+
     /** Word statistics: a snapshot on the pump, counting on the CPU dispatcher, a check back on the pump. */
     public Task<WordStats> stats(String boardId, HopTrace trace) {
         return onPump(trace, "snapshot", s -> s.snapshot(boardId))
@@ -234,6 +275,8 @@ public final class BoardService {
             out.put("ring", r);
             Map<String, Object> j = new LinkedHashMap<>();
             j.put("changes", jm.changes());
+            // Every change in the journal, over every run: the replayed ones and those since the start.
+            j.put("total", journal.replayed().size() + jm.changes());
             j.put("fsyncs", jm.fsyncs());
             j.put("fsyncsPerChange", jm.fsyncsPerChange());
             j.put("largestBatch", jm.largestBatch());

@@ -28,6 +28,7 @@ import dev.corobridge.demo.board.BoardException;
 import dev.corobridge.demo.board.Change;
 import dev.corobridge.ring.Ring;
 import dev.corobridge.ring.RingFile;
+import dev.corobridge.ring.RingIoException;
 import dev.corobridge.ring.RingPool;
 
 /**
@@ -431,8 +432,21 @@ public final class Journal implements AutoCloseable {
         }
     }
 
-    private static BoardException unavailable(Throwable broken) {
-        return new BoardException(BoardException.Kind.UNAVAILABLE, "the journal failed: " + broken.getMessage(), broken);
+    /**
+     * The refusal of a change after the journal broke. Its message is the problem detail a client
+     * reads, so it names the kernel's reason (e.g. {@code ENOSPC}) but not the server's paths; the
+     * whole failure is its cause, logged once when the journal broke.
+     */
+    static BoardException unavailable(Throwable broken) {
+        String reason = "an I/O error";
+        for (Throwable t = broken; t != null; t = t.getCause()) {
+            if (t instanceof RingIoException io) {
+                reason = io.operation() + " failed: " + io.errnoName();
+                break;
+            }
+        }
+        return new BoardException(BoardException.Kind.UNAVAILABLE, "the journal cannot store changes (" + reason
+                + "); the service takes no changes until it is restarted", broken);
     }
 
     private JournalClosedException notCommitted() {
