@@ -1,5 +1,7 @@
 package dev.corobridge.bridge;
 
+import dev.corobridge.bridge.internal.BoundDispatcher;
+import dev.corobridge.bridge.internal.OutcomeCell;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -73,12 +75,11 @@ import kotlinx.coroutines.ExecutorsKt;
  *
  * @param <T> the value type
  */
-public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable {
+public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
 
     private static final int TRACE_CAPACITY = 16;
 
     private final String name;
-    private final TaskPromise promise = new TaskPromise();
     private final HopTrace trace;
     private volatile Runnable canceller;
     private volatile boolean detached;
@@ -140,14 +141,14 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
     /** An already completed task. */
     public static <T> Task<T> completed(T value) {
         Task<T> t = new Task<>("completed", null);
-        t.promise.complete(value);
+        t.succeed(value);
         return t;
     }
 
     /** An already failed (or, for a {@link CancellationException}, cancelled) task. */
     public static <T> Task<T> failed(Throwable error) {
         Task<T> t = new Task<>("failed", null);
-        t.promise.fail(Objects.requireNonNull(error, "error"));
+        t.failWith(Objects.requireNonNull(error, "error"));
         return t;
     }
 
@@ -157,9 +158,9 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
         Task<T> t = new Task<>("CompletionStage");
         stage.whenComplete((v, e) -> {
             if (e != null) {
-                t.promise.fail(unwrapCompletion(e));
+                t.failWith(unwrapCompletion(e));
             } else {
-                t.promise.complete(v);
+                t.succeed(v);
             }
         });
         if (stage instanceof Future<?> f) {
@@ -190,7 +191,7 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
         }
         Task<T> t = new Task<>("of " + awaitable.getClass().getSimpleName(), awaitable.traceOrNull());
         t.adopted = awaitable;
-        awaitable.onComplete(t.promise::settle);
+        awaitable.onComplete(t::decide);
         return t;
     }
 
@@ -204,9 +205,9 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
         Task<R> next = derived(ctx);
         onComplete(o -> {
             if (o instanceof Outcome.Success<T> s) {
-                next.runOn(executor, ctx, () -> next.promise.complete(fn.apply(s.value())));
+                next.runOn(executor, ctx, () -> next.succeed(fn.apply(s.value())));
             } else {
-                next.promise.settle(castFailure(o));
+                next.decide(castFailure(o));
             }
         });
         return next;
@@ -231,11 +232,11 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
                 next.runOn(executor, ctx, () -> {
                     Awaitable<R> inner = Objects.requireNonNull(fn.apply(s.value()), "thenComposeOn function returned null");
                     next.setCanceller(inner::cancel);
-                    inner.onComplete(next.promise::settle);
+                    inner.onComplete(next::decide);
                     return null;
                 });
             } else {
-                next.promise.settle(castFailure(o));
+                next.decide(castFailure(o));
             }
         });
         return next;
@@ -257,9 +258,9 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
         Task<T> next = derived(ctx);
         onComplete(o -> {
             if (o instanceof Outcome.Failure<T> f) {
-                next.runOn(executor, ctx, () -> next.promise.complete(fn.apply(f.error())));
+                next.runOn(executor, ctx, () -> next.succeed(fn.apply(f.error())));
             } else {
-                next.promise.settle(o);
+                next.decide(o);
             }
         });
         return next;
@@ -282,8 +283,8 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
             TaskTimeoutException e = new TaskTimeoutException(limit);
             if (sourceDecides) {
                 cancel(e); // the adopted awaitable decides; next follows this task's outcome
-            } else if (next.promise.cancel(e)) {
-                promise.cancel(e);
+            } else if (next.decide(new Outcome.Cancelled<>(e))) {
+                decide(new Outcome.Cancelled<>(e));
             }
         }, Math.max(0, Waiting.saturatedNanos(limit)), TimeUnit.NANOSECONDS);
         if (sourceDecides) {
@@ -293,7 +294,7 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
         }
         onComplete(o -> {
             timer.cancel(false);
-            next.promise.settle(o);
+            next.decide(o);
         });
         return next;
     }
@@ -307,7 +308,7 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
         List<? extends Awaitable<? extends T>> in = List.copyOf(inputs);
         Task<List<T>> all = new Task<>("whenAll(" + in.size() + ")");
         if (in.isEmpty()) {
-            all.promise.complete(List.of());
+            all.succeed(List.of());
             return all;
         }
         AtomicReferenceArray<T> values = new AtomicReferenceArray<>(in.size());
@@ -322,10 +323,10 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
                         for (int j = 0; j < values.length(); j++) {
                             out.add(values.get(j));
                         }
-                        all.promise.complete(java.util.Collections.unmodifiableList(out));
+                        all.succeed(java.util.Collections.unmodifiableList(out));
                     }
                 } else {
-                    all.promise.settle(castFailure(o));
+                    all.decide(castFailure(o));
                 }
             });
         }
@@ -351,7 +352,7 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
         }
         Task<T> any = new Task<>("whenAny(" + in.size() + ")");
         for (Awaitable<? extends T> a : in) {
-            subscribe(a, o -> any.promise.settle(widen(o)));
+            subscribe(a, o -> any.decide(widen(o)));
         }
         return any;
     }
@@ -363,11 +364,6 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
     }
 
     // ------------------------------------------------------------------ awaitable
-
-    @Override
-    protected Promise<T> promise() {
-        return promise;
-    }
 
     /**
      * Cancels the task and the work underneath; {@code true} if this call decided the outcome. For
@@ -384,13 +380,9 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
         if (source != null) {
             // The source decides; when it is withdrawn its outcome reaches this task synchronously
             // through the callback registered in of(...).
-            return switch (source) {
-                case Promise<T> p -> p.cancel(cause);
-                case Task<T> t -> t.cancel(cause);
-                default -> source.cancel();
-            };
+            return source instanceof OutcomeCell<T> c ? c.cancel(cause) : source.cancel();
         }
-        return promise.cancel(cause);
+        return super.cancel(cause);
     }
 
     @Override
@@ -462,14 +454,37 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
 
     // ------------------------------------------------------------------ internals
 
+    /** A cancelled task cancels the work underneath, once, at the moment it is decided. */
+    @Override
+    protected void onDecided(Outcome<T> outcome) {
+        if (outcome instanceof Outcome.Cancelled) {
+            Runnable c = canceller;
+            if (c != null) {
+                try {
+                    c.run();
+                } catch (Throwable e) {
+                    Tasks.reportUncaught(e);
+                }
+            }
+        }
+    }
+
+    private boolean succeed(T value) {
+        return decide(new Outcome.Success<>(value));
+    }
+
+    private boolean failWith(Throwable error) {
+        return decide(Outcome.ofError(error));
+    }
+
     /** Settles this task from coroutine machinery (Kotlin helpers in this package). */
     boolean settle(Outcome<T> outcome) {
-        return promise.settle(outcome);
+        return decide(outcome);
     }
 
     void setCanceller(Runnable r) {
         canceller = r;
-        if (promise.outcomeOrNull() instanceof Outcome.Cancelled) {
+        if (outcomeOrNull() instanceof Outcome.Cancelled) {
             r.run(); // cancelled before the work was attached
         }
     }
@@ -487,14 +502,14 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
     /** Runs a stage on {@code executor}, settling this task with what it throws. */
     private void runOn(Executor executor, String ctx, Callable<?> stage) {
         Runnable run = () -> {
-            if (promise.isDone()) {
+            if (isDone()) {
                 return; // cancelled before it started: never run the body
             }
             hop(ctx, name);
             try {
                 stage.call();
             } catch (Throwable e) {
-                promise.fail(e);
+                failWith(e);
             }
         };
         submit(executor, ctx, run);
@@ -505,7 +520,7 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
         try {
             executor.execute(run);
         } catch (RejectedExecutionException e) {
-            promise.shutDown(ctx + " rejected the task (it has shut down): " + e.getMessage());
+            decide(new Outcome.Cancelled<>(new ContextShutdownException(ctx + " rejected the task (it has shut down): " + e.getMessage())));
         }
     }
 
@@ -523,14 +538,14 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
 
         @Override
         public void run() {
-            if (task.promise.isDone()) {
+            if (task.isDone()) {
                 return; // cancelled before it started: never run the body
             }
             task.hop(ctx, task.name);
             try {
-                task.promise.complete(body.call());
+                task.succeed(body.call());
             } catch (Throwable e) {
-                task.promise.fail(e);
+                task.failWith(e);
             }
         }
     }
@@ -579,28 +594,6 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
             e = e.getCause();
         }
         return e;
-    }
-
-    /** The promise of a task: cancelling it also cancels the work underneath. */
-    private final class TaskPromise extends Promise<T> {
-        @Override
-        protected void onSettled(Outcome<T> outcome) {
-            if (outcome instanceof Outcome.Cancelled) {
-                Runnable c = canceller;
-                if (c != null) {
-                    try {
-                        c.run();
-                    } catch (Throwable e) {
-                        Tasks.reportUncaught(e);
-                    }
-                }
-            }
-        }
-
-        @Override
-        public String toString() {
-            return Task.this.toString();
-        }
     }
 
     /** An executor with a display name for hop traces. */

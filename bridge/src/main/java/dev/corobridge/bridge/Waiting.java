@@ -1,5 +1,6 @@
 package dev.corobridge.bridge;
 
+import dev.corobridge.bridge.internal.BlockingGuard;
 import java.time.Duration;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.locks.LockSupport;

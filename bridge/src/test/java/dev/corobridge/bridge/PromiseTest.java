@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.corobridge.bridge.internal.BlockingGuard;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,8 +36,8 @@ class PromiseTest {
         assertTrue(p.complete("v"));
         assertFalse(p.fail(new IllegalStateException()));
         assertFalse(p.cancel());
-        assertFalse(p.timeOut(Duration.ofSeconds(1)));
-        assertFalse(p.shutDown("x"));
+        assertFalse(p.cancel(new ContextShutdownException("x")));
+        assertFalse(p.settle(new Outcome.Failure<>(new IllegalStateException())));
         assertFalse(p.complete("w"));
         assertEquals("v", p.await());
         assertEquals("v", p.resultNow());
@@ -56,12 +57,12 @@ class PromiseTest {
         assertThrows(CancellationException.class, cancelled::await);
 
         Promise<String> timedOut = new Promise<>();
-        timedOut.timeOut(Duration.ofMillis(5));
+        timedOut.cancel(new TaskTimeoutException(Duration.ofMillis(5)));
         TaskTimeoutException te = assertThrows(TaskTimeoutException.class, timedOut::await);
         assertEquals(Duration.ofMillis(5), te.limit());
 
         Promise<String> shut = new Promise<>();
-        shut.shutDown("pump ui terminated");
+        shut.cancel(new ContextShutdownException("pump ui terminated"));
         ContextShutdownException se = assertThrows(ContextShutdownException.class, shut::await);
         assertTrue(se.getMessage().contains("pump ui"));
 

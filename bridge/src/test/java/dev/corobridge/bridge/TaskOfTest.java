@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.corobridge.bridge.internal.OutcomeCell;
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutorService;
@@ -17,12 +18,16 @@ import org.junit.jupiter.api.Test;
 class TaskOfTest {
 
     /** An operation that, like a channel receive that already matched, may refuse to be cancelled. */
-    private static final class Stubborn extends Promise<String> {
+    private static final class Stubborn extends OutcomeCell<String> {
         volatile boolean refuse;
 
         @Override
         public boolean cancel(CancellationException cause) {
             return !refuse && super.cancel(cause);
+        }
+
+        void complete(String value) {
+            decide(new Outcome.Success<>(value));
         }
     }
 

@@ -18,7 +18,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
-import dev.corobridge.bridge.BlockingGuard;
+import dev.corobridge.bridge.internal.BlockingGuard;
 import dev.corobridge.bridge.ExecutionContext;
 import dev.corobridge.bridge.Task;
 import java.util.concurrent.Callable;
