@@ -20,7 +20,8 @@ import java.util.concurrent.CancellationException;
  * change nothing. The outcome is published before any callback runs (result before resume); the
  * callbacks registered until then run on the thread that decided it, in registration order. A
  * cancellation that says why uses a subtype of {@link CancellationException}, e.g.
- * {@code p.cancel(new ContextShutdownException("pump ui terminated"))}.
+ * {@code p.cancel(new ContextShutdownException("pump ui terminated"))}; a time limit that passed
+ * is a failure, {@code p.fail(new TaskTimeoutException(limit))}.
  *
  * <p><b>Thread-safety.</b> All methods are safe from any thread and lock-free.
  *

@@ -54,7 +54,10 @@ import kotlinx.coroutines.ExecutorsKt;
  * awaiter</b> (an interrupted Java {@code await()}, a cancelled Kotlin coroutine in
  * {@code task.await()}) only stops that wait and leaves the task alone, exactly like kotlinx's
  * {@code Deferred.await()}. {@link #withTimeout} is the exception by design: it owns the task it
- * limits and cancels it when time runs out.
+ * limits and cancels it when time runs out; the limited task then <i>fails</i> with a
+ * {@link TaskTimeoutException} (a failure, not a cancellation: nobody who awaits it cancelled
+ * anything). A bounded wait ({@code await(Duration)}) throws
+ * {@link java.util.concurrent.TimeoutException} instead and leaves the task running.
  *
  * <h2>Ownership</h2>
  * A task is <i>owned</i> by whoever holds it: {@link #close()} cancels it, so try-with-resources
@@ -267,10 +270,17 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
     }
 
     /**
-     * This task limited to {@code limit}: when it passes first, the result is cancelled with a
-     * {@link TaskTimeoutException} and this task is cancelled with it (the limit owns the work).
+     * This task limited to {@code limit}: when the limit passes first, the result <b>fails</b> with a
+     * {@link TaskTimeoutException} and this task — the work — is cancelled (the limit owns the
+     * work; its cancellation's cause is the timeout). Cancelling the result cancels this task too.
      * For a task {@linkplain #of(Awaitable) of an awaitable} the awaitable decides: if it can no
      * longer be withdrawn, the result completes with its value instead.
+     *
+     * <p>To wait at most {@code d} without stopping the work, use {@link #await(Duration)} (Java;
+     * it throws {@link java.util.concurrent.TimeoutException}) or kotlinx's
+     * {@code withTimeout(d) { task.await() }} (Kotlin).
+     *
+     * @throws IllegalArgumentException if {@code limit} is negative
      */
     public Task<T> withTimeout(Duration limit) {
         Objects.requireNonNull(limit, "limit");
@@ -278,23 +288,16 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
             throw new IllegalArgumentException("limit must not be negative, was " + limit);
         }
         Task<T> next = derived("timeout " + limit);
-        boolean sourceDecides = adopted != null;
-        ScheduledFuture<?> timer = Tasks.TIMER.schedule(() -> {
-            TaskTimeoutException e = new TaskTimeoutException(limit);
-            if (sourceDecides) {
-                cancel(e); // the adopted awaitable decides; next follows this task's outcome
-            } else if (next.decide(new Outcome.Cancelled<>(e))) {
-                decide(new Outcome.Cancelled<>(e));
-            }
-        }, Math.max(0, Waiting.saturatedNanos(limit)), TimeUnit.NANOSECONDS);
-        if (sourceDecides) {
+        Expiry<T> expiry = new Expiry<>(this, limit);
+        ScheduledFuture<?> timer = Tasks.TIMER.schedule(expiry, Math.max(0, Waiting.saturatedNanos(limit)), TimeUnit.NANOSECONDS);
+        if (adopted != null) {
             next.adopted = this;
         } else {
             next.setCanceller(this::cancel);
         }
         onComplete(o -> {
             timer.cancel(false);
-            next.decide(o);
+            next.decide(expiry.outcomeFor(o));
         });
         return next;
     }
@@ -594,6 +597,41 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
             e = e.getCause();
         }
         return e;
+    }
+
+    /**
+     * The timer of {@link #withTimeout}. When the limit passes it cancels the source with a
+     * cancellation caused by a {@link TaskTimeoutException}; the source's outcome then reaches the
+     * limited task through the callback that {@code withTimeout} registered, which turns a
+     * cancellation after the timer fired into the timeout failure ({@link #outcomeFor}). So the
+     * work is stopped before anyone awaiting the limited task resumes, a source that completed
+     * first keeps its value, and an adopted source decides as it always does.
+     */
+    private static final class Expiry<T> implements Runnable {
+        private final Task<T> source;
+        private final Duration limit;
+        /** Set when the timer fires, before the source is cancelled. */
+        private volatile TaskTimeoutException fired;
+
+        Expiry(Task<T> source, Duration limit) {
+            this.source = source;
+            this.limit = limit;
+        }
+
+        @Override
+        public void run() {
+            TaskTimeoutException timeout = new TaskTimeoutException(limit);
+            CancellationException stop = new CancellationException("timed out after " + limit);
+            stop.initCause(timeout);
+            fired = timeout;
+            source.cancel(stop);
+        }
+
+        /** What the limited task becomes when the source ends with {@code o}. */
+        Outcome<T> outcomeFor(Outcome<T> o) {
+            TaskTimeoutException timeout = fired;
+            return timeout != null && o instanceof Outcome.Cancelled ? new Outcome.Failure<>(timeout) : o;
+        }
     }
 
     /** An executor with a display name for hop traces. */

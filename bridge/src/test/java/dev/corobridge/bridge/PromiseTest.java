@@ -57,7 +57,8 @@ class PromiseTest {
         assertThrows(CancellationException.class, cancelled::await);
 
         Promise<String> timedOut = new Promise<>();
-        timedOut.cancel(new TaskTimeoutException(Duration.ofMillis(5)));
+        timedOut.fail(new TaskTimeoutException(Duration.ofMillis(5)));
+        assertInstanceOf(Outcome.Failure.class, timedOut.outcomeOrNull(), "a time limit that passed is a failure");
         TaskTimeoutException te = assertThrows(TaskTimeoutException.class, timedOut::await);
         assertEquals(Duration.ofMillis(5), te.limit());
 

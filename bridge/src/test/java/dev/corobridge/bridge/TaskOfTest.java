@@ -70,7 +70,10 @@ class TaskOfTest {
         Task<String> limited = Task.of(withdrawable).withTimeout(Duration.ofMillis(10));
         TaskTimeoutException e = assertThrows(TaskTimeoutException.class, () -> limited.await(Duration.ofSeconds(30)));
         assertEquals(Duration.ofMillis(10), e.limit());
-        assertInstanceOf(TaskTimeoutException.class, withdrawable.outcomeOrNull().errorOrNull(), "the source was cancelled with the timeout");
+        assertInstanceOf(Outcome.Failure.class, limited.outcomeOrNull(), "the limited task failed with the timeout");
+        assertTrue(withdrawable.outcomeOrNull().isCancelled(), "the source was withdrawn");
+        assertInstanceOf(TaskTimeoutException.class, withdrawable.outcomeOrNull().errorOrNull().getCause(),
+                "the source's cancellation says that the limit passed");
 
         Stubborn matched = new Stubborn();
         matched.refuse = true;

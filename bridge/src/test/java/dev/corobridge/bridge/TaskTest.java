@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,6 +17,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -113,6 +115,73 @@ class TaskTest {
         assertEquals(Duration.ofMillis(20), e.limit());
         assertTrue(never.isCancelled(), "the timeout cancels the work it limits");
         assertEquals("fast", Task.completed("fast").withTimeout(Duration.ofSeconds(5)).await());
+    }
+
+    @Test
+    void aTimeoutIsAFailureThatACatchOfCancellationDoesNotSwallow() throws Exception {
+        CompletableFuture<String> never = new CompletableFuture<>();
+        Task<String> work = Task.from(never);
+        Task<String> limited = work.withTimeout(Duration.ofMillis(20));
+        RuntimeException timeout = null;
+        try {
+            limited.await(Duration.ofSeconds(30));
+            fail("a limited task that never completes must time out");
+        } catch (CancellationException e) {
+            fail("a timeout must not be caught as a cancellation: " + e);
+        } catch (RuntimeException e) {
+            timeout = e;
+        }
+        TaskTimeoutException e = assertInstanceOf(TaskTimeoutException.class, timeout);
+        assertEquals(Duration.ofMillis(20), e.limit());
+        assertInstanceOf(Outcome.Failure.class, limited.outcomeOrNull(), "a timed-out task failed");
+        assertInstanceOf(TaskTimeoutException.class, limited.outcomeOrNull().errorOrNull());
+        assertTrue(work.outcomeOrNull().isCancelled(), "withTimeout cancels the work it limits");
+        assertInstanceOf(TaskTimeoutException.class, work.outcomeOrNull().errorOrNull().getCause(),
+                "the work's cancellation says that the limit passed");
+        assertTrue(never.isCancelled());
+    }
+
+    @Test
+    void aTimeoutRacingTheWorkEitherKeepsItsValueOrFailsAndCancelsIt() throws Exception {
+        int values = 0;
+        int timeouts = 0;
+        for (int round = 0; round < 2_000; round++) {
+            Promise<Integer> source = new Promise<>();
+            Task<Integer> work = Task.of(source);
+            Task<Integer> limited = work.withTimeout(Duration.ZERO); // the timer thread races this thread
+            source.complete(round);
+            Outcome<Integer> o = outcomeOf(limited);
+            if (o instanceof Outcome.Success<Integer> v) {
+                assertEquals(round, v.value());
+                assertEquals(new Outcome.Success<>(round), work.outcomeOrNull(), "a value is kept only if the work delivered it");
+                values++;
+            } else {
+                assertInstanceOf(TaskTimeoutException.class, assertInstanceOf(Outcome.Failure.class, o).error());
+                assertTrue(work.outcomeOrNull().isCancelled(), "a timeout only after the work was cancelled: " + work);
+                timeouts++;
+            }
+        }
+        assertEquals(2_000, values + timeouts);
+    }
+
+    private static <T> Outcome<T> outcomeOf(Task<T> t) throws Exception {
+        try {
+            t.await(Duration.ofSeconds(30));
+        } catch (RuntimeException expected) {
+            // the outcome says which
+        }
+        return t.outcomeOrNull();
+    }
+
+    @Test
+    void aBoundedWaitThrowsTimeoutExceptionAndLeavesTheWorkAlone() throws Exception {
+        CompletableFuture<String> never = new CompletableFuture<>();
+        Task<String> work = Task.from(never);
+        assertThrows(TimeoutException.class, () -> work.await(Duration.ofMillis(1)));
+        assertFalse(work.isDone(), "await(Duration) does not cancel the work");
+        assertFalse(never.isCancelled());
+        never.complete("later");
+        assertEquals("later", work.await(Duration.ofSeconds(30)));
     }
 
     @Test

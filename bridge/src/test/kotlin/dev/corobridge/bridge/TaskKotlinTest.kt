@@ -5,10 +5,12 @@ import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.ExperimentalCoroutinesApi
+import kotlinx.coroutines.SupervisorJob
 import kotlinx.coroutines.asCoroutineDispatcher
 import kotlinx.coroutines.async
 import kotlinx.coroutines.awaitCancellation
 import kotlinx.coroutines.coroutineScope
+import kotlinx.coroutines.isActive
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.withContext
@@ -171,6 +173,22 @@ class TaskKotlinTest {
         assertFailsWith<kotlinx.coroutines.TimeoutCancellationException> { withTimeout(50) { forever.await() } }
         assertFalse(forever.isDone, "timing out the awaiter leaves the task running")
         forever.cancel()
+    }
+
+    @Test
+    fun `awaiting a timed-out task fails the awaiter with TaskTimeoutException, it does not cancel it`() = runBlocking<Unit> {
+        val work = CompletableDeferred<String>()
+        val limited = work.asTask().withTimeout(java.time.Duration.ofMillis(20))
+        // Not a child of runBlocking: its failure must reach the test, not cancel the test.
+        val awaiter = async(SupervisorJob()) { limited.await() }
+        val e = assertFailsWith<TaskTimeoutException> { awaiter.await() }
+        assertEquals(java.time.Duration.ofMillis(20), e.limit())
+        @OptIn(ExperimentalCoroutinesApi::class)
+        val end = awaiter.getCompletionExceptionOrNull()
+        assertTrue(end is TaskTimeoutException && end !is java.util.concurrent.CancellationException,
+            "the awaiting coroutine failed with the timeout; it was not silently cancelled: $end")
+        assertTrue(work.isCancelled, "withTimeout cancels the work it limits")
+        assertTrue(isActive, "someone else's timeout does not cancel this coroutine")
     }
 
     @OptIn(ExperimentalCoroutinesApi::class)
