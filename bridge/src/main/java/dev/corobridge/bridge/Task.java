@@ -33,7 +33,7 @@ import kotlinx.coroutines.ExecutorsKt;
  * <h2>Start</h2>
  * {@link #start(Executor, Callable)} on any executor or {@link ExecutionContext} (a pump, a ring),
  * {@link #start(CoroutineDispatcher, Callable)}, {@link #startVirtual(Callable)} for a body that
- * blocks in {@code await()}, {@link #fromSuspend} to call a Kotlin {@code suspend} function,
+ * blocks in {@code join()}, {@link #fromSuspend} to call a Kotlin {@code suspend} function,
  * {@link #completed}/{@link #failed}, {@link #from(CompletionStage)},
  * {@link #fromDeferred}.
  *
@@ -51,12 +51,12 @@ import kotlinx.coroutines.ExecutorsKt;
  * result is discarded, as with {@code CompletableFuture}; one that has not started never runs.
  * Cancelling the Kotlin {@code Job} underneath cancels the task. Cancelling a derived task
  * ({@code thenOn} ...) cancels that stage, not the shared task it came from; <b>cancelling an
- * awaiter</b> (an interrupted Java {@code await()}, a cancelled Kotlin coroutine in
+ * awaiter</b> (an interrupted Java {@code join()}, a cancelled Kotlin coroutine in
  * {@code task.await()}) only stops that wait and leaves the task alone, exactly like kotlinx's
  * {@code Deferred.await()}. {@link #withTimeout} is the exception by design: it owns the task it
  * limits and cancels it when time runs out; the limited task then <i>fails</i> with a
  * {@link TaskTimeoutException} (a failure, not a cancellation: nobody who awaits it cancelled
- * anything). A bounded wait ({@code await(Duration)}) throws
+ * anything). A bounded wait ({@code join(Duration)}) throws
  * {@link java.util.concurrent.TimeoutException} instead and leaves the task running.
  *
  * <h2>Ownership</h2>
@@ -66,12 +66,12 @@ import kotlinx.coroutines.ExecutorsKt;
  * {@link TaskScope} gives Java structured concurrency on a real kotlinx {@code Job} tree.
  *
  * <h2>Exceptions travel</h2>
- * A failure thrown on any thread is rethrown by {@link #await()} with its original stack, plus a
+ * A failure thrown on any thread is rethrown by {@link #join()} with its original stack, plus a
  * suppressed {@link HopTraceException} listing the task's hops (context, thread, time) whose own
  * stack is the await site. Each awaiter gets an exception of its own for that: a copy of the
  * original of the same class (the original is its cause), so that awaiters never see each other's
  * traces and the original is never changed; an exception that cannot be copied faithfully is
- * rethrown unchanged, without the trace (see {@link Awaitable#await()}). {@link #trace()} returns
+ * rethrown unchanged, without the trace (see {@link Awaitable#join()}). {@link #trace()} returns
  * the hops (bounded; {@link Tasks#setTracing}).
  *
  * <p><b>Thread-safety.</b> Safe from any thread.
@@ -119,24 +119,29 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
     }
 
     /**
-     * Runs {@code body} on a new virtual thread, where blocking {@code await()} calls are cheap:
-     * hops read as {@code ui.call(() -> board.apply(x)).await()}.
+     * Runs {@code body} on a new virtual thread, where blocking {@code join()} calls are cheap:
+     * hops read as {@code Task.start(ui, () -> board.apply(x)).join()}.
      */
     public static <T> Task<T> startVirtual(Callable<? extends T> body) {
         return start(VirtualThreads.EXECUTOR, body);
     }
 
     /**
-     * Calls a Kotlin {@code suspend} function on {@code dispatcher}:
-     * {@code Task.fromSuspend(ui.getDispatcher(), cont -> userService.load(id, cont))}. The task
-     * is backed by a coroutine: cancelling it cancels the coroutine.
+     * Calls a Kotlin {@code suspend} function on {@code dispatcher}: a method reference for one
+     * without arguments, {@code Task.fromSuspend(dispatcher, userService::current)}, a lambda that
+     * passes the continuation on for one with arguments,
+     * {@code Task.fromSuspend(dispatcher, cont -> userService.load(id, cont))}; no type witness is
+     * needed. The task is backed by a coroutine: cancelling it cancels the coroutine.
      */
     public static <T> Task<T> fromSuspend(CoroutineDispatcher dispatcher, SuspendCall<T> call) {
         return TaskCoroutines.startSuspend(Objects.requireNonNull(dispatcher, "dispatcher"),
                 Objects.requireNonNull(call, "call"));
     }
 
-    /** {@link #fromSuspend(CoroutineDispatcher, SuspendCall)} on a context's dispatcher. */
+    /**
+     * {@link #fromSuspend(CoroutineDispatcher, SuspendCall)} on a context's dispatcher:
+     * {@code Task.fromSuspend(ui, userService::current)}.
+     */
     public static <T> Task<T> fromSuspend(ExecutionContext context, SuspendCall<T> call) {
         return fromSuspend(context.getDispatcher(), call);
     }
@@ -276,9 +281,9 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
      * For a task {@linkplain #of(Awaitable) of an awaitable} the awaitable decides: if it can no
      * longer be withdrawn, the result completes with its value instead.
      *
-     * <p>To wait at most {@code d} without stopping the work, use {@link #await(Duration)} (Java;
+     * <p>To wait at most {@code d} without stopping the work, use {@link #join(Duration)} (Java;
      * it throws {@link java.util.concurrent.TimeoutException}) or kotlinx's
-     * {@code withTimeout(d) { task.await() }} (Kotlin).
+     * {@code withTimeout(d) { task.await() }} (Kotlin; that one cancels the waiting block, not the task).
      *
      * @throws IllegalArgumentException if {@code limit} is negative
      */

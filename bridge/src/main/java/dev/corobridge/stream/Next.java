@@ -11,7 +11,7 @@ import java.util.concurrent.CompletionException;
  * so a Java loop reads
  *
  * <pre>{@code
- * for (var e = events.next().await(); e.hasValue(); e = events.next().await()) {
+ * for (var e = events.nextAsync().join(); e.hasValue(); e = events.nextAsync().join()) {
  *     handle(e.value());
  * }
  * }</pre>

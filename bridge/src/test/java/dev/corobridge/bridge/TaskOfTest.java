@@ -38,7 +38,7 @@ class TaskOfTest {
             Promise<Integer> p = new Promise<>();
             Task<String> t = Task.of(p).thenOn(single, v -> v + "@" + Thread.currentThread().getName());
             p.complete(7);
-            assertEquals("7@stage", t.await(Duration.ofSeconds(30)));
+            assertEquals("7@stage", t.join(Duration.ofSeconds(30)));
             Task<Integer> already = Task.completed(1);
             assertSame(already, Task.of(already));
             assertThrows(NullPointerException.class, () -> Task.of(null));
@@ -68,7 +68,7 @@ class TaskOfTest {
     void aTimeoutOfAnAdoptedTaskAsksTheSource() throws Exception {
         Stubborn withdrawable = new Stubborn();
         Task<String> limited = Task.of(withdrawable).withTimeout(Duration.ofMillis(10));
-        TaskTimeoutException e = assertThrows(TaskTimeoutException.class, () -> limited.await(Duration.ofSeconds(30)));
+        TaskTimeoutException e = assertThrows(TaskTimeoutException.class, () -> limited.join(Duration.ofSeconds(30)));
         assertEquals(Duration.ofMillis(10), e.limit());
         assertInstanceOf(Outcome.Failure.class, limited.outcomeOrNull(), "the limited task failed with the timeout");
         assertTrue(withdrawable.outcomeOrNull().isCancelled(), "the source was withdrawn");
@@ -81,6 +81,6 @@ class TaskOfTest {
         Task<String> gate = Task.of(matched).withTimeout(Duration.ofSeconds(30));
         assertFalse(gate.cancel(), "cancelling the limited task also asks the source");
         matched.complete("late but kept");
-        assertEquals("late but kept", late.await(Duration.ofSeconds(30)));
+        assertEquals("late but kept", late.join(Duration.ofSeconds(30)));
     }
 }

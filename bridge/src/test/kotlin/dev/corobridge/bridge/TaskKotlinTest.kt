@@ -2,6 +2,8 @@ package dev.corobridge.bridge
 
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CompletableDeferred
+import kotlinx.coroutines.CoroutineName
+import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.ExperimentalCoroutinesApi
@@ -100,6 +102,25 @@ class TaskKotlinTest {
         assertFalse(shared.isDone, "the shared task was not cancelled by its awaiter")
         shared.complete(7)
         assertEquals(7, shared.await())
+    }
+
+    @Test
+    fun `task builder names its task after the CoroutineName, else the dispatcher, never the empty context`() = runBlocking<Unit> {
+        val named = task(Dispatchers.Default + CoroutineName("load-board")) { 1 }
+        assertTrue(named.toString().startsWith("Task[load-board,"), named.toString())
+        val onDispatcher = task(Dispatchers.Default) { 2 }
+        assertTrue(onDispatcher.toString().startsWith("Task[Dispatchers.Default,"), onDispatcher.toString())
+        // No context given: the scope's own name, else its dispatcher (runBlocking's event loop).
+        val inNamedScope = CoroutineScope(home + CoroutineName("board-scope")).task { 3 }
+        assertTrue(inNamedScope.toString().startsWith("Task[board-scope,"), inNamedScope.toString())
+        val plain = task { 4 }
+        assertFalse(plain.toString().contains("EmptyCoroutineContext"), plain.toString())
+        assertTrue(plain.toString().contains("BlockingEventLoop"), plain.toString())
+        assertEquals(listOf(1, 2, 3, 4), listOf(named.await(), onDispatcher.await(), inNamedScope.await(), plain.await()))
+        // Every exit of the task follows the coroutine: value (above), failure, cancellation.
+        val failing = CoroutineScope(SupervisorJob() + home).task<Int>(CoroutineName("failing")) { throw IllegalStateException("no") }
+        assertEquals("no", assertFailsWith<IllegalStateException> { failing.await() }.message)
+        assertTrue(failing.outcomeOrNull() is Outcome.Failure)
     }
 
     @Test

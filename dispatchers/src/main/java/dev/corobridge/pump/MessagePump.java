@@ -237,7 +237,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
             state.compareAndSet(NEW, RUNNING); // or SHUTTING_DOWN already: the loop then shuts down
         }
         try {
-            BlockingGuard.forbidBlocking(name); // Task.await() on this thread fails fast, naming the fix
+            BlockingGuard.forbidBlocking(name); // Task.join() on this thread fails fast, naming the fix
             if (!config.stallThreshold().isZero()) {
                 watchdog = StallWatchdog.watch(this, me, config.stallThreshold());
             }
@@ -317,7 +317,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
 
     /**
      * Runs {@code body} on the pump and returns its {@link Task}: from a virtual thread, hops read as
-     * {@code ui.call(() -> board.apply(x)).await()}. If the pump has terminated, the task is
+     * {@code ui.call(() -> board.apply(x)).join()}. If the pump has terminated, the task is
      * cancelled with a {@link dev.corobridge.bridge.ContextShutdownException}.
      */
     public <T> Task<T> call(Callable<? extends T> body) {

@@ -25,7 +25,7 @@ import java.util.function.Consumer;
  *
  * <p><b>Binding departs at call time and never blocks:</b> {@link #bind} returns a {@link RingOp}
  * of the server, like every ring operation, so it may be called on the pump or on a ring thread;
- * await it where waiting is allowed ({@code RingServer.bind(pool, address, onAccept).await()} on a
+ * await it where waiting is allowed ({@code RingServer.bind(pool, address, onAccept).join()} on a
  * virtual thread, {@code pool.bind(...)} / {@code pool.serve(...)} from Kotlin). Cancelling it
  * withdraws it at once: a server bound anyway is closed, and nothing it accepted is handed out.
  *

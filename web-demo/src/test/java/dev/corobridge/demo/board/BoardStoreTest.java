@@ -26,7 +26,7 @@ class BoardStoreTest {
     }
 
     private <T> T onPump(Callable<T> body) throws Exception {
-        return pump.call(body).await(Duration.ofSeconds(10));
+        return pump.call(body).join(Duration.ofSeconds(10));
     }
 
     /** The BoardException a call failed with, wherever it is in the cause chain. */
@@ -103,10 +103,10 @@ class BoardStoreTest {
         // The board's own revision waits; a past one answers at once.
         var atRevision = onPump(() -> store.awaitRevision("b1", 1, Duration.ofMinutes(5)));
         assertThat(atRevision.isDone()).isFalse();
-        assertThat(onPump(() -> store.awaitRevision("b1", 0, Duration.ofMinutes(5))).await(Duration.ofSeconds(10))
+        assertThat(onPump(() -> store.awaitRevision("b1", 0, Duration.ofMinutes(5))).join(Duration.ofSeconds(10))
                 .revision()).isEqualTo(1);
         onPump(() -> store.apply(store.prepareAddNote("b1", "y")));
-        assertThat(atRevision.await(Duration.ofSeconds(10)).revision()).isEqualTo(2);
+        assertThat(atRevision.join(Duration.ofSeconds(10)).revision()).isEqualTo(2);
     }
 
     @Test
@@ -129,13 +129,13 @@ class BoardStoreTest {
             return store.awaitRevision("b1", 0, Duration.ofMinutes(5));
         });
         onPump(() -> store.apply(store.prepareAddNote("b1", "x")));
-        assertThat(waiter.await(Duration.ofSeconds(10)).revision()).isEqualTo(1);
+        assertThat(waiter.join(Duration.ofSeconds(10)).revision()).isEqualTo(1);
         var second = onPump(() -> store.awaitRevision("b1", 1, Duration.ofMinutes(5)));
         onPump(() -> {
             store.close();
             return null;
         });
-        assertThat(second.await(Duration.ofSeconds(10)).revision()).isEqualTo(1);
+        assertThat(second.join(Duration.ofSeconds(10)).revision()).isEqualTo(1);
         assertThat(seen).containsExactly("note-added", "closed");
         assertThat(boardFailure(() -> onPump(() -> store.prepareAddNote("b1", "late"))).kind())
                 .isEqualTo(BoardException.Kind.UNAVAILABLE);
