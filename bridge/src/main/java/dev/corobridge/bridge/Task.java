@@ -184,7 +184,7 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
 
     /**
      * The task of any {@link Awaitable} — a {@link Promise}, a mutex lock, a channel receive — so
-     * Java can compose it: {@code Task.of(channel.receive()).thenOn(ui, v -> show(v))}. The task
+     * Java can compose it: {@code Task.of(channel.receiveAsync()).thenOn(ui, v -> show(v))}. The task
      * completes with the awaitable's outcome; a {@code Task} is returned as is.
      *
      * <p><b>Cancellation is decided by the awaitable.</b> {@link #cancel()} (and a {@link #withTimeout}
