@@ -80,7 +80,7 @@ private fun withHops(error: Throwable, source: Awaitable<*>): Throwable = Waitin
  *
  * The task is named (in its `toString()` and hop traces) after the [CoroutineName] of the
  * coroutine's context (this scope's plus [context]) if it has one, else after its dispatcher
- * (`pump ui`, `Dispatchers.Default`), else "task".
+ * (`MessagePump[ui]`, `Dispatchers.Default`), else "task".
  */
 @JvmOverloads
 fun <T> CoroutineScope.task(
