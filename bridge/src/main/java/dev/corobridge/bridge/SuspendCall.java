@@ -15,8 +15,8 @@ import kotlin.coroutines.Continuation;
  * <p>A Kotlin {@code suspend fun f(): R} is, to Java, {@code Object f(Continuation<? super R>)}.
  * {@link #call} takes a {@code Continuation<T>} (not {@code <? super T>}) on purpose: then
  * {@code obj::f} infers {@code T = R} without a witness, whereas a wildcard here would make javac
- * capture it and reject the reference ("Continuation<CAP#1> cannot be converted to
- * Continuation<? super R>").
+ * capture it and reject the reference ({@code Continuation<CAP#1> cannot be converted to
+ * Continuation<? super R>}).
  *
  * @param <T> the suspend function's result type
  */

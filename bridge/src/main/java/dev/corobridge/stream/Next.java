@@ -6,7 +6,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
 
 /**
- * What {@link EventStream#next()} (or {@code AsyncChannel.next()}) delivers: the next value, the
+ * What {@link EventStream#nextAsync()} (or {@code AsyncChannel.nextAsync()}) delivers: the next value, the
  * end of the stream, or the failure that ended it. The end is a normal outcome, not an exception,
  * so a Java loop reads
  *

@@ -29,7 +29,7 @@ import kotlinx.coroutines.sync.SemaphoreKt;
  *
  * <h2>Implementation overview</h2>
  * Delegates to one kotlinx {@code Semaphore} (lock-free, a counter plus a FIFO queue of waiters).
- * {@link #acquire()} first tries {@code tryAcquire} and returns an already completed awaitable;
+ * {@link #acquireAsync()} first tries {@code tryAcquire} and returns an already completed awaitable;
  * otherwise it calls kotlinx's suspending {@code acquire} with a continuation that completes the
  * returned awaitable (no coroutine is started; see {@code KotlinxCall}).
  *
