@@ -113,7 +113,7 @@ public class WriteSyncBenchmark {
                 if (pool.transport() != Transport.IO_URING) {
                     throw new IllegalStateException("ring needs io_uring: " + pool.fallbackReason());
                 }
-                ringFile = pool.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE).await();
+                ringFile = pool.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE).join();
             }
             case "filechannel" -> channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
             default -> throw new IllegalArgumentException("unknown impl " + impl);
@@ -135,7 +135,7 @@ public class WriteSyncBenchmark {
         if (!sync) {
             for (int i = 0; i < GROUP; i++) {
                 buffers[i].clear();
-                written += checked(impl.equals("ring") ? ringFile.write(buffers[i], position()).await()
+                written += checked(impl.equals("ring") ? ringFile.write(buffers[i], position()).join()
                         : channel.write(buffers[i], position()));
             }
             counters.writes += GROUP;
@@ -148,15 +148,15 @@ public class WriteSyncBenchmark {
                     inFlight[i] = ringFile.write(buffers[i], position());
                 }
                 for (int i = 0; i < GROUP; i++) {
-                    written += checked(inFlight[i].await());
+                    written += checked(inFlight[i].join());
                 }
-                ringFile.fdatasync().await();
+                ringFile.fdatasync().join();
                 counters.syncs++;
             } else {
                 for (int i = 0; i < GROUP; i++) {
                     buffers[i].clear();
-                    written += checked(ringFile.write(buffers[i], position()).await());
-                    ringFile.fdatasync().await();
+                    written += checked(ringFile.write(buffers[i], position()).join());
+                    ringFile.fdatasync().join();
                     counters.syncs++;
                 }
             }
@@ -197,7 +197,7 @@ public class WriteSyncBenchmark {
             Report.result("WriteSyncBenchmark", Map.of("impl", impl, "mode", mode), v);
         } finally {
             if (ringFile != null) {
-                ringFile.close().await();
+                ringFile.close().join();
             }
             if (pool != null) {
                 pool.shutdown(Duration.ofSeconds(1));

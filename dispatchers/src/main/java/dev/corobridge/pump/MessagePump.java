@@ -13,7 +13,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
-import dev.corobridge.bridge.BlockingGuard;
+import dev.corobridge.bridge.internal.BlockingGuard;
 import dev.corobridge.bridge.ExecutionContext;
 import dev.corobridge.bridge.Task;
 import java.util.concurrent.Callable;
@@ -183,7 +183,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
         Thread me = Thread.currentThread();
         lifecycle.claimLoop(me);
         try {
-            BlockingGuard.forbidBlocking(name); // Task.await() on this thread fails fast, naming the fix
+            BlockingGuard.forbidBlocking(name); // Task.join() on this thread fails fast, naming the fix
             if (!config.stallThreshold().isZero()) {
                 lifecycle.watchedBy(StallWatchdog.watch(this, me, config.stallThreshold()));
             }
@@ -260,7 +260,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
 
     /**
      * Runs {@code body} on the pump and returns its {@link Task}: from a virtual thread, hops read as
-     * {@code ui.call(() -> board.apply(x)).await()}. If the pump has terminated, the task is
+     * {@code ui.call(() -> board.apply(x)).join()}. If the pump has terminated, the task is
      * cancelled with a {@link dev.corobridge.bridge.ContextShutdownException}.
      */
     public <T> Task<T> call(Callable<? extends T> body) {

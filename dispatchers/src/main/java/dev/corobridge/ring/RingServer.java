@@ -1,6 +1,6 @@
 package dev.corobridge.ring;
 
-import dev.corobridge.bridge.BlockingGuard;
+import dev.corobridge.bridge.internal.BlockingGuard;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -21,7 +21,7 @@ import java.util.function.Consumer;
  *
  * <p><b>Binding departs at call time and never blocks:</b> {@link #bind} returns a {@link RingOp}
  * of the server, like every ring operation, so it may be called on the pump or on a ring thread;
- * await it where waiting is allowed ({@code RingServer.bind(pool, address, onAccept).await()} on a
+ * await it where waiting is allowed ({@code RingServer.bind(pool, address, onAccept).join()} on a
  * virtual thread, {@code pool.bind(...)} / {@code pool.serve(...)} from Kotlin). Cancelling it
  * withdraws it at once: a server bound anyway is closed, and nothing it accepted is handed out.
  *

@@ -33,10 +33,10 @@ class RingSocketTest {
         ByteBuffer buf = ByteBuffer.allocate(4096);
         try {
             int n;
-            while ((n = conn.read(buf).await()) > 0) {
-                conn.write(buf, n).await();
+            while ((n = conn.read(buf).join()) > 0) {
+                conn.write(buf, n).join();
             }
-            conn.close().await();
+            conn.close().join();
             cleanEnds.incrementAndGet();
         } catch (Exception e) {
             conn.abort();
@@ -56,7 +56,7 @@ class RingSocketTest {
                 int seed = c;
                 results.add(Task.startVirtual(() -> roundTrip(pool, server.localAddress(), seed)));
             }
-            assertEquals(clients, Task.whenAll(results).await(Duration.ofSeconds(120)).stream().filter(b -> b).count());
+            assertEquals(clients, Task.whenAll(results).join(Duration.ofSeconds(120)).stream().filter(b -> b).count());
             RingTestSupport.waitUntil(() -> serverCleanEnds.get() == clients, "every server session ended cleanly");
             RingTestSupport.waitUntil(() -> server.connections() == 0, "server closed every connection");
         } finally {
@@ -67,7 +67,7 @@ class RingSocketTest {
     private static boolean roundTrip(RingPool pool, InetSocketAddress address, int seed) throws Exception {
         byte[] data = new byte[16 * 1024 + seed * 97];
         new SplittableRandom(seed).nextBytes(data);
-        RingConnection conn = pool.connect(address).await(Duration.ofSeconds(30));
+        RingConnection conn = pool.connect(address).join(Duration.ofSeconds(30));
         // Read concurrently with writing: the echo may fill the socket buffers otherwise.
         CompletableFuture<byte[]> echoed = new CompletableFuture<>();
         Thread.ofVirtual().start(() -> {
@@ -75,7 +75,7 @@ class RingSocketTest {
                 ByteArrayOutputStream got = new ByteArrayOutputStream();
                 ByteBuffer in = ByteBuffer.allocate(3000);
                 int n;
-                while ((n = conn.read(in).await()) > 0) {
+                while ((n = conn.read(in).join()) > 0) {
                     got.write(in.array(), 0, n);
                 }
                 echoed.complete(got.toByteArray());
@@ -87,12 +87,12 @@ class RingSocketTest {
         for (int off = 0; off < data.length; off += 1000) {
             int n = Math.min(1000, data.length - off);
             out.clear().put(data, off, n);
-            conn.write(out, n).await();
+            conn.write(out, n).join();
         }
-        conn.shutdownOutput().await();               // half close: the server's read sees the end
+        conn.shutdownOutput().join();               // half close: the server's read sees the end
         byte[] back = echoed.get(60, java.util.concurrent.TimeUnit.SECONDS);
         assertArrayEquals(data, back, "echo mismatch for client " + seed);
-        conn.close().await();
+        conn.close().join();
         return true;
     }
 
@@ -105,9 +105,9 @@ class RingSocketTest {
         try (RingServer server = await(RingServer.bind(pool, ANY_LOOPBACK, conn -> Thread.ofVirtual().start(() -> {
             ByteBuffer buf = ByteBuffer.allocate(64);
             try {
-                conn.read(buf).await();
+                conn.read(buf).join();
                 firstReadDone.complete(conn);
-                while (conn.read(buf).await() > 0) {
+                while (conn.read(buf).join() > 0) {
                     // drain until the reset
                 }
                 serverSaw.complete(null);

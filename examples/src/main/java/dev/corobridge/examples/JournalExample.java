@@ -21,11 +21,11 @@ public final class JournalExample {
 
     // README: begin
     static Task<Integer> saveNote(MessagePump ui, RingPool io, Affine<List<String>> board, Path path, String note) {
-        return Task.startVirtual(() -> {                    // a virtual thread: await() is cheap here
-            RingFile journal = io.open(path, CREATE, APPEND).await();
-            journal.append(ByteBuffer.wrap((note + "\n").getBytes(UTF_8))).await(); // departs at call time
-            journal.fdatasync().await();                    // durable before we say so
-            journal.close().await();
+        return Task.startVirtual(() -> {                    // a virtual thread: join() is cheap here
+            RingFile journal = io.open(path, CREATE, APPEND).join();
+            journal.append(ByteBuffer.wrap((note + "\n").getBytes(UTF_8))).join(); // departs at call time
+            journal.fdatasync().join();                    // durable before we say so
+            journal.close().join();
             return note;
         }).thenOn(ui, saved -> {                            // back on the UI-affinity pump
             board.get().add(saved);                         // pump-owned state: allowed here only

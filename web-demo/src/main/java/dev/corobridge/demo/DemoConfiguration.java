@@ -79,7 +79,7 @@ public class DemoConfiguration {
                 }
             }
             return new int[] {n};
-        }).await(properties.ioTimeout());
+        }).join(properties.ioTimeout());
         LOG.info("Replayed " + journal.replayed().size() + " changes (" + skipped[0] + " rejected as they were live) in "
                 + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) + " ms");
         return journal;

@@ -259,7 +259,7 @@ public final class Journal implements AutoCloseable {
 
     private static <T> T await(Awaitable<T> op, Duration timeout, String what) throws IOException {
         try {
-            return op.await(timeout);
+            return op.join(timeout);
         } catch (TimeoutException e) {
             throw new IOException(what + " did not finish within " + timeout, e);
         } catch (InterruptedException e) {
@@ -493,7 +493,7 @@ public final class Journal implements AutoCloseable {
             LOG.warn("Journal: waiting for commits to drain failed; closing anyway", e);
         }
         try {
-            file.close().await(timeout);
+            file.close().join(timeout);
         } catch (Exception e) {
             LOG.warn("Journal: closing " + path.toAbsolutePath() + " failed", e);
         }
