@@ -89,7 +89,10 @@ public final class BoardService {
      */
     public Task<Applied> commit(Change change, HopTrace trace) {
         Promise<Applied> result = new Promise<>();
-        journal.append(change, trace).onComplete(durable -> {
+        // The apply is handed to the journal with the record, not registered after append returned:
+        // a record durable before that registration would be applied from this thread, possibly
+        // after later records — the live state would then differ from what a restart replays.
+        journal.append(change, trace, durable -> {
             if (durable instanceof Outcome.Failure<Long>(JournalClosedException closed)) {
                 // Not a failure of the service: it is stopping (503, like any request at shutdown).
                 result.fail(new BoardException(BoardException.Kind.UNAVAILABLE, "the service is shutting down", closed));
@@ -99,7 +102,7 @@ public final class BoardService {
                 result.settle(castFailure(durable));
                 return;
             }
-            // Posted from the journal's thread in journal order: the pump applies in that order.
+            // Posted from the journal's ring in file order (or refused at once): the pump applies in that order.
             boolean posted = pump.post(() -> {
                 if (trace != null) {
                     trace.record(pump.name(), "apply");

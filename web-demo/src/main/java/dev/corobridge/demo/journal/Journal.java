@@ -8,6 +8,7 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -310,7 +311,22 @@ public final class Journal implements AutoCloseable {
      * @param trace if not {@code null}, gets a {@code journal} hop on the thread that saw the commit
      */
     public Awaitable<Long> append(Change change, HopTrace trace) {
+        return append(change, trace, null);
+    }
+
+    /**
+     * {@link #append(Change, HopTrace)}, with {@code inFileOrder} called with the outcome on the
+     * journal's ring, in the order of the records in the file (on the caller's thread, before this returns, if the append is refused). Registering on the
+     * returned promise instead is not ordered: a record durable before the registration runs its
+     * callback on the registering thread, possibly after later records' callbacks ran.
+     *
+     * @param inFileOrder if not {@code null}, told the outcome in file order
+     */
+    public Awaitable<Long> append(Change change, HopTrace trace, Consumer<? super Outcome<Long>> inFileOrder) {
         Entry e = new Entry(JournalCodec.payload(change), trace);
+        if (inFileOrder != null) {
+            e.promise.onComplete(inFileOrder); // before the record is queued: it cannot be late
+        }
         Throwable b = broken;
         if (b != null) {
             e.promise.fail(unavailable(b));
