@@ -149,13 +149,8 @@ public final class BoardService {
             BoardListener listener = new BoardListener() {
                 @Override
                 public boolean onEvent(BoardEvent e) {
-                    Sinks.EmitResult r = sink.tryEmitNext(ServerSentEvent.builder((Object) e)
+                    return emitOrEnd(sink, ServerSentEvent.builder((Object) e)
                             .id(Long.toString(e.revision())).event(e.type()).build());
-                    if (r.isFailure()) {
-                        sink.tryEmitComplete(); // too far behind, or gone: end the stream
-                        return false;
-                    }
-                    return true;
                 }
 
                 @Override
@@ -176,6 +171,15 @@ public final class BoardService {
         });
     }
 
+    /** Emits {@code event}; a subscriber too far behind, or gone, has its stream ended (false). */
+    private static boolean emitOrEnd(Sinks.Many<ServerSentEvent<Object>> sink, ServerSentEvent<Object> event) {
+        if (sink.tryEmitNext(event).isFailure()) {
+            sink.tryEmitComplete();
+            return false;
+        }
+        return true;
+    }
+
     /**
      * The board list as server-sent events: one {@code boards} event first (data: the list), then a
      * {@code board} event (data: the board's line of the list) whenever a board is created or its
@@ -189,12 +193,7 @@ public final class BoardService {
             BoardListListener listener = new BoardListListener() {
                 @Override
                 public boolean onBoard(BoardSummary board) {
-                    Sinks.EmitResult r = sink.tryEmitNext(ServerSentEvent.builder((Object) board).event("board").build());
-                    if (r.isFailure()) {
-                        sink.tryEmitComplete(); // too far behind, or gone: end the stream
-                        return false;
-                    }
-                    return true;
+                    return emitOrEnd(sink, ServerSentEvent.builder((Object) board).event("board").build());
                 }
 
                 @Override
