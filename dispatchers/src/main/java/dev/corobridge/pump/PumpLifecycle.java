@@ -1,9 +1,11 @@
 package dev.corobridge.pump;
 
 import java.time.Duration;
-import dev.corobridge.dispatchers.internal.Termination;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -57,7 +59,7 @@ final class PumpLifecycle {
     /** The pump's state word; this class is its only writer. */
     private final AtomicInteger state;
     private final PumpLeftovers leftovers;
-    private final Termination<ShutdownReport> termination = new Termination<>();
+    private final CompletableFuture<ShutdownReport> termination = new CompletableFuture<>();
 
     private final Object lock = new Object();
     private boolean loopStarted; // guarded by lock
@@ -194,13 +196,19 @@ final class PumpLifecycle {
 
     /** Waits for termination; {@code false} on timeout or if the loop failed. Any thread but the loop's. */
     boolean awaitTermination(Duration timeout) throws InterruptedException {
-        // false also if the loop failed; termination() carries the PumpLoopFailedException
-        return termination.await(PumpDurations.saturatedNanos(timeout));
+        try {
+            termination.get(PumpDurations.saturatedNanos(timeout), TimeUnit.NANOSECONDS);
+            return true;
+        } catch (TimeoutException e) {
+            return false;
+        } catch (ExecutionException e) {
+            return false; // the loop failed; termination() carries the PumpLoopFailedException
+        }
     }
 
     /** Whether the termination future completed exceptionally (the loop failed). */
     boolean terminationFailed() {
-        return termination.isFailed();
+        return termination.isCompletedExceptionally();
     }
 
     // ------------------------------------------------------------------ loop side
@@ -291,7 +299,7 @@ final class PumpLifecycle {
         try {
             LOG.log(System.Logger.Level.ERROR, failed.getMessage(), failed);
         } finally {
-            termination.fail(failed);
+            termination.completeExceptionally(failed);
         }
     }
 

@@ -6,11 +6,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import dev.corobridge.dispatchers.internal.Termination;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -56,7 +57,7 @@ final class RingPoolShutdown {
     private final Set<RingFile> openFiles = ConcurrentHashMap.newKeySet();
     private final Set<RingConnection> openConnections = ConcurrentHashMap.newKeySet();
     private final Set<RingServer> openServers = ConcurrentHashMap.newKeySet();
-    private final Termination<Void> termination = new Termination<>();
+    private final CompletableFuture<Void> termination = new CompletableFuture<>();
     private volatile boolean shutdown;
 
     /**
@@ -214,7 +215,7 @@ final class RingPoolShutdown {
             RingPoolTerminationException failed = new RingPoolTerminationException(name, problems);
             errors.forEach(failed::addSuppressed);
             LOG.log(System.Logger.Level.WARNING, failed.getMessage());
-            termination.fail(failed);
+            termination.completeExceptionally(failed);
         }
     }
 
@@ -223,13 +224,20 @@ final class RingPoolShutdown {
      * without limit, a negative one not at all.
      */
     boolean awaitTermination(Duration timeout) throws InterruptedException {
-        long nanos = timeout.isNegative() ? 0 : timeout.compareTo(Duration.ofDays(365)) > 0 ? Long.MAX_VALUE : timeout.toNanos();
-        return termination.await(nanos); // false also if not clean: see the future's exception
+        try {
+            long nanos = timeout.isNegative() ? 0 : timeout.compareTo(Duration.ofDays(365)) > 0 ? Long.MAX_VALUE : timeout.toNanos();
+            termination.get(nanos, TimeUnit.NANOSECONDS);
+            return true;
+        } catch (TimeoutException e) {
+            return false;
+        } catch (ExecutionException e) {
+            return false; // terminated, but not cleanly: see the future's exception
+        }
     }
 
     /** Whether termination completed, not cleanly. */
     boolean terminationFailed() {
-        return termination.isFailed();
+        return termination.isCompletedExceptionally();
     }
 
     /** Why an operation is refused once the pool is shut down. */
