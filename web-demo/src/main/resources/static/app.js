@@ -22,7 +22,8 @@
     board: null,          // {id, name} of the open board once known
     revision: null,       // revision of the open board, null until a snapshot arrived
     notes: new Map(),     // noteId -> {note, li, editor}
-    stream: null,         // EventSource
+    stream: null,         // EventSource of the open board
+    listStream: null,     // EventSource of the board list
     streamGen: 0,         // bumped on every (re)connect; stale callbacks compare against it
     retryDelay: 0,
     retryTimer: 0,
@@ -70,6 +71,13 @@
     const msg = err instanceof ApiError ? err.message : String(err && err.message || err);
     el.error.textContent = msg;
     el.error.hidden = false;
+  }
+
+  // The note form works only while the board is live: offline, a new note could not be confirmed.
+  function updateNoteForm() {
+    const can = !!state.boardId && el.status.dataset.state === 'live';
+    el.noteText.disabled = !can;
+    el.addNote.disabled = !can;
   }
 
   function clearError() {
@@ -137,28 +145,50 @@
   function setStatus(s) {
     el.status.textContent = s;
     el.status.dataset.state = s;
+    updateNoteForm();
   }
 
   // ---------- boards ----------
 
-  async function loadBoards() {
-    let boards;
-    try {
-      boards = await api('GET', base() + '/boards');
-    } catch (e) {
-      return; // the list just stays as it is; writes report their own errors
-    }
-    if (!Array.isArray(boards)) return;
-    state.boards = boards;
-    renderBoards();
+  // The list arrives over SSE: a 'boards' event with the whole list, then a 'board' event with a
+  // board's line whenever one is created or changes. EventSource reconnects by itself (and the
+  // server then sends the whole list again); if it gives up, try again a little later.
+  function connectList() {
+    if (state.listStream) state.listStream.close();
+    const es = new EventSource(base() + '/boards/events');
+    state.listStream = es;
+    es.addEventListener('boards', (ev) => {
+      if (es !== state.listStream) return;
+      let boards;
+      try { boards = JSON.parse(ev.data); } catch (e) { return; }
+      if (!Array.isArray(boards)) return;
+      state.boards = boards;
+      renderBoards();
+    });
+    es.addEventListener('board', (ev) => {
+      if (es !== state.listStream) return;
+      let board;
+      try { board = JSON.parse(ev.data); } catch (e) { return; }
+      if (!board || !board.id) return;
+      const i = state.boards.findIndex((b) => b.id === board.id);
+      if (i >= 0) state.boards[i] = board;
+      else state.boards.push(board);
+      renderBoards();
+    });
+    es.onerror = () => {
+      if (es !== state.listStream || es.readyState !== EventSource.CLOSED) return;
+      setTimeout(() => { if (es === state.listStream) connectList(); }, 2000);
+    };
+  }
+
+  // The list sends each board's note count as a number; the open board counts what it shows.
+  function noteCount(b) {
+    if (state.board && b.id === state.board.id) return state.notes.size;
+    return typeof b.notes === 'number' ? b.notes : 0;
   }
 
   function renderBoards() {
-    const key = (b) => {
-      const open = state.board && b.id === state.board.id;
-      const count = open ? state.notes.size : (b.notes ? b.notes.length : 0);
-      return b.id + '\u0000' + b.name + '\u0000' + count + '\u0000' + (b.id === state.boardId);
-    };
+    const key = (b) => b.id + '\u0000' + b.name + '\u0000' + noteCount(b) + '\u0000' + (b.id === state.boardId);
     const sig = state.boards.map(key).join('\u0001');
     if (el.boards.dataset.sig === sig) return;
     el.boards.dataset.sig = sig;
@@ -166,8 +196,7 @@
       ? document.activeElement.closest('[data-board-id]').dataset.boardId : null;
     el.boards.replaceChildren();
     for (const b of state.boards) {
-      const open = state.board && b.id === state.board.id;
-      const count = open ? state.notes.size : (b.notes ? b.notes.length : 0);
+      const count = noteCount(b);
       const li = make('li', 'board');
       li.dataset.boardId = b.id;
       const btn = button('', 'board-open');
@@ -196,8 +225,13 @@
       const board = await api('POST', base() + '/boards', { name: el.boardName.value });
       clearError();
       el.boardName.value = '';
-      await loadBoards();
-      if (board && board.id) goToBoard(board.id);
+      if (board && board.id) {
+        // The list's event may still be on its way: show the new board at once.
+        if (!state.boards.some((b) => b.id === board.id)) {
+          state.boards.push({ id: board.id, name: board.name, notes: 0, revision: board.revision });
+        }
+        goToBoard(board.id);
+      }
     } catch (e) {
       showError(e);
     }
@@ -219,8 +253,6 @@
     state.notes.clear();
     el.notes.replaceChildren();
     const enabled = !!state.boardId;
-    el.noteText.disabled = !enabled;
-    el.addNote.disabled = !enabled;
     el.boardTitle.textContent = enabled ? 'Board ' + id : 'No board open';
     el.boardMeta.textContent = '';
     updateEmpty();
@@ -252,6 +284,8 @@
       try { snap = JSON.parse(ev.data); } catch (e) { return reconnectSoon(gen, true); }
       applySnapshot(snap);
       state.retryDelay = 0;
+      // Live again: an error from before (a failed write, the outage) no longer describes the board.
+      if (el.status.dataset.state !== 'live') clearError();
       setStatus('live');
     });
     for (const type of CHANGE_TYPES) {
@@ -429,6 +463,7 @@
     entry.editor = null;
     entry.li.classList.remove('editing');
     setHint(entry, '');
+    clearError(); // the error was about this edit, which is abandoned
     entry.li.querySelector('.note-edit').focus();
   }
 
@@ -526,7 +561,8 @@
       el.queueDepth.textContent = fmt(pump.queueDepth);
       el.wakeups.textContent = fmt(pump.wakeupsPerDispatch, 2);
       el.fsyncs.textContent = fmt(journal.fsyncsPerChange, 2);
-      el.changes.textContent = fmt(journal.changes);
+      // Every change in the journal, over every run (not only since this start).
+      el.changes.textContent = fmt(typeof journal.total === 'number' ? journal.total : journal.changes);
       el.metricsState.textContent = '';
       document.getElementById('metrics').classList.remove('stale');
     } catch (e) {
@@ -548,7 +584,7 @@
     r.addEventListener('change', () => {
       if (!r.checked) return;
       setFace(r.value);
-      loadBoards();
+      connectList();
       if (state.boardId) connect(); // same board, through the other face
     });
   }
@@ -563,7 +599,6 @@
   try { stored = localStorage.getItem('corobridge.face'); } catch (e) { /* ignore */ }
   setFace(stored || 'java');
   openBoard(boardFromHash());
-  loadBoards();
-  setInterval(loadBoards, 5000);
+  connectList();
   pollLive();
 })();

@@ -25,7 +25,7 @@ import org.openjdk.jmh.annotations.TearDown;
  *   <li>{@code kotlinxChannel} — the baseline: kotlinx {@code Channel}s, both sides coroutines on
  *       {@code Dispatchers.Default};</li>
  *   <li>{@code javaFaceVirtualThreads} — {@link AsyncChannel}'s Java face, both sides virtual threads
- *       blocking in {@code send(x).await()} / {@code receive().await()};</li>
+ *       blocking in {@code sendAsync(x).join()} / {@code receiveAsync().join()};</li>
  *   <li>{@code synchronousQueueVirtualThreads} — the JDK peer: {@link SynchronousQueue} put/take on
  *       virtual threads;</li>
  *   <li>{@code javaFaceCoroutines} — the Java face awaited by coroutines (same scheduler as the
@@ -98,8 +98,8 @@ public class SyncChannelPingPongBenchmark {
         public void setUp() {
             echo = Thread.ofVirtual().name("echo").start(() -> {
                 try {
-                    for (var e = ping.next().await(); e.hasValue(); e = ping.next().await()) {
-                        pong.send(e.value()).await();
+                    for (var e = ping.nextAsync().join(); e.hasValue(); e = ping.nextAsync().join()) {
+                        pong.sendAsync(e.value()).join();
                     }
                 } catch (InterruptedException ignored) {
                     // torn down
@@ -164,11 +164,11 @@ public class SyncChannelPingPongBenchmark {
         return Task.startVirtual(() -> {
             int sum = 0;
             for (int i = 0; i < ROUND_TRIPS; i++) {
-                s.ping.send(i).await();
-                sum += s.pong.receive().await();
+                s.ping.sendAsync(i).join();
+                sum += s.pong.receiveAsync().join();
             }
             return sum;
-        }).await(WAIT);
+        }).join(WAIT);
     }
 
     @Benchmark
@@ -181,6 +181,6 @@ public class SyncChannelPingPongBenchmark {
                 sum += s.pong.take();
             }
             return sum;
-        }).await(WAIT);
+        }).join(WAIT);
     }
 }

@@ -25,7 +25,7 @@ import org.openjdk.jmh.annotations.State;
  *   <li>{@code javaFaceCoroutines} — {@link AsyncMutex}'s Java face ({@code lock()} returning an
  *       Awaitable, {@code unlock()}) awaited by 64 coroutines: the cost of the face, same scheduler;</li>
  *   <li>{@code javaFaceVirtualThreads} — the Java face in 64 virtual threads blocking in
- *       {@code lock().await()};</li>
+ *       {@code lockAsync().join()};</li>
  *   <li>{@code kotlinFace} — {@link AsyncMutex}'s Kotlin face ({@code withLock}) in 64 coroutines;</li>
  *   <li>{@code reentrantLockVirtualThreads} — the JDK peer: {@link ReentrantLock} in 64 virtual threads.</li>
  * </ul>
@@ -69,7 +69,7 @@ public class SyncMutexBenchmark {
     public long javaFaceVirtualThreads() throws Exception {
         return onVirtualThreads(() -> {
             for (int i = 0; i < OPS_PER_WAITER; i++) {
-                asyncMutex.lock().await();
+                asyncMutex.lockAsync().join();
                 try {
                     counter++;
                     Thread.yield();

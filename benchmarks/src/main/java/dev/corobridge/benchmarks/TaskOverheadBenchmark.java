@@ -47,7 +47,7 @@ import org.openjdk.jmh.runner.IterationType;
  * (and {@code asExecutor()} of it for the future). The waiting side is the same for the three ways
  * ({@code side}):
  * <ul>
- *   <li>{@code thread}: the benchmark thread blocks for each result: {@code Task.await()},
+ *   <li>{@code thread}: the benchmark thread blocks for each result: {@code Task.join()},
  *       {@code join()}, and for kotlinx an {@code await()} inside one {@code runBlocking} per
  *       invocation (the runBlocking thread parks on every await, as the other two do);</li>
  *   <li>{@code coroutine}: one coroutine on the same executor awaits each result by suspending
@@ -151,7 +151,7 @@ public class TaskOverheadBenchmark {
     private long taskFromThread() throws InterruptedException {
         long sum = 0;
         for (int i = 0; i < OPS; i++) {
-            sum += Task.start(dispatcher, body).await();
+            sum += Task.start(dispatcher, body).join();
         }
         return sum;
     }

@@ -113,7 +113,7 @@ public class WriteSyncBenchmark {
                 if (pool.transport() != Transport.IO_URING) {
                     throw new IllegalStateException("ring needs io_uring: " + pool.fallbackReason());
                 }
-                ringFile = pool.openAsync(file, StandardOpenOption.READ, StandardOpenOption.WRITE).await();
+                ringFile = pool.openAsync(file, StandardOpenOption.READ, StandardOpenOption.WRITE).join();
             }
             case "filechannel" -> channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
             default -> throw new IllegalArgumentException("unknown impl " + impl);
@@ -135,7 +135,7 @@ public class WriteSyncBenchmark {
         if (!sync) {
             for (int i = 0; i < GROUP; i++) {
                 buffers[i].clear();
-                written += checked(impl.equals("ring") ? ringFile.writeAsync(buffers[i], position()).await()
+                written += checked(impl.equals("ring") ? ringFile.writeAsync(buffers[i], position()).join()
                         : channel.write(buffers[i], position()));
             }
             counters.writes += GROUP;
@@ -148,15 +148,15 @@ public class WriteSyncBenchmark {
                     inFlight[i] = ringFile.writeAsync(buffers[i], position());
                 }
                 for (int i = 0; i < GROUP; i++) {
-                    written += checked(inFlight[i].await());
+                    written += checked(inFlight[i].join());
                 }
-                ringFile.fdatasyncAsync().await();
+                ringFile.fdatasyncAsync().join();
                 counters.syncs++;
             } else {
                 for (int i = 0; i < GROUP; i++) {
                     buffers[i].clear();
-                    written += checked(ringFile.writeAsync(buffers[i], position()).await());
-                    ringFile.fdatasyncAsync().await();
+                    written += checked(ringFile.writeAsync(buffers[i], position()).join());
+                    ringFile.fdatasyncAsync().join();
                     counters.syncs++;
                 }
             }
@@ -197,7 +197,7 @@ public class WriteSyncBenchmark {
             Report.result("WriteSyncBenchmark", Map.of("impl", impl, "mode", mode), v);
         } finally {
             if (ringFile != null) {
-                ringFile.closeAsync().await();
+                ringFile.closeAsync().join();
             }
             if (pool != null) {
                 pool.shutdown(Duration.ofSeconds(1));

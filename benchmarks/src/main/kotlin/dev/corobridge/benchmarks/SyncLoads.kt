@@ -86,9 +86,9 @@ class JavaFaceCoroutinePingPong : AutoCloseable {
     init {
         scope.launch {
             while (true) {
-                val n = JavaFaceCalls.next(ping).await()
+                val n = ping.nextAsync().await()
                 if (!n.hasValue()) break
-                JavaFaceCalls.send(pong, n.value()).await()
+                pong.sendAsync(n.value()).await()
             }
         }
     }
@@ -96,8 +96,8 @@ class JavaFaceCoroutinePingPong : AutoCloseable {
     fun roundTrips(n: Int): Int = runBlocking(Dispatchers.Default) {
         var sum = 0
         repeat(n) {
-            JavaFaceCalls.send(ping, it).await()
-            sum += JavaFaceCalls.receive(pong).await()
+            ping.sendAsync(it).await()
+            sum += pong.receiveAsync().await()
         }
         sum
     }
@@ -142,7 +142,7 @@ object MutexLoads {
             repeat(workers) {
                 launch {
                     repeat(ops) {
-                        JavaFaceCalls.lock(mutex).await()
+                        mutex.lockAsync().await()
                         try {
                             counter[0]++
                             yield()

@@ -18,9 +18,10 @@ import java.util.function.Consumer;
  *   <li><b>Result before resume.</b> The outcome is published (a volatile write) before any
  *       callback runs: a callback, or a thread woken by one, always sees it.</li>
  *   <li><b>Waiting.</b> From Kotlin, the suspending {@code await()} extension (the coroutine's own
- *       dispatcher resumes it). From Java, {@link #await()} parks a virtual thread cheaply, blocks a
+ *       dispatcher resumes it). From Java, {@link #join()} parks a virtual thread cheaply, blocks a
  *       platform thread, and throws {@link IllegalStateException} on a thread that must never block
- *       (the pump), naming the fix.</li>
+ *       (the pump), naming the fix. The names follow kotlinx ({@code join()} blocks from Java,
+ *       {@code await()} suspends in Kotlin), so neither shadows the other.</li>
  * </ul>
  *
  * @param <T> the value type
@@ -63,22 +64,21 @@ public interface Awaitable<T> {
      * A cancellation throws its {@link java.util.concurrent.CancellationException}. Interrupting the
      * waiting thread stops the wait, not the work.
      *
-     * <p>Hidden from Kotlin, where {@code await()} is the suspending extension instead.
+     * <p>Kotlin code suspends with the {@code await()} extension instead of blocking here.
      *
      * @throws IllegalStateException if called on a thread that must never block (the pump)
      * @throws InterruptedException  if the waiting thread is interrupted
      */
-    @kotlin.Deprecated(message = "Blocking wait for Java; Kotlin uses the suspending await()", level = kotlin.DeprecationLevel.HIDDEN)
-    default T await() throws InterruptedException {
+    default T join() throws InterruptedException {
         return Waiting.valueOf(Waiting.block(this, -1), this);
     }
 
     /**
-     * {@link #await()} for at most {@code timeout}; on timeout throws {@link TimeoutException} and
-     * leaves the work alone (cancel it yourself if you want it stopped).
+     * {@link #join()} for at most {@code timeout}; on timeout throws {@link TimeoutException} and
+     * leaves the work alone (cancel it yourself if you want it stopped, or use
+     * {@code Task.withTimeout}, which does). Kotlin: {@code withTimeout(d) { a.await() }}.
      */
-    @kotlin.Deprecated(message = "Blocking wait for Java; Kotlin uses withTimeout { await() }", level = kotlin.DeprecationLevel.HIDDEN)
-    default T await(Duration timeout) throws InterruptedException, TimeoutException {
+    default T join(Duration timeout) throws InterruptedException, TimeoutException {
         long nanos = timeout.isNegative() ? 0 : Waiting.saturatedNanos(timeout);
         Outcome<T> o = Waiting.block(this, nanos);
         if (o == null) {

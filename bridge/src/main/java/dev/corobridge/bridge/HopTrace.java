@@ -96,7 +96,7 @@ public final class HopTrace {
     }
 
     /** Appends a hop, dropping the oldest hop after the first when the trace is full. */
-    public void add(Hop hop) {
+    private void add(Hop hop) {
         java.util.Objects.requireNonNull(hop, "hop");
         synchronized (this) {
             if (size == 0) {

@@ -9,14 +9,17 @@ import java.util.concurrent.CancellationException;
  *
  * <p>Cancellation is a normal outcome, not a failure: it carries a {@link CancellationException}
  * (kotlinx's {@code CancellationException} is the same class), whose subtypes say why — plain
- * cancel, {@link TaskTimeoutException timeout}, or {@link ContextShutdownException shutdown}.
+ * cancel or {@link ContextShutdownException shutdown}. A time limit that passed
+ * ({@link TaskTimeoutException}) is a failure: the awaiter of a limited task did not cancel it.
  *
  * <pre>{@code
- * switch (task.outcome()) {
- *     case Outcome.Success<Note>(var note) -> show(note);
- *     case Outcome.Failure<Note>(var error) -> report(error);
- *     case Outcome.Cancelled<Note>(var why) -> { }
- * }
+ * task.onComplete(outcome -> {
+ *     switch (outcome) {
+ *         case Outcome.Success<Note>(var note) -> show(note);
+ *         case Outcome.Failure<Note>(var error) -> report(error);
+ *         case Outcome.Cancelled<Note>(var why) -> { }
+ *     }
+ * });
  * }</pre>
  *
  * @param <T> the value type

@@ -7,9 +7,16 @@ import kotlin.coroutines.Continuation;
  * returning whatever the function returns (its value, or the "suspended" marker).
  *
  * <pre>{@code
- * // Kotlin:  suspend fun load(id: String): User
- * Task<User> user = Task.fromSuspend(ui, cont -> userService.load(id, cont));
+ * // Kotlin:  suspend fun current(): User;  suspend fun load(id: String): User
+ * Task<User> me = Task.fromSuspend(ui, userService::current);               // no arguments: a reference
+ * Task<User> user = Task.fromSuspend(ui, cont -> userService.load(id, cont)); // arguments: pass cont on
  * }</pre>
+ *
+ * <p>A Kotlin {@code suspend fun f(): R} is, to Java, {@code Object f(Continuation<? super R>)}.
+ * {@link #call} takes a {@code Continuation<T>} (not {@code <? super T>}) on purpose: then
+ * {@code obj::f} infers {@code T = R} without a witness, whereas a wildcard here would make javac
+ * capture it and reject the reference ({@code Continuation<CAP#1> cannot be converted to
+ * Continuation<? super R>}).
  *
  * @param <T> the suspend function's result type
  */
@@ -17,5 +24,5 @@ import kotlin.coroutines.Continuation;
 public interface SuspendCall<T> {
 
     /** Calls the suspend function with {@code continuation} as its last argument and returns its result. */
-    Object call(Continuation<? super T> continuation) throws Exception;
+    Object call(Continuation<T> continuation) throws Exception;
 }

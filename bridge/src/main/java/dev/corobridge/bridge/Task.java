@@ -1,5 +1,7 @@
 package dev.corobridge.bridge;
 
+import dev.corobridge.bridge.internal.BoundDispatcher;
+import dev.corobridge.bridge.internal.OutcomeCell;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -31,7 +33,7 @@ import kotlinx.coroutines.ExecutorsKt;
  * <h2>Start</h2>
  * {@link #start(Executor, Callable)} on any executor or {@link ExecutionContext} (a pump, a ring),
  * {@link #start(CoroutineDispatcher, Callable)}, {@link #startVirtual(Callable)} for a body that
- * blocks in {@code await()}, {@link #fromSuspend} to call a Kotlin {@code suspend} function,
+ * blocks in {@code join()}, {@link #fromSuspend} to call a Kotlin {@code suspend} function,
  * {@link #completed}/{@link #failed}, {@link #from(CompletionStage)},
  * {@link #fromDeferred}.
  *
@@ -49,10 +51,13 @@ import kotlinx.coroutines.ExecutorsKt;
  * result is discarded, as with {@code CompletableFuture}; one that has not started never runs.
  * Cancelling the Kotlin {@code Job} underneath cancels the task. Cancelling a derived task
  * ({@code thenOn} ...) cancels that stage, not the shared task it came from; <b>cancelling an
- * awaiter</b> (an interrupted Java {@code await()}, a cancelled Kotlin coroutine in
+ * awaiter</b> (an interrupted Java {@code join()}, a cancelled Kotlin coroutine in
  * {@code task.await()}) only stops that wait and leaves the task alone, exactly like kotlinx's
  * {@code Deferred.await()}. {@link #withTimeout} is the exception by design: it owns the task it
- * limits and cancels it when time runs out.
+ * limits and cancels it when time runs out; the limited task then <i>fails</i> with a
+ * {@link TaskTimeoutException} (a failure, not a cancellation: nobody who awaits it cancelled
+ * anything). A bounded wait ({@code join(Duration)}) throws
+ * {@link java.util.concurrent.TimeoutException} instead and leaves the task running.
  *
  * <h2>Ownership</h2>
  * A task is <i>owned</i> by whoever holds it: {@link #close()} cancels it, so try-with-resources
@@ -61,24 +66,23 @@ import kotlinx.coroutines.ExecutorsKt;
  * {@link TaskScope} gives Java structured concurrency on a real kotlinx {@code Job} tree.
  *
  * <h2>Exceptions travel</h2>
- * A failure thrown on any thread is rethrown by {@link #await()} with its original stack, plus a
+ * A failure thrown on any thread is rethrown by {@link #join()} with its original stack, plus a
  * suppressed {@link HopTraceException} listing the task's hops (context, thread, time) whose own
  * stack is the await site. Each awaiter gets an exception of its own for that: a copy of the
  * original of the same class (the original is its cause), so that awaiters never see each other's
  * traces and the original is never changed; an exception that cannot be copied faithfully is
- * rethrown unchanged, without the trace (see {@link Awaitable#await()}). {@link #trace()} returns
+ * rethrown unchanged, without the trace (see {@link Awaitable#join()}). {@link #trace()} returns
  * the hops (bounded; {@link Tasks#setTracing}).
  *
  * <p><b>Thread-safety.</b> Safe from any thread.
  *
  * @param <T> the value type
  */
-public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable {
+public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
 
     private static final int TRACE_CAPACITY = 16;
 
     private final String name;
-    private final TaskPromise promise = new TaskPromise();
     private final HopTrace trace;
     private volatile Runnable canceller;
     private volatile boolean detached;
@@ -115,24 +119,29 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
     }
 
     /**
-     * Runs {@code body} on a new virtual thread, where blocking {@code await()} calls are cheap:
-     * hops read as {@code ui.call(() -> board.apply(x)).await()}.
+     * Runs {@code body} on a new virtual thread, where blocking {@code join()} calls are cheap:
+     * hops read as {@code Task.start(ui, () -> board.apply(x)).join()}.
      */
     public static <T> Task<T> startVirtual(Callable<? extends T> body) {
         return start(VirtualThreads.EXECUTOR, body);
     }
 
     /**
-     * Calls a Kotlin {@code suspend} function on {@code dispatcher}:
-     * {@code Task.fromSuspend(ui.getDispatcher(), cont -> userService.load(id, cont))}. The task
-     * is backed by a coroutine: cancelling it cancels the coroutine.
+     * Calls a Kotlin {@code suspend} function on {@code dispatcher}: a method reference for one
+     * without arguments, {@code Task.fromSuspend(dispatcher, userService::current)}, a lambda that
+     * passes the continuation on for one with arguments,
+     * {@code Task.fromSuspend(dispatcher, cont -> userService.load(id, cont))}; no type witness is
+     * needed. The task is backed by a coroutine: cancelling it cancels the coroutine.
      */
     public static <T> Task<T> fromSuspend(CoroutineDispatcher dispatcher, SuspendCall<T> call) {
         return TaskCoroutines.startSuspend(Objects.requireNonNull(dispatcher, "dispatcher"),
                 Objects.requireNonNull(call, "call"));
     }
 
-    /** {@link #fromSuspend(CoroutineDispatcher, SuspendCall)} on a context's dispatcher. */
+    /**
+     * {@link #fromSuspend(CoroutineDispatcher, SuspendCall)} on a context's dispatcher:
+     * {@code Task.fromSuspend(ui, userService::current)}.
+     */
     public static <T> Task<T> fromSuspend(ExecutionContext context, SuspendCall<T> call) {
         return fromSuspend(context.getDispatcher(), call);
     }
@@ -140,14 +149,14 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
     /** An already completed task. */
     public static <T> Task<T> completed(T value) {
         Task<T> t = new Task<>("completed", null);
-        t.promise.complete(value);
+        t.succeed(value);
         return t;
     }
 
     /** An already failed (or, for a {@link CancellationException}, cancelled) task. */
     public static <T> Task<T> failed(Throwable error) {
         Task<T> t = new Task<>("failed", null);
-        t.promise.fail(Objects.requireNonNull(error, "error"));
+        t.failWith(Objects.requireNonNull(error, "error"));
         return t;
     }
 
@@ -157,9 +166,9 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
         Task<T> t = new Task<>("CompletionStage");
         stage.whenComplete((v, e) -> {
             if (e != null) {
-                t.promise.fail(unwrapCompletion(e));
+                t.failWith(unwrapCompletion(e));
             } else {
-                t.promise.complete(v);
+                t.succeed(v);
             }
         });
         if (stage instanceof Future<?> f) {
@@ -175,7 +184,7 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
 
     /**
      * The task of any {@link Awaitable} — a {@link Promise}, a mutex lock, a channel receive — so
-     * Java can compose it: {@code Task.of(channel.receive()).thenOn(ui, v -> show(v))}. The task
+     * Java can compose it: {@code Task.of(channel.receiveAsync()).thenOn(ui, v -> show(v))}. The task
      * completes with the awaitable's outcome; a {@code Task} is returned as is.
      *
      * <p><b>Cancellation is decided by the awaitable.</b> {@link #cancel()} (and a {@link #withTimeout}
@@ -190,7 +199,7 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
         }
         Task<T> t = new Task<>("of " + awaitable.getClass().getSimpleName(), awaitable.traceOrNull());
         t.adopted = awaitable;
-        awaitable.onComplete(t.promise::settle);
+        awaitable.onComplete(t::decide);
         return t;
     }
 
@@ -204,9 +213,9 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
         Task<R> next = derived(ctx);
         onComplete(o -> {
             if (o instanceof Outcome.Success<T> s) {
-                next.runOn(executor, ctx, () -> next.promise.complete(fn.apply(s.value())));
+                next.runOn(executor, ctx, () -> next.succeed(fn.apply(s.value())));
             } else {
-                next.promise.settle(castFailure(o));
+                next.decide(castFailure(o));
             }
         });
         return next;
@@ -231,11 +240,11 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
                 next.runOn(executor, ctx, () -> {
                     Awaitable<R> inner = Objects.requireNonNull(fn.apply(s.value()), "thenComposeOn function returned null");
                     next.setCanceller(inner::cancel);
-                    inner.onComplete(next.promise::settle);
+                    inner.onComplete(next::decide);
                     return null;
                 });
             } else {
-                next.promise.settle(castFailure(o));
+                next.decide(castFailure(o));
             }
         });
         return next;
@@ -257,19 +266,26 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
         Task<T> next = derived(ctx);
         onComplete(o -> {
             if (o instanceof Outcome.Failure<T> f) {
-                next.runOn(executor, ctx, () -> next.promise.complete(fn.apply(f.error())));
+                next.runOn(executor, ctx, () -> next.succeed(fn.apply(f.error())));
             } else {
-                next.promise.settle(o);
+                next.decide(o);
             }
         });
         return next;
     }
 
     /**
-     * This task limited to {@code limit}: when it passes first, the result is cancelled with a
-     * {@link TaskTimeoutException} and this task is cancelled with it (the limit owns the work).
+     * This task limited to {@code limit}: when the limit passes first, the result <b>fails</b> with a
+     * {@link TaskTimeoutException} and this task — the work — is cancelled (the limit owns the
+     * work; its cancellation's cause is the timeout). Cancelling the result cancels this task too.
      * For a task {@linkplain #of(Awaitable) of an awaitable} the awaitable decides: if it can no
      * longer be withdrawn, the result completes with its value instead.
+     *
+     * <p>To wait at most {@code d} without stopping the work, use {@link #join(Duration)} (Java;
+     * it throws {@link java.util.concurrent.TimeoutException}) or kotlinx's
+     * {@code withTimeout(d) { task.await() }} (Kotlin; that one cancels the waiting block, not the task).
+     *
+     * @throws IllegalArgumentException if {@code limit} is negative
      */
     public Task<T> withTimeout(Duration limit) {
         Objects.requireNonNull(limit, "limit");
@@ -277,23 +293,16 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
             throw new IllegalArgumentException("limit must not be negative, was " + limit);
         }
         Task<T> next = derived("timeout " + limit);
-        boolean sourceDecides = adopted != null;
-        ScheduledFuture<?> timer = Tasks.TIMER.schedule(() -> {
-            TaskTimeoutException e = new TaskTimeoutException(limit);
-            if (sourceDecides) {
-                cancel(e); // the adopted awaitable decides; next follows this task's outcome
-            } else if (next.promise.cancel(e)) {
-                promise.cancel(e);
-            }
-        }, Math.max(0, Waiting.saturatedNanos(limit)), TimeUnit.NANOSECONDS);
-        if (sourceDecides) {
+        Expiry<T> expiry = new Expiry<>(this, limit);
+        ScheduledFuture<?> timer = Tasks.TIMER.schedule(expiry, Math.max(0, Waiting.saturatedNanos(limit)), TimeUnit.NANOSECONDS);
+        if (adopted != null) {
             next.adopted = this;
         } else {
             next.setCanceller(this::cancel);
         }
         onComplete(o -> {
             timer.cancel(false);
-            next.promise.settle(o);
+            next.decide(expiry.outcomeFor(o));
         });
         return next;
     }
@@ -307,7 +316,7 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
         List<? extends Awaitable<? extends T>> in = List.copyOf(inputs);
         Task<List<T>> all = new Task<>("whenAll(" + in.size() + ")");
         if (in.isEmpty()) {
-            all.promise.complete(List.of());
+            all.succeed(List.of());
             return all;
         }
         AtomicReferenceArray<T> values = new AtomicReferenceArray<>(in.size());
@@ -322,10 +331,10 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
                         for (int j = 0; j < values.length(); j++) {
                             out.add(values.get(j));
                         }
-                        all.promise.complete(java.util.Collections.unmodifiableList(out));
+                        all.succeed(java.util.Collections.unmodifiableList(out));
                     }
                 } else {
-                    all.promise.settle(castFailure(o));
+                    all.decide(castFailure(o));
                 }
             });
         }
@@ -351,7 +360,7 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
         }
         Task<T> any = new Task<>("whenAny(" + in.size() + ")");
         for (Awaitable<? extends T> a : in) {
-            subscribe(a, o -> any.promise.settle(widen(o)));
+            subscribe(a, o -> any.decide(widen(o)));
         }
         return any;
     }
@@ -363,11 +372,6 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
     }
 
     // ------------------------------------------------------------------ awaitable
-
-    @Override
-    protected Promise<T> promise() {
-        return promise;
-    }
 
     /**
      * Cancels the task and the work underneath; {@code true} if this call decided the outcome. For
@@ -384,13 +388,9 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
         if (source != null) {
             // The source decides; when it is withdrawn its outcome reaches this task synchronously
             // through the callback registered in of(...).
-            return switch (source) {
-                case Promise<T> p -> p.cancel(cause);
-                case Task<T> t -> t.cancel(cause);
-                default -> source.cancel();
-            };
+            return source instanceof OutcomeCell<T> c ? c.cancel(cause) : source.cancel();
         }
-        return promise.cancel(cause);
+        return super.cancel(cause);
     }
 
     @Override
@@ -462,14 +462,37 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
 
     // ------------------------------------------------------------------ internals
 
+    /** A cancelled task cancels the work underneath, once, at the moment it is decided. */
+    @Override
+    protected void onDecided(Outcome<T> outcome) {
+        if (outcome instanceof Outcome.Cancelled) {
+            Runnable c = canceller;
+            if (c != null) {
+                try {
+                    c.run();
+                } catch (Throwable e) {
+                    Tasks.reportUncaught(e);
+                }
+            }
+        }
+    }
+
+    private boolean succeed(T value) {
+        return decide(new Outcome.Success<>(value));
+    }
+
+    private boolean failWith(Throwable error) {
+        return decide(Outcome.ofError(error));
+    }
+
     /** Settles this task from coroutine machinery (Kotlin helpers in this package). */
     boolean settle(Outcome<T> outcome) {
-        return promise.settle(outcome);
+        return decide(outcome);
     }
 
     void setCanceller(Runnable r) {
         canceller = r;
-        if (promise.outcomeOrNull() instanceof Outcome.Cancelled) {
+        if (outcomeOrNull() instanceof Outcome.Cancelled) {
             r.run(); // cancelled before the work was attached
         }
     }
@@ -487,14 +510,14 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
     /** Runs a stage on {@code executor}, settling this task with what it throws. */
     private void runOn(Executor executor, String ctx, Callable<?> stage) {
         Runnable run = () -> {
-            if (promise.isDone()) {
+            if (isDone()) {
                 return; // cancelled before it started: never run the body
             }
             hop(ctx, name);
             try {
                 stage.call();
             } catch (Throwable e) {
-                promise.fail(e);
+                failWith(e);
             }
         };
         submit(executor, ctx, run);
@@ -505,7 +528,7 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
         try {
             executor.execute(run);
         } catch (RejectedExecutionException e) {
-            promise.shutDown(ctx + " rejected the task (it has shut down): " + e.getMessage());
+            decide(new Outcome.Cancelled<>(new ContextShutdownException(ctx + " rejected the task (it has shut down): " + e.getMessage())));
         }
     }
 
@@ -523,14 +546,14 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
 
         @Override
         public void run() {
-            if (task.promise.isDone()) {
+            if (task.isDone()) {
                 return; // cancelled before it started: never run the body
             }
             task.hop(ctx, task.name);
             try {
-                task.promise.complete(body.call());
+                task.succeed(body.call());
             } catch (Throwable e) {
-                task.promise.fail(e);
+                task.failWith(e);
             }
         }
     }
@@ -581,25 +604,38 @@ public final class Task<T> extends AbstractAwaitable<T> implements AutoCloseable
         return e;
     }
 
-    /** The promise of a task: cancelling it also cancels the work underneath. */
-    private final class TaskPromise extends Promise<T> {
-        @Override
-        protected void onSettled(Outcome<T> outcome) {
-            if (outcome instanceof Outcome.Cancelled) {
-                Runnable c = canceller;
-                if (c != null) {
-                    try {
-                        c.run();
-                    } catch (Throwable e) {
-                        Tasks.reportUncaught(e);
-                    }
-                }
-            }
+    /**
+     * The timer of {@link #withTimeout}. When the limit passes it cancels the source with a
+     * cancellation caused by a {@link TaskTimeoutException}; the source's outcome then reaches the
+     * limited task through the callback that {@code withTimeout} registered, which turns a
+     * cancellation after the timer fired into the timeout failure ({@link #outcomeFor}). So the
+     * work is stopped before anyone awaiting the limited task resumes, a source that completed
+     * first keeps its value, and an adopted source decides as it always does.
+     */
+    private static final class Expiry<T> implements Runnable {
+        private final Task<T> source;
+        private final Duration limit;
+        /** Set when the timer fires, before the source is cancelled. */
+        private volatile TaskTimeoutException fired;
+
+        Expiry(Task<T> source, Duration limit) {
+            this.source = source;
+            this.limit = limit;
         }
 
         @Override
-        public String toString() {
-            return Task.this.toString();
+        public void run() {
+            TaskTimeoutException timeout = new TaskTimeoutException(limit);
+            CancellationException stop = new CancellationException("timed out after " + limit);
+            stop.initCause(timeout);
+            fired = timeout;
+            source.cancel(stop);
+        }
+
+        /** What the limited task becomes when the source ends with {@code o}. */
+        Outcome<T> outcomeFor(Outcome<T> o) {
+            TaskTimeoutException timeout = fired;
+            return timeout != null && o instanceof Outcome.Cancelled ? new Outcome.Failure<>(timeout) : o;
         }
     }
 

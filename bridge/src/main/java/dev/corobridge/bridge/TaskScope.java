@@ -17,17 +17,17 @@ import kotlinx.coroutines.Job;
  * <pre>{@code
  * try (TaskScope scope = TaskScope.open("load-board")) {
  *     Task<Board> board = scope.fork(io, () -> store.load(id));
- *     Task<User> user = scope.forkSuspend(ui.getDispatcher(), cont -> users.load(uid, cont));
+ *     Task<User> user = scope.forkSuspend(ui, cont -> users.load(uid, cont));
  *     scope.joinAll();            // first failure cancels the siblings and is rethrown here
  *     return render(board.resultNow(), user.resultNow());
  * }                               // close(): cancels what is left and waits for it to finish
  * }</pre>
  *
  * <ul>
- *   <li>Every fork is a coroutine child of {@link #job()} (a plain {@code Job}, not a supervisor):
+ *   <li>Every fork is a coroutine child of {@link #getJob()} (a plain {@code Job}, not a supervisor):
  *       the first child that fails cancels the scope and so every sibling; later forks start
  *       cancelled.</li>
- *   <li>Kotlin code started in {@link #coroutineScope()} joins the same tree, so Kotlin children and
+ *   <li>Kotlin code started in {@link #getCoroutineScope()} joins the same tree, so Kotlin children and
  *       Java forks are cancelled together.</li>
  *   <li>Cancelling the scope (or a parent Kotlin job you attach it to) cancels all forks.</li>
  * </ul>
@@ -67,9 +67,20 @@ public final class TaskScope implements AutoCloseable {
         return fork(dispatcherOf(executor), body);
     }
 
-    /** Calls a Kotlin {@code suspend} function as a child on {@code dispatcher}. */
+    /**
+     * Calls a Kotlin {@code suspend} function as a child on {@code dispatcher}:
+     * {@code scope.forkSuspend(dispatcher, users::current)} (see {@link Task#fromSuspend}).
+     */
     public <T> Task<T> forkSuspend(CoroutineDispatcher dispatcher, SuspendCall<T> call) {
         return TaskScopes.forkSuspend(scope, Objects.requireNonNull(dispatcher, "dispatcher"), Objects.requireNonNull(call, "call"));
+    }
+
+    /**
+     * Calls a Kotlin {@code suspend} function as a child on {@code context} (a pump, a ring):
+     * {@code scope.forkSuspend(ui, users::current)}. The same contexts as {@link Task#fromSuspend}.
+     */
+    public <T> Task<T> forkSuspend(ExecutionContext context, SuspendCall<T> call) {
+        return forkSuspend(Objects.requireNonNull(context, "context").getDispatcher(), call);
     }
 
     /**
@@ -79,7 +90,7 @@ public final class TaskScope implements AutoCloseable {
      * @throws IllegalStateException if called on a thread that must never block
      */
     public void joinAll() throws InterruptedException {
-        Throwable failure = whenAllDone().await();
+        Throwable failure = whenAllDone().join();
         if (failure instanceof RuntimeException re) {
             throw re;
         }
@@ -99,18 +110,22 @@ public final class TaskScope implements AutoCloseable {
         return TaskScopes.whenChildrenDone(job);
     }
 
-    /** Cancels every child; the scope accepts no more work. */
-    public void cancel() {
-        job.cancel(new CancellationException("TaskScope " + name + " cancelled"));
+    /**
+     * Cancels every child; the scope accepts no more work. Returns {@code true} iff this call
+     * decided the cancellation: {@code false} if the scope was already cancelled — by an earlier
+     * {@code cancel()}, a concurrent one that won, or a child's failure.
+     */
+    public boolean cancel() {
+        return TaskScopes.cancelJob(job, new CancellationException("TaskScope " + name + " cancelled"));
     }
 
     /** Kotlin code launched here joins this scope's job tree. */
-    public CoroutineScope coroutineScope() {
+    public CoroutineScope getCoroutineScope() {
         return scope;
     }
 
     /** The scope's job: the parent of every fork. */
-    public Job job() {
+    public Job getJob() {
         return job;
     }
 
@@ -119,7 +134,7 @@ public final class TaskScope implements AutoCloseable {
     public void close() {
         cancel();
         try {
-            whenAllDone().await();
+            whenAllDone().join();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -1,9 +1,8 @@
 package dev.corobridge.bridge;
 
-import java.util.Objects;
+import dev.corobridge.bridge.internal.UncaughtFailures;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 
 /**
@@ -20,12 +19,6 @@ import java.util.function.BiConsumer;
  */
 public final class Tasks {
 
-    private static final System.Logger LOG = System.getLogger(Task.class.getName());
-    private static final AtomicLong UNCAUGHT = new AtomicLong();
-    private static final BiConsumer<Awaitable<?>, Throwable> DEFAULT_HANDLER = (task, error) ->
-            LOG.log(System.Logger.Level.ERROR, "Uncaught failure in " + (task == null ? "a callback" : task)
-                    + (task != null && task.traceOrNull() != null ? "\n" + task.traceOrNull() : ""), error);
-    private static volatile BiConsumer<Awaitable<?>, Throwable> handler = DEFAULT_HANDLER;
     private static volatile boolean tracing = !"false".equalsIgnoreCase(System.getProperty("corobridge.trace", "true"));
 
     /** How long the timer thread waits with no timeout pending before it ends. */
@@ -42,24 +35,22 @@ public final class Tasks {
      * the task is {@code null} for a callback. Returns the previous handler.
      */
     public static BiConsumer<Awaitable<?>, Throwable> setUncaughtFailureHandler(BiConsumer<Awaitable<?>, Throwable> h) {
-        BiConsumer<Awaitable<?>, Throwable> old = handler;
-        handler = Objects.requireNonNull(h, "handler");
-        return old;
+        return UncaughtFailures.setHandler(h);
     }
 
     /** The current handler of uncaught failures. */
     public static BiConsumer<Awaitable<?>, Throwable> uncaughtFailureHandler() {
-        return handler;
+        return UncaughtFailures.handler();
     }
 
     /** Restores the default handler (log with hop trace). */
     public static void resetUncaughtFailureHandler() {
-        handler = DEFAULT_HANDLER;
+        UncaughtFailures.resetHandler();
     }
 
     /** How many uncaught failures were reported since start. */
     public static long uncaughtFailures() {
-        return UNCAUGHT.get();
+        return UncaughtFailures.count();
     }
 
     /** Turns hop tracing of new tasks on or off (default on; {@code -Dcorobridge.trace=false}). */
@@ -73,16 +64,11 @@ public final class Tasks {
     }
 
     static void reportUncaught(Throwable error) {
-        report(null, error);
+        UncaughtFailures.report(null, error);
     }
 
     static void report(Awaitable<?> task, Throwable error) {
-        UNCAUGHT.incrementAndGet();
-        try {
-            handler.accept(task, error);
-        } catch (Throwable e) {
-            LOG.log(System.Logger.Level.ERROR, "the uncaught-failure handler itself threw", e);
-        }
+        UncaughtFailures.report(task, error);
     }
 
     private static ScheduledThreadPoolExecutor newTimer() {

@@ -1,5 +1,6 @@
 package dev.corobridge.bridge;
 
+import dev.corobridge.bridge.internal.BlockingGuard;
 import java.time.Duration;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.locks.LockSupport;
@@ -13,7 +14,7 @@ import java.util.concurrent.locks.LockSupport;
  * of them share its one exception. Each awaiter therefore gets an exception of its own that
  * carries its own hop trace ({@link #forAwaiter}): a {@link FailureCopy faithful copy} of the
  * original (same class, message and stack, the original as cause) with a suppressed
- * {@link HopTraceException}, or, for a checked exception rethrown by Java's {@code await()}, a
+ * {@link HopTraceException}, or, for a checked exception rethrown by Java's {@code join()}, a
  * fresh {@link CompletionException} around the original with the trace. The original is never
  * changed. If no faithful copy can be made, the awaiter gets the original as it is, without the
  * trace (which {@code Task.trace()} still returns).
@@ -29,7 +30,7 @@ final class Waiting {
         if (o != null) {
             return o;
         }
-        BlockingGuard.checkMayBlock("await()");
+        BlockingGuard.checkMayBlock("join()");
         Thread me = Thread.currentThread();
         Registration r = a.onComplete(x -> LockSupport.unpark(me));
         try {
@@ -64,7 +65,7 @@ final class Waiting {
     }
 
     /**
-     * What Java's {@code await()} throws for {@code error}: this awaiter's own unchecked exception
+     * What Java's {@code join()} throws for {@code error}: this awaiter's own unchecked exception
      * (returned) or error (thrown), or a fresh {@link CompletionException} around a checked one;
      * each carries the hop trace, created here, so its stack is this await site.
      */

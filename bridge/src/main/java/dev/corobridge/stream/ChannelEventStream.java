@@ -7,7 +7,7 @@ import kotlinx.coroutines.channels.ReceiveChannel;
 
 /**
  * An {@link EventStream} reading a kotlinx channel (a subscriber's buffer of an {@link EventSource},
- * or a flow's {@code produceIn}): {@code next()} is the channel face's receive with the end as a
+ * or a flow's {@code produceIn}): {@code nextAsync()} is the channel face's receive with the end as a
  * value, {@code close()} cancels the channel (which stops a producing coroutine) and runs
  * {@code onClose} once.
  */
@@ -25,7 +25,7 @@ final class ChannelEventStream<T> implements EventStream<T> {
     }
 
     @Override
-    public Awaitable<Next<T>> next() {
+    public Awaitable<Next<T>> nextAsync() {
         return dev.corobridge.sync.ChannelFaces.next(channel);
     }
 

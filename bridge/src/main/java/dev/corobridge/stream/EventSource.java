@@ -15,7 +15,7 @@ import kotlinx.coroutines.channels.Channel;
  * states.publish(State.LOADING);                 // from any thread, never waits (fine on the pump)
  *
  * try (EventStream<State> s = states.subscribe()) {                 // Java
- *     for (var e = s.next().await(); e.hasValue(); e = s.next().await()) { show(e.value()); }
+ *     for (var e = s.nextAsync().join(); e.hasValue(); e = s.nextAsync().join()) { show(e.value()); }
  * }
  * states.asFlow().collect { show(it) }                              // Kotlin
  * states.close();                                // subscribers drain what they have, then see the end

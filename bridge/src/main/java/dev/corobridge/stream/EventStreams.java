@@ -6,13 +6,13 @@ import kotlinx.coroutines.Dispatchers;
 import kotlinx.coroutines.flow.Flow;
 
 /**
- * Java access to Kotlin flows as {@link EventStream}s, read with back-pressure one {@code next()} at
+ * Java access to Kotlin flows as {@link EventStream}s, read with back-pressure one {@code nextAsync()} at
  * a time. (A Reactive Streams publisher: through
  * {@code EventStreams.of(FlowPublishers.fromPublisher(publisher))}, corobridge-reactor.)
  *
  * <pre>{@code
  * try (EventStream<Quote> quotes = EventStreams.of(quoteService.quotes())) {   // a Kotlin Flow
- *     for (var q = quotes.next().await(); q.hasValue(); q = quotes.next().await()) { show(q.value()); }
+ *     for (var q = quotes.nextAsync().join(); q.hasValue(); q = quotes.nextAsync().join()) { show(q.value()); }
  * }
  * }</pre>
  *

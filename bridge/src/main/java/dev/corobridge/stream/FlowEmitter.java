@@ -12,7 +12,7 @@ import dev.corobridge.bridge.Awaitable;
  * Flow<Line> lines = Flows.create(16, emitter -> Task.startVirtual(() -> {
  *     try (var reader = open(file)) {
  *         for (String l; (l = reader.readLine()) != null && !emitter.isClosed(); ) {
- *             emitter.emit(new Line(l)).await();   // waits while the collector is behind
+ *             emitter.emit(new Line(l)).join();   // waits while the collector is behind
  *         }
  *         emitter.complete();
  *     } catch (Exception e) {

@@ -6,12 +6,12 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
 
 /**
- * What {@link EventStream#next()} (or {@code AsyncChannel.next()}) delivers: the next value, the
+ * What {@link EventStream#nextAsync()} (or {@code AsyncChannel.nextAsync()}) delivers: the next value, the
  * end of the stream, or the failure that ended it. The end is a normal outcome, not an exception,
  * so a Java loop reads
  *
  * <pre>{@code
- * for (var e = events.next().await(); e.hasValue(); e = events.next().await()) {
+ * for (var e = events.nextAsync().join(); e.hasValue(); e = events.nextAsync().join()) {
  *     handle(e.value());
  * }
  * }</pre>

@@ -4,6 +4,7 @@ import dev.corobridge.bridge.Awaitable;
 import dev.corobridge.stream.Next;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import kotlinx.coroutines.channels.Channel;
 import kotlinx.coroutines.channels.ClosedReceiveChannelException;
 import kotlinx.coroutines.channels.ClosedSendChannelException;
@@ -16,8 +17,8 @@ import kotlinx.coroutines.channels.ClosedSendChannelException;
  * <pre>{@code
  * AsyncChannel<Job> jobs = AsyncChannel.bounded(16);
  * // Java, on virtual threads                    // Kotlin
- * jobs.send(job).await();                         jobs.send(job)
- * for (var e = jobs.next().await(); e.hasValue(); e = jobs.next().await()) {
+ * jobs.sendAsync(job).join();                     jobs.send(job)
+ * for (var e = jobs.nextAsync().join(); e.hasValue(); e = jobs.nextAsync().join()) {
  *     run(e.value());                             jobs.receiveAsFlow().collect { run(it) }
  * }
  * jobs.close();   // consumers drain what is buffered, then see the end
@@ -29,7 +30,7 @@ import kotlinx.coroutines.channels.ClosedSendChannelException;
  *       the order they were sent; waiting senders and receivers are served FIFO.</li>
  *   <li><b>Close and cancel.</b> {@link #close()} stops sending: receivers drain the buffer, then
  *       {@code receive()} fails with {@link ClosedReceiveChannelException} (or the cause given to
- *       {@link #close(Throwable)}) and {@link #next()} returns {@link Next.End} (or
+ *       {@link #close(Throwable)}) and {@link #nextAsync()} returns {@link Next.End} (or
  *       {@link Next.Failed}); a later {@code send} fails with {@link ClosedSendChannelException}.
  *       {@link #cancel()} discards the buffer and ends both sides with a
  *       {@link CancellationException}.</li>
@@ -47,7 +48,7 @@ import kotlinx.coroutines.channels.ClosedSendChannelException;
  *       below 1 for {@link #bounded(int)} throws {@link IllegalArgumentException}.</li>
  *   <li><b>Threads.</b> A Java awaitable completes on the thread of the matching party (callbacks
  *       run there: keep them short or hop with {@code Task.of(op).thenOn(context, ...)}); a
- *       virtual thread in {@code await()} is unparked. A Kotlin coroutine resumes on its own
+ *       virtual thread in {@code join()} is unparked. A Kotlin coroutine resumes on its own
  *       dispatcher (a receiver on the pump resumes on the pump).</li>
  * </ul>
  *
@@ -77,6 +78,8 @@ public final class AsyncChannel<T> {
     /** The kotlinx channel this one is (the Kotlin face uses it through {@code ChannelFaces}). */
     final Channel<T> delegate;
     private final int capacity;
+    /** Set by the one {@link #cancel()} call that cancels the channel. */
+    private final AtomicBoolean cancelled = new AtomicBoolean();
 
     private AsyncChannel(int capacity) {
         this.capacity = capacity;
@@ -111,12 +114,12 @@ public final class AsyncChannel<T> {
      * receiver takes it). Completes once the element is in the channel or handed over; fails with
      * {@link ClosedSendChannelException} (or the close cause) if the channel is closed. Cancelling
      * the awaitable withdraws the send if it is still waiting (see the class comment).
-     * Hidden from Kotlin, where {@code send(e)} suspends.
+     * Kotlin suspends with {@code send(e)} instead; this handle is for Java (a Kotlin caller that holds it
+     * must cancel it itself if its coroutine is cancelled, or it may send an element nobody waits for).
      *
      * @throws NullPointerException if {@code element} is null
      */
-    @kotlin.Deprecated(message = "Java face; Kotlin uses the suspending send(element)", level = kotlin.DeprecationLevel.HIDDEN)
-    public Awaitable<Void> send(T element) {
+    public Awaitable<Void> sendAsync(T element) {
         return ChannelFaces.send(delegate, Objects.requireNonNull(element, "element"));
     }
 
@@ -135,21 +138,20 @@ public final class AsyncChannel<T> {
      * Receives the next element, waiting while the channel is empty. Fails with
      * {@link ClosedReceiveChannelException} (or the close cause) once the channel is closed and
      * drained. Cancelling the awaitable withdraws the receive if no element was handed to it yet;
-     * otherwise the element is its value (see the class comment). Hidden from Kotlin, where
-     * {@code receive()} suspends.
+     * otherwise the element is its value (see the class comment).
+     * Kotlin suspends with {@code receive()} instead; this handle is for Java (a Kotlin caller that holds it
+     * must cancel it itself if its coroutine is cancelled, or it may take an element for nobody).
      */
-    @kotlin.Deprecated(message = "Java face; Kotlin uses the suspending receive()", level = kotlin.DeprecationLevel.HIDDEN)
-    public Awaitable<T> receive() {
+    public Awaitable<T> receiveAsync() {
         return ChannelFaces.receive(delegate);
     }
 
     /**
-     * {@link #receive()} with the end as a value: {@link Next.Value}, or {@link Next.End} once the
+     * {@link #receiveAsync()} with the end as a value: {@link Next.Value}, or {@link Next.End} once the
      * channel is closed and drained (or cancelled), or {@link Next.Failed} with the cause given to
-     * {@link #close(Throwable)}. Hidden from Kotlin, where {@code next()} suspends.
+     * {@link #close(Throwable)}. Kotlin: {@code receiveOrNull()} (or {@code next()}).
      */
-    @kotlin.Deprecated(message = "Java face; Kotlin uses the suspending next()", level = kotlin.DeprecationLevel.HIDDEN)
-    public Awaitable<Next<T>> next() {
+    public Awaitable<Next<T>> nextAsync() {
         return ChannelFaces.next(delegate);
     }
 
@@ -181,10 +183,16 @@ public final class AsyncChannel<T> {
 
     /**
      * Cancels the channel: discards buffered elements and ends every pending and later send and
-     * receive with a {@link CancellationException} ({@link #next()}: {@link Next.End}).
+     * receive with a {@link CancellationException} ({@link #nextAsync()}: {@link Next.End}).
+     * Returns {@code true} iff this call cancelled the channel ({@code false} for every later call;
+     * a channel that was only closed is still cancelled, its buffer discarded).
      */
-    public void cancel() {
+    public boolean cancel() {
+        if (!cancelled.compareAndSet(false, true)) {
+            return false;
+        }
         delegate.cancel(new CancellationException("AsyncChannel cancelled"));
+        return true;
     }
 
     /** Whether {@link #close()} or {@link #cancel()} was called. */

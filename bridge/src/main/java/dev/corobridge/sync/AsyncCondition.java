@@ -12,9 +12,9 @@ import java.util.function.BooleanSupplier;
  *
  * <pre>{@code
  * // Kotlin                                     // Java, on a virtual thread
- * mutex.withLock {                              mutex.lock().await();
+ * mutex.withLock {                              mutex.lockAsync().join();
  *     notEmpty.awaitUntil { queue.isNotEmpty() }   try {
- *     queue.removeFirst()                           notEmpty.whenTrue(() -> !queue.isEmpty()).await();
+ *     queue.removeFirst()                           notEmpty.whenTrue(() -> !queue.isEmpty()).join();
  * }                                                 return queue.removeFirst();
  *                                               } finally { mutex.unlock(); }
  * // producer: mutex.withLock { queue.add(x) }; notEmpty.signal()
@@ -81,7 +81,6 @@ public final class AsyncCondition {
      *
      * @throws IllegalStateException if the mutex is not locked
      */
-    @kotlin.Deprecated(message = "Java face; Kotlin uses the suspending await()", level = kotlin.DeprecationLevel.HIDDEN)
     public Awaitable<Void> whenSignalled() {
         return enqueueAndUnlock(null);
     }
@@ -91,7 +90,6 @@ public final class AsyncCondition {
      *
      * @throws IllegalStateException if {@code owner} does not hold the mutex
      */
-    @kotlin.Deprecated(message = "Java face; Kotlin uses the suspending await(owner)", level = kotlin.DeprecationLevel.HIDDEN)
     public Awaitable<Void> whenSignalled(Object owner) {
         return enqueueAndUnlock(Objects.requireNonNull(owner, "owner"));
     }
@@ -104,13 +102,11 @@ public final class AsyncCondition {
      *
      * @throws IllegalStateException if the mutex is not locked
      */
-    @kotlin.Deprecated(message = "Java face; Kotlin uses the suspending awaitUntil { }", level = kotlin.DeprecationLevel.HIDDEN)
     public Awaitable<Void> whenTrue(BooleanSupplier predicate) {
         return predicateWait(null, predicate);
     }
 
     /** {@link #whenTrue(BooleanSupplier)} for a mutex held by {@code owner}. */
-    @kotlin.Deprecated(message = "Java face; Kotlin uses the suspending awaitUntil(owner) { }", level = kotlin.DeprecationLevel.HIDDEN)
     public Awaitable<Void> whenTrue(Object owner, BooleanSupplier predicate) {
         return predicateWait(Objects.requireNonNull(owner, "owner"), predicate);
     }

@@ -11,7 +11,7 @@ import dev.corobridge.bridge.Promise;
  * <pre>{@code
  * AsyncEvent<Config> loaded = new AsyncEvent<>();
  * // Java, on a virtual thread:             // Kotlin:
- * Config c = loaded.whenSet().await();       val c = loaded.await()
+ * Config c = loaded.whenSet().join();        val c = loaded.await()
  * // elsewhere, once:
  * loaded.set(config);
  * }</pre>
@@ -79,7 +79,6 @@ public final class AsyncEvent<T> {
      * A new waiter: completes with the value once the event is set (at once if it is). Cancelling
      * it withdraws this waiter only.
      */
-    @kotlin.Deprecated(message = "Java face; Kotlin uses the suspending await()", level = kotlin.DeprecationLevel.HIDDEN)
     public Awaitable<T> whenSet() {
         return Waiter.of(state);
     }

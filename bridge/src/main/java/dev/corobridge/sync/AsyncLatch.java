@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * AsyncLatch ready = new AsyncLatch(3);
  * // each of three workers, when done:  ready.countDown();
  * // Java, on a virtual thread:         // Kotlin:
- * ready.whenOpen().await();              ready.await()
+ * ready.whenOpen().join();               ready.await()
  * }</pre>
  *
  * <ul>
@@ -89,7 +89,6 @@ public final class AsyncLatch {
      * A new waiter: completes once the latch is open (at once if it is). Cancelling it withdraws
      * this waiter only.
      */
-    @kotlin.Deprecated(message = "Java face; Kotlin uses the suspending await()", level = kotlin.DeprecationLevel.HIDDEN)
     public Awaitable<Void> whenOpen() {
         return Waiter.of(open);
     }

@@ -12,34 +12,34 @@ import kotlinx.coroutines.sync.MutexKt;
  *
  * <pre>{@code
  * // Java, on a virtual thread                 // Kotlin
- * mutex.lock().await();                        mutex.withLock { board.add(note) }
+ * mutex.lockAsync().join();                   mutex.withLock { board.add(note) }
  * try { board.add(note); } finally { mutex.unlock(); }
  *
  * // Java, on the pump (never blocks it): continue when the lock is ours
- * Task.of(mutex.lock()).thenOn(ui, x -> { try { return board.add(note); } finally { mutex.unlock(); } });
+ * Task.of(mutex.lockAsync()).thenOn(ui, x -> { try { return board.add(note); } finally { mutex.unlock(); } });
  * }</pre>
  *
  * <ul>
- *   <li><b>FIFO.</b> Waiters get the lock in the order their {@code lock()} calls began to wait;
+ *   <li><b>FIFO.</b> Waiters get the lock in the order their {@code lockAsync()} calls began to wait;
  *       {@link #unlock()} hands it directly to the longest waiter, so nobody barges in.</li>
- *   <li><b>Not reentrant.</b> A second {@code lock()} by the holder waits for itself forever —
+ *   <li><b>Not reentrant.</b> A second {@code lockAsync()} by the holder waits for itself forever —
  *       unless it passes an owner token: then it fails at once with
  *       {@link IllegalStateException}.</li>
- *   <li><b>Owners.</b> {@link #lock(Object)} records an owner token; {@link #unlock(Object)} by a
+ *   <li><b>Owners.</b> {@link #lockAsync(Object)} records an owner token; {@link #unlock(Object)} by a
  *       different token, or of a mutex that is not locked, throws {@link IllegalStateException}
  *       naming both. Without a token anyone may unlock (as with kotlinx).</li>
- *   <li><b>Cancellation.</b> A pending {@code lock()} is cancelled through its awaitable (or by
+ *   <li><b>Cancellation.</b> A pending {@code lockAsync()} is cancelled through its awaitable (or by
  *       cancelling the Kotlin coroutine). The decision is immediate; if the lock was handed over
  *       at the same instant it is passed on to the next waiter. A cancelled waiter never holds the
  *       lock and the lock is never lost.</li>
  *   <li><b>Threads.</b> A Java awaitable completes on the thread that unlocked (callbacks run
  *       there: keep them short or hop with {@code Task.of(...).thenOn(context, ...)}); a virtual
- *       thread in {@code await()} is unparked. A Kotlin coroutine resumes on its own dispatcher.</li>
+ *       thread in {@code join()} is unparked. A Kotlin coroutine resumes on its own dispatcher.</li>
  * </ul>
  *
  * <h2>Implementation overview</h2>
  * Every operation delegates to one kotlinx {@code Mutex} (a FIFO semaphore of one permit, lock-free).
- * {@code lock()} first tries {@code tryLock} and returns an already completed awaitable; otherwise
+ * {@code lockAsync()} first tries {@code tryLock} and returns an already completed awaitable; otherwise
  * it calls kotlinx's suspending {@code lock} directly with a continuation that completes the
  * returned awaitable (no coroutine is started; see {@code KotlinxCall}). The Kotlin face
  * ({@code suspend fun AsyncMutex.lock}, {@code withLock}) calls kotlinx directly.
@@ -69,25 +69,24 @@ public final class AsyncMutex {
     /**
      * Locks the mutex, waiting without blocking while another holds it. The awaitable completes
      * once the lock is held; cancelling it withdraws the wait (see the class comment).
-     * Hidden from Kotlin, where {@code lock()} suspends.
+     * Kotlin suspends with {@code lock()} instead; this handle is for Java (a Kotlin caller that holds it
+     * must cancel it itself if its coroutine is cancelled, or it may take the lock for nobody).
      */
-    @kotlin.Deprecated(message = "Java face; Kotlin uses the suspending lock()", level = kotlin.DeprecationLevel.HIDDEN)
-    public Awaitable<Void> lock() {
+    public Awaitable<Void> lockAsync() {
         return lockFor(null);
     }
 
     /**
-     * {@link #lock()} recording {@code owner}, so that {@link #unlock(Object)} by another token
-     * and a reentrant {@code lock(owner)} fail clearly.
+     * {@link #lockAsync()} recording {@code owner}, so that {@link #unlock(Object)} by another token
+     * and a reentrant {@code lockAsync(owner)} fail clearly. Kotlin: {@code lock(owner)}.
      *
-     * @throws NullPointerException if {@code owner} is null (use {@link #lock()})
+     * @throws NullPointerException if {@code owner} is null (use {@link #lockAsync()})
      */
-    @kotlin.Deprecated(message = "Java face; Kotlin uses the suspending lock(owner)", level = kotlin.DeprecationLevel.HIDDEN)
-    public Awaitable<Void> lock(Object owner) {
+    public Awaitable<Void> lockAsync(Object owner) {
         return lockFor(Objects.requireNonNull(owner, "owner"));
     }
 
-    /** {@code lock()} with an optional owner ({@code null}: none). */
+    /** {@code lockAsync()} with an optional owner ({@code null}: none). */
     Awaitable<Void> lockFor(Object owner) {
         try {
             if (delegate.tryLock(owner)) {

@@ -11,7 +11,7 @@ import kotlinx.coroutines.sync.SemaphoreKt;
  *
  * <pre>{@code
  * // Java, on a virtual thread                  // Kotlin
- * permits.acquire().await();                    permits.withPermit { fetch(url) }
+ * permits.acquireAsync().join();               permits.withPermit { fetch(url) }
  * try { fetch(url); } finally { permits.release(); }
  * }</pre>
  *
@@ -20,7 +20,7 @@ import kotlinx.coroutines.sync.SemaphoreKt;
  *   <li><b>Errors.</b> Fewer than one permit, or more acquired than permits, at construction
  *       throws {@link IllegalArgumentException}; releasing more permits than were acquired throws
  *       {@link IllegalStateException}.</li>
- *   <li><b>Cancellation.</b> Cancelling a pending {@link #acquire()} (its awaitable, or the Kotlin
+ *   <li><b>Cancellation.</b> Cancelling a pending {@link #acquireAsync()} (its awaitable, or the Kotlin
  *       coroutine) decides at once; a permit granted in that same instant is released again, to
  *       the next waiter. A cancelled waiter never holds a permit and no permit is lost.</li>
  *   <li><b>Threads.</b> A Java awaitable completes on the releasing thread; a Kotlin coroutine
@@ -29,7 +29,7 @@ import kotlinx.coroutines.sync.SemaphoreKt;
  *
  * <h2>Implementation overview</h2>
  * Delegates to one kotlinx {@code Semaphore} (lock-free, a counter plus a FIFO queue of waiters).
- * {@link #acquire()} first tries {@code tryAcquire} and returns an already completed awaitable;
+ * {@link #acquireAsync()} first tries {@code tryAcquire} and returns an already completed awaitable;
  * otherwise it calls kotlinx's suspending {@code acquire} with a continuation that completes the
  * returned awaitable (no coroutine is started; see {@code KotlinxCall}).
  *
@@ -67,11 +67,11 @@ public final class AsyncSemaphore {
 
     /**
      * Takes a permit, waiting without blocking while there is none. The awaitable completes once
-     * the permit is held; cancelling it withdraws the wait (see the class comment). Hidden from
-     * Kotlin, where {@code acquire()} suspends.
+     * the permit is held; cancelling it withdraws the wait (see the class comment).
+     * Kotlin suspends with {@code acquire()} instead; this handle is for Java (a Kotlin caller that holds it
+     * must cancel it itself if its coroutine is cancelled, or it may take a permit for nobody).
      */
-    @kotlin.Deprecated(message = "Java face; Kotlin uses the suspending acquire()", level = kotlin.DeprecationLevel.HIDDEN)
-    public Awaitable<Void> acquire() {
+    public Awaitable<Void> acquireAsync() {
         if (delegate.tryAcquire()) {
             return Completions.done();
         }

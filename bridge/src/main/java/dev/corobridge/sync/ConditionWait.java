@@ -1,7 +1,7 @@
 package dev.corobridge.sync;
 
 import dev.corobridge.bridge.Outcome;
-import dev.corobridge.bridge.Promise;
+import dev.corobridge.bridge.internal.OutcomeCell;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.CancellationException;
@@ -17,7 +17,7 @@ import java.util.concurrent.CancellationException;
  * then re-acquired (not cancellably: the caller must hold it again whatever happens) and only then
  * is the outcome published: success when signalled, cancelled when withdrawn.
  */
-final class ConditionWait extends Promise<Void> {
+final class ConditionWait extends OutcomeCell<Void> {
 
     private static final int WAITING = 0;
     private static final int SIGNALLED = 1;
@@ -70,9 +70,9 @@ final class ConditionWait extends Promise<Void> {
     private void relock(CancellationException cancelled) {
         condition.mutex().lockFor(owner).onComplete(o -> {
             if (o.isSuccess()) {
-                settle(cancelled == null ? new Outcome.Success<>(null) : new Outcome.Cancelled<>(cancelled));
+                decide(cancelled == null ? new Outcome.Success<>(null) : new Outcome.Cancelled<>(cancelled));
             } else {
-                settle(o); // cannot happen with a lock nobody cancels; reported rather than lost
+                decide(o); // cannot happen with a lock nobody cancels; reported rather than lost
             }
         });
     }

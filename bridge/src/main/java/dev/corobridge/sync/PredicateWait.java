@@ -1,7 +1,7 @@
 package dev.corobridge.sync;
 
 import dev.corobridge.bridge.Outcome;
-import dev.corobridge.bridge.Promise;
+import dev.corobridge.bridge.internal.OutcomeCell;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.CancellationException;
@@ -17,7 +17,7 @@ import java.util.function.BooleanSupplier;
  * cancel either wins (and the outcome will be cancelled) or loses (and returns {@code false}).
  * Every outcome is published holding the mutex again.
  */
-final class PredicateWait extends Promise<Void> {
+final class PredicateWait extends OutcomeCell<Void> {
 
     private static final int RUNNING = 0;
     private static final int CANCELLING = 1;
@@ -52,7 +52,7 @@ final class PredicateWait extends Promise<Void> {
     void step() {
         while (true) {
             if (state == CANCELLING) {
-                settle(new Outcome.Cancelled<>(cancelCause));
+                decide(new Outcome.Cancelled<>(cancelCause));
                 return;
             }
             boolean ok;
@@ -60,14 +60,14 @@ final class PredicateWait extends Promise<Void> {
                 ok = predicate.getAsBoolean();
             } catch (Throwable e) {
                 if (STATE.compareAndSet(this, RUNNING, FINISHING)) {
-                    fail(e);
+                    decide(Outcome.ofError(e));
                     return;
                 }
                 continue; // cancelled meanwhile: end cancelled
             }
             if (ok) {
                 if (STATE.compareAndSet(this, RUNNING, FINISHING)) {
-                    complete(null);
+                    decide(new Outcome.Success<>(null));
                     return;
                 }
                 continue;
@@ -81,9 +81,9 @@ final class PredicateWait extends Promise<Void> {
                 if (o.isSuccess()) {
                     step();
                 } else if (o instanceof Outcome.Cancelled) {
-                    settle(new Outcome.Cancelled<>(cancelCause));
+                    decide(new Outcome.Cancelled<>(cancelCause));
                 } else {
-                    settle(o);
+                    decide(o);
                 }
             });
             return;

@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicReference;
  *     pending.add(1);
  *     Task.startVirtual(() -> { try { return fetch(u); } finally { pending.done(); } });
  * }
- * pending.whenAllDone().await();         // Kotlin: pending.await()
+ * pending.whenAllDone().join();          // Kotlin: pending.await()
  * }</pre>
  *
  * <ul>
@@ -109,7 +109,6 @@ public final class WaitGroup {
      * A new waiter: completes when the counter reaches zero (at once if it is zero). Cancelling it
      * withdraws this waiter only.
      */
-    @kotlin.Deprecated(message = "Java face; Kotlin uses the suspending await()", level = kotlin.DeprecationLevel.HIDDEN)
     public Awaitable<Void> whenAllDone() {
         Round r = round.get();
         return r.count() == 0 ? Completions.done() : Waiter.of(r.zero());

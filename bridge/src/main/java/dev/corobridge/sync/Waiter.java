@@ -3,6 +3,7 @@ package dev.corobridge.sync;
 import dev.corobridge.bridge.Awaitable;
 import dev.corobridge.bridge.Outcome;
 import dev.corobridge.bridge.Promise;
+import dev.corobridge.bridge.internal.OutcomeCell;
 import dev.corobridge.bridge.Registration;
 import java.util.function.Consumer;
 
@@ -12,7 +13,7 @@ import java.util.function.Consumer;
  * the other waiters alone. Cancellation decides at once and withdraws the callback from the
  * shared promise (which prunes withdrawn callbacks, so waiters that give up do not pile up).
  */
-final class Waiter<T> extends Promise<T> implements Consumer<Outcome<T>> {
+final class Waiter<T> extends OutcomeCell<T> implements Consumer<Outcome<T>> {
 
     private volatile Registration registration = Registration.NONE;
 
@@ -34,11 +35,11 @@ final class Waiter<T> extends Promise<T> implements Consumer<Outcome<T>> {
 
     @Override
     public void accept(Outcome<T> outcome) {
-        settle(outcome);
+        decide(outcome);
     }
 
     @Override
-    protected void onSettled(Outcome<T> outcome) {
+    protected void onDecided(Outcome<T> outcome) {
         if (outcome instanceof Outcome.Cancelled) {
             registration.dispose();
         }

@@ -9,16 +9,19 @@
  *
  * <h2>Two faces of each primitive</h2>
  * <ul>
- *   <li><b>Java</b>: every wait returns a fresh {@link dev.corobridge.bridge.Awaitable} — the
- *       waiter's own handle. {@code await()} it on a virtual thread (it parks cheaply; on the pump
- *       it throws instead of freezing the loop), register {@code onComplete}, or compose it with
- *       {@code Task.of(wait).thenOn(context, ...)}. These methods are hidden from Kotlin (with
- *       {@code @Deprecated(level = HIDDEN)}): the generic {@code Awaitable.await()} extension leaves
- *       the awaited operation running when the coroutine is cancelled, which for a wait that takes
- *       something (a lock, an element, a signal) would take it for nobody.</li>
- *   <li><b>Kotlin</b>: {@code suspend} functions with the same names ({@code mutex.withLock {}},
- *       {@code channel.send(x)}, {@code latch.await()}, ...), resuming on the caller's dispatcher —
- *       a waiter on the pump resumes on the pump.</li>
+ *   <li><b>Java</b>: every operation that may wait returns a fresh
+ *       {@link dev.corobridge.bridge.Awaitable} — the waiter's own handle — and is named for it:
+ *       {@code sendAsync}, {@code receiveAsync}, {@code lockAsync}, {@code acquireAsync}, and
+ *       {@code whenX()} for waiting for a state ({@code whenSet()}, {@code whenOpen()},
+ *       {@code whenAllDone()}, {@code whenSignalled()}, {@code whenTrue(...)}). {@code join()} it on a
+ *       virtual thread (it parks cheaply; on the pump it throws instead of freezing the loop),
+ *       register {@code onComplete}, or compose it with {@code Task.of(wait).thenOn(context, ...)}.</li>
+ *   <li><b>Kotlin</b>: {@code suspend} functions with the plain verbs ({@code mutex.withLock {}},
+ *       {@code channel.send(x)}, {@code channel.receive()}, {@code latch.await()}, ...), resuming on
+ *       the caller's dispatcher — a waiter on the pump resumes on the pump. Prefer them to
+ *       {@code xAsync().await()}: a cancelled coroutine withdraws its suspended operation, whereas
+ *       the generic {@code Awaitable.await()} leaves the handle's operation running, which for a
+ *       wait that takes something (a lock, an element, a permit) would take it for nobody.</li>
  * </ul>
  *
  * <h2>Cancellation never steals</h2>

@@ -4,11 +4,13 @@ package dev.corobridge.bridge
 
 import kotlinx.coroutines.CancellableContinuation
 import kotlinx.coroutines.CompletableDeferred
+import kotlinx.coroutines.CoroutineName
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.Deferred
 import kotlinx.coroutines.async
 import kotlinx.coroutines.suspendCancellableCoroutine
+import kotlin.coroutines.ContinuationInterceptor
 import kotlin.coroutines.CoroutineContext
 import kotlin.coroutines.EmptyCoroutineContext
 import java.util.function.Consumer
@@ -23,7 +25,7 @@ import java.util.function.Consumer
  * on the pump resumes on the pump, whichever thread completed the awaitable.
  *
  * Cancelling the awaiting coroutine only stops this wait and withdraws its callback; the awaitable
- * itself is left alone, as with `Deferred.await()`.
+ * itself is left alone, as with `Deferred.await()`. (Java blocks with [Awaitable.join] instead.)
  */
 suspend fun <T> Awaitable<T>.await(): T {
     outcomeOrNull()?.let { return valueOf(it, this) }
@@ -75,13 +77,23 @@ private fun withHops(error: Throwable, source: Awaitable<*>): Throwable = Waitin
  * Starts [block] as a coroutine in this scope and hands it to Java callers as a [Task]: the task
  * completes with the coroutine, cancelling the task cancels the coroutine and vice versa, and the
  * coroutine is a child of this scope (structured concurrency).
+ *
+ * The task is named (in its `toString()` and hop traces) after the [CoroutineName] of the
+ * coroutine's context (this scope's plus [context]) if it has one, else after its dispatcher
+ * (`MessagePump[ui]`, `Dispatchers.Default`), else "task".
  */
 @JvmOverloads
 fun <T> CoroutineScope.task(
     context: CoroutineContext = EmptyCoroutineContext,
     start: CoroutineStart = CoroutineStart.DEFAULT,
     block: suspend CoroutineScope.() -> T,
-): Task<T> = taskOf(async(context, start, block), context.toString().ifEmpty { "task" })
+): Task<T> = taskOf(async(context, start, block), taskName(coroutineContext + context))
+
+/** A task's name from its coroutine's context: its [CoroutineName], else its dispatcher, else "task". */
+internal fun taskName(context: CoroutineContext): String =
+    context[CoroutineName]?.name
+        ?: context[ContinuationInterceptor]?.toString()
+        ?: "task"
 
 /** This Deferred as a [Task]; cancellation flows both ways. */
 fun <T> Deferred<T>.asTask(): Task<T> = taskOf(this, "Deferred")

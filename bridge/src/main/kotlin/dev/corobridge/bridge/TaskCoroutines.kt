@@ -13,7 +13,7 @@ import kotlinx.coroutines.async
 /** A coroutine on [dispatcher] that calls a Kotlin suspend function handed over from Java. */
 @OptIn(DelicateCoroutinesApi::class)
 internal fun <T> startSuspend(dispatcher: CoroutineDispatcher, call: SuspendCall<T>): Task<T> {
-    // Kotlin sees the Java method `call(Continuation)` as the suspend function it stands for.
+    // Kotlin sees the Java method `call(Continuation<T>)` as the suspend function it stands for.
     val deferred = GlobalScope.async(dispatcher) { call.call() }
     return taskOf(deferred, dispatcher.toString())
 }

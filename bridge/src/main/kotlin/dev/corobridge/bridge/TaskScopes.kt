@@ -41,6 +41,17 @@ internal fun whenChildrenDone(job: Job): Promise<Throwable?> {
     return done
 }
 
+/**
+ * Cancels [job] with [cause]; `true` iff this call decided its cancellation: the job was not
+ * cancelled yet and [cause] became the root cause (not a concurrent cancel, not a child's failure).
+ */
+@OptIn(kotlinx.coroutines.InternalCoroutinesApi::class)
+internal fun cancelJob(job: Job, cause: java.util.concurrent.CancellationException): Boolean {
+    if (job.isCancelled || job.isCompleted) return false
+    job.cancel(cause)
+    return job.getCancellationException() === cause
+}
+
 /** The failure that cancelled [job], or `null` if it was not cancelled by a failure. */
 @OptIn(kotlinx.coroutines.InternalCoroutinesApi::class)
 internal fun firstFailure(job: Job): Throwable? {

@@ -4,12 +4,10 @@ package dev.corobridge.stream
 
 import dev.corobridge.sync.ChannelFaces
 import dev.corobridge.sync.awaitDecided
-import kotlinx.coroutines.CoroutineDispatcher
-import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.flow.Flow
 import kotlinx.coroutines.flow.flow
 
-// Kotlin face of event streams: a stream is a Flow, and a Flow is a stream for Java.
+// Kotlin face of event streams: a source or a stream is a Flow. (A Flow for Java: EventStreams.of.)
 
 /**
  * The events of this source as a hot [Flow]: each collection subscribes when it starts and
@@ -43,15 +41,7 @@ fun <T : Any> EventStream<T>.consumeAsFlow(): Flow<T> = flow {
  * then that event is returned (never lost). Resumes on the caller's dispatcher.
  */
 suspend fun <T> EventStream<T>.next(): Next<T> =
-    if (this is ChannelEventStream<T>) ChannelFaces.nextSuspending(channel) else JavaFaces.next(this).awaitDecided()
-
-/**
- * This flow as an [EventStream] for Java: collected by a coroutine on [dispatcher] into a buffer
- * of [capacity] (0: the flow computes an element only when the previous one was taken); closing
- * the stream cancels the collection.
- */
-fun <T : Any> Flow<T>.asEventStream(dispatcher: CoroutineDispatcher = Dispatchers.Default, capacity: Int = 0): EventStream<T> =
-    EventStreams.of(this, dispatcher, capacity)
+    if (this is ChannelEventStream<T>) ChannelFaces.nextSuspending(channel) else nextAsync().awaitDecided()
 
 private suspend fun <T> kotlinx.coroutines.flow.FlowCollector<T>.emitAllOf(stream: EventStream<T>) {
     while (true) {

@@ -10,7 +10,7 @@ import kotlinx.coroutines.flow.callbackFlow
 import kotlinx.coroutines.flow.produceIn
 
 // The coroutine plumbing behind the Java classes of this package. Internal: the public Kotlin API
-// is in EventStreamFlows.kt; Java uses Flows, EventStreams, Generators.
+// is in EventStreamFlows.kt; Java uses Flows and EventStreams.
 
 internal object StreamFlows {
 

@@ -2,8 +2,7 @@ package dev.corobridge.sync
 
 import dev.corobridge.bridge.Awaitable
 import dev.corobridge.bridge.Outcome
-import dev.corobridge.bridge.Promise
-import dev.corobridge.bridge.Task
+import dev.corobridge.bridge.internal.OutcomeCell
 import kotlinx.coroutines.InternalCoroutinesApi
 import kotlinx.coroutines.Job
 import java.util.concurrent.CancellationException
@@ -52,9 +51,8 @@ internal fun <T> Outcome<T>.valueOrThrow(): T = when (this) {
 }
 
 
-/** Cancels with [cause] where the awaitable takes one (promises, tasks), else plainly. */
+/** Cancels with [cause] where the awaitable takes one (corobridge's own: promises, tasks, waits), else plainly. */
 internal fun Awaitable<*>.cancelWith(cause: CancellationException): Boolean = when (this) {
-    is Promise<*> -> cancel(cause)
-    is Task<*> -> cancel(cause)
+    is OutcomeCell<*> -> cancel(cause)
     else -> cancel()
 }

@@ -33,10 +33,10 @@ internal abstract class ChannelCall<R, T> : KotlinxCall<R, T>() {
 
     final override fun onResult(value: R?, error: Throwable?) {
         if (error == null) {
-            settle(success(value))
+            decide(success(value))
         } else {
             val request = cancelRequest
-            settle(if (request != null && error is CancellationException) Outcome.Cancelled(request) else failure(error))
+            decide(if (request != null && error is CancellationException) Outcome.Cancelled(request) else failure(error))
         }
     }
 

@@ -1,6 +1,6 @@
 package dev.corobridge.sync
 
-import dev.corobridge.bridge.Promise
+import dev.corobridge.bridge.internal.OutcomeCell
 import kotlinx.coroutines.CompletableJob
 import kotlinx.coroutines.Job
 import java.util.concurrent.CancellationException
@@ -31,13 +31,13 @@ import kotlin.coroutines.intrinsics.COROUTINE_SUSPENDED
  *
  * Callbacks registered on the promise run on the completing thread (see `Awaitable.onComplete`).
  */
-internal abstract class KotlinxCall<R, T> : Promise<T>(), Continuation<R> {
+internal abstract class KotlinxCall<R, T> : OutcomeCell<T>(), Continuation<R> {
 
     private val job: CompletableJob = Job()
 
     final override val context: CoroutineContext get() = job
 
-    /** What the kotlinx function returned or threw: settle this promise. */
+    /** What the kotlinx function returned or threw: decide this call's outcome. */
     protected abstract fun onResult(value: R?, error: Throwable?)
 
     final override fun resumeWith(result: Result<R>) {

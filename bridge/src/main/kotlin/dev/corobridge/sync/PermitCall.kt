@@ -21,13 +21,13 @@ internal abstract class PermitCall : KotlinxCall<Unit, Void?>() {
 
     final override fun onResult(value: Unit?, error: Throwable?) {
         if (error == null) {
-            if (!settle(GRANTED)) giveBack()
+            if (!decide(GRANTED)) giveBack()
         } else {
-            settle(Outcome.ofError(error)) // after our own cancel: already settled, a no-op
+            decide(Outcome.ofError(error)) // after our own cancel: already settled, a no-op
         }
     }
 
-    final override fun onSettled(outcome: Outcome<Void?>) {
+    final override fun onDecided(outcome: Outcome<Void?>) {
         if (outcome is Outcome.Cancelled) withdraw(outcome.cause())
     }
 }

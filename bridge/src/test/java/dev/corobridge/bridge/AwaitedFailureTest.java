@@ -91,11 +91,11 @@ public class AwaitedFailureTest {
     }
 
     private static Object awaitAsFirst(Task<?> t) throws Exception {
-        return t.await(WAIT);
+        return t.join(WAIT);
     }
 
     private static Object awaitAsSecond(Task<?> t) throws Exception {
-        return t.await(WAIT);
+        return t.join(WAIT);
     }
 
     private static List<HopTraceException> traces(Throwable e) {
@@ -152,7 +152,7 @@ public class AwaitedFailureTest {
                 Thread th = Thread.ofVirtual().unstarted(() -> {
                     try {
                         start.await();
-                        t.await(WAIT);
+                        t.join(WAIT);
                         problems.add(new AssertionError("await returned normally"));
                     } catch (IllegalStateException e) {
                         synchronized (seen) {
@@ -239,7 +239,7 @@ public class AwaitedFailureTest {
         IllegalArgumentException original = new IllegalArgumentException("no trace to add");
         Promise<String> p = new Promise<>();
         p.fail(original);
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> p.await(WAIT));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> p.join(WAIT));
         assertSame(original, e, "nothing to attach: no copy needed");
         assertEquals(0, original.getSuppressed().length);
         assertInstanceOf(IllegalArgumentException.class, e);

@@ -63,7 +63,7 @@ class HopTraceTest {
     @Test
     void rejectsBadInput() {
         assertThrows(IllegalArgumentException.class, () -> new HopTrace(1));
-        assertThrows(NullPointerException.class, () -> new HopTrace().add(null));
+        assertThrows(NullPointerException.class, () -> new HopTrace().record(null, "note"));
         assertThrows(NullPointerException.class, () -> new Hop(null, "t", 1, false, java.time.Instant.now(), ""));
     }
 

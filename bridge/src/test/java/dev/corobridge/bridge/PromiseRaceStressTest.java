@@ -117,8 +117,8 @@ class PromiseRaceStressTest {
             case 0 -> p.complete(id);
             case 1 -> p.fail(new IllegalStateException("t" + id));
             case 2 -> p.cancel();
-            case 3 -> p.timeOut(Duration.ofMillis(id));
-            default -> p.shutDown("ctx" + id);
+            case 3 -> p.fail(new TaskTimeoutException(Duration.ofMillis(id)));
+            default -> p.cancel(new ContextShutdownException("ctx" + id));
         };
     }
 }

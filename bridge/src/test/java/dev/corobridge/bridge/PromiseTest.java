@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.corobridge.bridge.internal.BlockingGuard;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,10 +36,10 @@ class PromiseTest {
         assertTrue(p.complete("v"));
         assertFalse(p.fail(new IllegalStateException()));
         assertFalse(p.cancel());
-        assertFalse(p.timeOut(Duration.ofSeconds(1)));
-        assertFalse(p.shutDown("x"));
+        assertFalse(p.cancel(new ContextShutdownException("x")));
+        assertFalse(p.settle(new Outcome.Failure<>(new IllegalStateException())));
         assertFalse(p.complete("w"));
-        assertEquals("v", p.await());
+        assertEquals("v", p.join());
         assertEquals("v", p.resultNow());
         assertEquals(new Outcome.Success<>("v"), p.outcomeOrNull());
     }
@@ -48,26 +49,27 @@ class PromiseTest {
         Promise<String> failed = new Promise<>();
         failed.fail(new IllegalArgumentException("bad"));
         assertInstanceOf(Outcome.Failure.class, failed.outcomeOrNull());
-        assertThrows(IllegalArgumentException.class, failed::await);
+        assertThrows(IllegalArgumentException.class, failed::join);
 
         Promise<String> cancelled = new Promise<>();
         cancelled.cancel();
         assertTrue(cancelled.outcomeOrNull().isCancelled());
-        assertThrows(CancellationException.class, cancelled::await);
+        assertThrows(CancellationException.class, cancelled::join);
 
         Promise<String> timedOut = new Promise<>();
-        timedOut.timeOut(Duration.ofMillis(5));
-        TaskTimeoutException te = assertThrows(TaskTimeoutException.class, timedOut::await);
+        timedOut.fail(new TaskTimeoutException(Duration.ofMillis(5)));
+        assertInstanceOf(Outcome.Failure.class, timedOut.outcomeOrNull(), "a time limit that passed is a failure");
+        TaskTimeoutException te = assertThrows(TaskTimeoutException.class, timedOut::join);
         assertEquals(Duration.ofMillis(5), te.limit());
 
         Promise<String> shut = new Promise<>();
-        shut.shutDown("pump ui terminated");
-        ContextShutdownException se = assertThrows(ContextShutdownException.class, shut::await);
+        shut.cancel(new ContextShutdownException("pump ui terminated"));
+        ContextShutdownException se = assertThrows(ContextShutdownException.class, shut::join);
         assertTrue(se.getMessage().contains("pump ui"));
 
         Promise<String> checked = new Promise<>();
         checked.fail(new java.io.IOException("disk"));
-        CompletionException ce = assertThrows(CompletionException.class, checked::await);
+        CompletionException ce = assertThrows(CompletionException.class, checked::join);
         assertInstanceOf(java.io.IOException.class, ce.getCause());
 
         Promise<String> viaFail = new Promise<>();
@@ -129,7 +131,7 @@ class PromiseTest {
         p.complete("done");
         assertEquals(1, live.get());
         for (int i = 0; i < 3; i++) {
-            assertThrows(TimeoutException.class, () -> new Promise<String>().await(Duration.ofMillis(1)));
+            assertThrows(TimeoutException.class, () -> new Promise<String>().join(Duration.ofMillis(1)));
         }
     }
 
@@ -140,7 +142,7 @@ class PromiseTest {
         Thread loop = new Thread(() -> {
             BlockingGuard.forbidBlocking("ui");
             try {
-                p.await();
+                p.join();
             } catch (Throwable e) {
                 error.set(e);
             }
@@ -154,7 +156,7 @@ class PromiseTest {
         Thread doneAlready = new Thread(() -> {
             BlockingGuard.forbidBlocking("ui");
             try {
-                error.set(new AssertionError(p.await())); // done: the fast path never blocks, so it is allowed
+                error.set(new AssertionError(p.join())); // done: the fast path never blocks, so it is allowed
             } catch (Throwable e) {
                 error.set(e);
             }
@@ -170,7 +172,7 @@ class PromiseTest {
         AtomicReference<Throwable> error = new AtomicReference<>();
         Thread waiter = new Thread(() -> {
             try {
-                p.await();
+                p.join();
             } catch (Throwable e) {
                 error.set(e);
             }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.corobridge.bridge.internal.OutcomeCell;
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutorService;
@@ -17,12 +18,16 @@ import org.junit.jupiter.api.Test;
 class TaskOfTest {
 
     /** An operation that, like a channel receive that already matched, may refuse to be cancelled. */
-    private static final class Stubborn extends Promise<String> {
+    private static final class Stubborn extends OutcomeCell<String> {
         volatile boolean refuse;
 
         @Override
         public boolean cancel(CancellationException cause) {
             return !refuse && super.cancel(cause);
+        }
+
+        void complete(String value) {
+            decide(new Outcome.Success<>(value));
         }
     }
 
@@ -33,7 +38,7 @@ class TaskOfTest {
             Promise<Integer> p = new Promise<>();
             Task<String> t = Task.of(p).thenOn(single, v -> v + "@" + Thread.currentThread().getName());
             p.complete(7);
-            assertEquals("7@stage", t.await(Duration.ofSeconds(30)));
+            assertEquals("7@stage", t.join(Duration.ofSeconds(30)));
             Task<Integer> already = Task.completed(1);
             assertSame(already, Task.of(already));
             assertThrows(NullPointerException.class, () -> Task.of(null));
@@ -63,9 +68,12 @@ class TaskOfTest {
     void aTimeoutOfAnAdoptedTaskAsksTheSource() throws Exception {
         Stubborn withdrawable = new Stubborn();
         Task<String> limited = Task.of(withdrawable).withTimeout(Duration.ofMillis(10));
-        TaskTimeoutException e = assertThrows(TaskTimeoutException.class, () -> limited.await(Duration.ofSeconds(30)));
+        TaskTimeoutException e = assertThrows(TaskTimeoutException.class, () -> limited.join(Duration.ofSeconds(30)));
         assertEquals(Duration.ofMillis(10), e.limit());
-        assertInstanceOf(TaskTimeoutException.class, withdrawable.outcomeOrNull().errorOrNull(), "the source was cancelled with the timeout");
+        assertInstanceOf(Outcome.Failure.class, limited.outcomeOrNull(), "the limited task failed with the timeout");
+        assertTrue(withdrawable.outcomeOrNull().isCancelled(), "the source was withdrawn");
+        assertInstanceOf(TaskTimeoutException.class, withdrawable.outcomeOrNull().errorOrNull().getCause(),
+                "the source's cancellation says that the limit passed");
 
         Stubborn matched = new Stubborn();
         matched.refuse = true;
@@ -73,6 +81,6 @@ class TaskOfTest {
         Task<String> gate = Task.of(matched).withTimeout(Duration.ofSeconds(30));
         assertFalse(gate.cancel(), "cancelling the limited task also asks the source");
         matched.complete("late but kept");
-        assertEquals("late but kept", late.await(Duration.ofSeconds(30)));
+        assertEquals("late but kept", late.join(Duration.ofSeconds(30)));
     }
 }

@@ -47,7 +47,7 @@ class TaskScopeTest {
             assertEquals("first failure", e.getMessage());
             assertTrue(sibling.outcomeOrNull() != null && sibling.outcomeOrNull().isCancelled(), String.valueOf(sibling));
             Task<Integer> late = scope.fork(pool, () -> 1);
-            assertThrows(java.util.concurrent.CancellationException.class, () -> late.await(Duration.ofSeconds(30)));
+            assertThrows(java.util.concurrent.CancellationException.class, () -> late.join(Duration.ofSeconds(30)));
         }
     }
 
@@ -56,9 +56,9 @@ class TaskScopeTest {
         TaskScope scope = TaskScope.open("mixed");
         AtomicBoolean kotlinChildCancelled = new AtomicBoolean();
         CountDownLatch started = new CountDownLatch(1);
-        KotlinHelpers.INSTANCE.launchChild(scope.coroutineScope(), started, kotlinChildCancelled);
+        KotlinHelpers.INSTANCE.launchChild(scope.getCoroutineScope(), started, kotlinChildCancelled);
         assertTrue(started.await(30, TimeUnit.SECONDS));
-        assertEquals(1, KotlinHelpers.INSTANCE.childCount(scope.job()));
+        assertEquals(1, KotlinHelpers.INSTANCE.childCount(scope.getJob()));
         scope.close(); // cancels and waits
         assertTrue(kotlinChildCancelled.get(), "the Kotlin child was cancelled with the scope");
     }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,6 +17,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -57,7 +59,7 @@ class TaskTest {
                     threads.add(Thread.currentThread().getName());
                     return s + "+ui";
                 })
-                .await(Duration.ofSeconds(30));
+                .join(Duration.ofSeconds(30));
         assertEquals("bytes+ui+default+ui", r);
         assertEquals("fake-io", threads.get(0));
         assertEquals("fake-ui", threads.get(1));
@@ -80,12 +82,12 @@ class TaskTest {
                     skipped.set(false);
                     return v;
                 });
-        assertThrows(IllegalStateException.class, () -> t.await(Duration.ofSeconds(30)));
+        assertThrows(IllegalStateException.class, () -> t.join(Duration.ofSeconds(30)));
         assertTrue(skipped.get(), "a stage after a failure must not run");
-        int recovered = t.recoverOn(ui, e -> e.getMessage().length()).await(Duration.ofSeconds(30));
+        int recovered = t.recoverOn(ui, e -> e.getMessage().length()).join(Duration.ofSeconds(30));
         assertEquals("boom at 42".length(), recovered);
         Task<Integer> cancelled = Task.failed(new CancellationException("stop"));
-        assertThrows(CancellationException.class, () -> cancelled.recoverOn(ui, e -> 1).await(Duration.ofSeconds(30)));
+        assertThrows(CancellationException.class, () -> cancelled.recoverOn(ui, e -> 1).join(Duration.ofSeconds(30)));
     }
 
     @Test
@@ -96,12 +98,12 @@ class TaskTest {
             return 1;
         });
         Task<Integer> fast = Task.completed(2);
-        assertEquals(2, Task.whenAny(slow, fast).await(Duration.ofSeconds(30)));
+        assertEquals(2, Task.whenAny(slow, fast).join(Duration.ofSeconds(30)));
         release.countDown();
-        assertEquals(List.of(1, 2), Task.whenAll(slow, fast).await(Duration.ofSeconds(30)));
-        assertEquals(List.of(), Task.<Integer>whenAll(List.of()).await());
+        assertEquals(List.of(1, 2), Task.whenAll(slow, fast).join(Duration.ofSeconds(30)));
+        assertEquals(List.of(), Task.<Integer>whenAll(List.of()).join());
         Task<List<Integer>> failing = Task.whenAll(Task.completed(1), Task.failed(new IllegalStateException("x")));
-        assertThrows(IllegalStateException.class, failing::await);
+        assertThrows(IllegalStateException.class, failing::join);
         assertThrows(IllegalArgumentException.class, () -> Task.whenAny(List.<Task<Integer>>of()));
     }
 
@@ -109,10 +111,77 @@ class TaskTest {
     void timeoutCancelsTheWorkItLimits() throws Exception {
         CompletableFuture<String> never = new CompletableFuture<>();
         Task<String> t = Task.from(never).withTimeout(Duration.ofMillis(20));
-        TaskTimeoutException e = assertThrows(TaskTimeoutException.class, () -> t.await(Duration.ofSeconds(30)));
+        TaskTimeoutException e = assertThrows(TaskTimeoutException.class, () -> t.join(Duration.ofSeconds(30)));
         assertEquals(Duration.ofMillis(20), e.limit());
         assertTrue(never.isCancelled(), "the timeout cancels the work it limits");
-        assertEquals("fast", Task.completed("fast").withTimeout(Duration.ofSeconds(5)).await());
+        assertEquals("fast", Task.completed("fast").withTimeout(Duration.ofSeconds(5)).join());
+    }
+
+    @Test
+    void aTimeoutIsAFailureThatACatchOfCancellationDoesNotSwallow() throws Exception {
+        CompletableFuture<String> never = new CompletableFuture<>();
+        Task<String> work = Task.from(never);
+        Task<String> limited = work.withTimeout(Duration.ofMillis(20));
+        RuntimeException timeout = null;
+        try {
+            limited.join(Duration.ofSeconds(30));
+            fail("a limited task that never completes must time out");
+        } catch (CancellationException e) {
+            fail("a timeout must not be caught as a cancellation: " + e);
+        } catch (RuntimeException e) {
+            timeout = e;
+        }
+        TaskTimeoutException e = assertInstanceOf(TaskTimeoutException.class, timeout);
+        assertEquals(Duration.ofMillis(20), e.limit());
+        assertInstanceOf(Outcome.Failure.class, limited.outcomeOrNull(), "a timed-out task failed");
+        assertInstanceOf(TaskTimeoutException.class, limited.outcomeOrNull().errorOrNull());
+        assertTrue(work.outcomeOrNull().isCancelled(), "withTimeout cancels the work it limits");
+        assertInstanceOf(TaskTimeoutException.class, work.outcomeOrNull().errorOrNull().getCause(),
+                "the work's cancellation says that the limit passed");
+        assertTrue(never.isCancelled());
+    }
+
+    @Test
+    void aTimeoutRacingTheWorkEitherKeepsItsValueOrFailsAndCancelsIt() throws Exception {
+        int values = 0;
+        int timeouts = 0;
+        for (int round = 0; round < 2_000; round++) {
+            Promise<Integer> source = new Promise<>();
+            Task<Integer> work = Task.of(source);
+            Task<Integer> limited = work.withTimeout(Duration.ZERO); // the timer thread races this thread
+            source.complete(round);
+            Outcome<Integer> o = outcomeOf(limited);
+            if (o instanceof Outcome.Success<Integer> v) {
+                assertEquals(round, v.value());
+                assertEquals(new Outcome.Success<>(round), work.outcomeOrNull(), "a value is kept only if the work delivered it");
+                values++;
+            } else {
+                assertInstanceOf(TaskTimeoutException.class, assertInstanceOf(Outcome.Failure.class, o).error());
+                assertTrue(work.outcomeOrNull().isCancelled(), "a timeout only after the work was cancelled: " + work);
+                timeouts++;
+            }
+        }
+        assertEquals(2_000, values + timeouts);
+    }
+
+    private static <T> Outcome<T> outcomeOf(Task<T> t) throws Exception {
+        try {
+            t.join(Duration.ofSeconds(30));
+        } catch (RuntimeException expected) {
+            // the outcome says which
+        }
+        return t.outcomeOrNull();
+    }
+
+    @Test
+    void aBoundedWaitThrowsTimeoutExceptionAndLeavesTheWorkAlone() throws Exception {
+        CompletableFuture<String> never = new CompletableFuture<>();
+        Task<String> work = Task.from(never);
+        assertThrows(TimeoutException.class, () -> work.join(Duration.ofMillis(1)));
+        assertFalse(work.isDone(), "join(Duration) does not cancel the work");
+        assertFalse(never.isCancelled());
+        never.complete("later");
+        assertEquals("later", work.join(Duration.ofSeconds(30)));
     }
 
     @Test
@@ -130,9 +199,9 @@ class TaskTest {
         assertTrue(queued.cancel());
         assertFalse(queued.cancel());
         block.countDown();
-        Task.start(io, () -> null).await(Duration.ofSeconds(30));
+        Task.start(io, () -> null).join(Duration.ofSeconds(30));
         assertFalse(ran.get());
-        assertThrows(CancellationException.class, queued::await);
+        assertThrows(CancellationException.class, queued::join);
     }
 
     @Test
@@ -151,7 +220,7 @@ class TaskTest {
         }).detach();
         assertTrue(got.await(30, TimeUnit.SECONDS));
         assertEquals("nobody awaits me", reported.get(0).getMessage());
-        Task.start(io, () -> "fine").detach().await(Duration.ofSeconds(30));
+        Task.start(io, () -> "fine").detach().join(Duration.ofSeconds(30));
         assertEquals(1, reported.size(), "successes are not reported");
     }
 
@@ -162,7 +231,7 @@ class TaskTest {
                 .thenOn(ui, s -> {
                     throw new IllegalArgumentException("bad note: " + s);
                 });
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> t.await(Duration.ofSeconds(30)));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> t.join(Duration.ofSeconds(30)));
         // Original stack: thrown inside the lambda on the ui thread.
         assertTrue(e.getStackTrace()[0].getMethodName().contains("lambda"), e.getStackTrace()[0].toString());
         HopTraceException hops = (HopTraceException) java.util.Arrays.stream(e.getSuppressed())
@@ -174,7 +243,7 @@ class TaskTest {
         assertTrue(java.util.Arrays.stream(hops.getStackTrace()).anyMatch(f -> f.getMethodName().contains("CrossedThreeContexts")));
         assertEquals(3, t.trace().hops().size());
         // Awaiting again does not attach a second trace.
-        assertThrows(IllegalArgumentException.class, () -> t.await(Duration.ofSeconds(30)));
+        assertThrows(IllegalArgumentException.class, () -> t.join(Duration.ofSeconds(30)));
         assertEquals(1, java.util.Arrays.stream(e.getSuppressed()).filter(s -> s instanceof HopTraceException).count());
     }
 
@@ -183,7 +252,7 @@ class TaskTest {
         Tasks.setTracing(false);
         try {
             Task<String> t = Task.start(io, () -> "x");
-            t.await(Duration.ofSeconds(30));
+            t.join(Duration.ofSeconds(30));
             assertTrue(t.trace().hops().isEmpty());
         } finally {
             Tasks.setTracing(true);
@@ -198,13 +267,13 @@ class TaskTest {
         List<Task<Integer>> waiters = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             waiters.add(Task.startVirtual(() -> {
-                int v = gate.await();
+                int v = gate.join();
                 sum.addAndGet(v);
                 return v;
             }));
         }
         gate.complete(1);
-        Task.whenAll(waiters).await(Duration.ofSeconds(60));
+        Task.whenAll(waiters).join(Duration.ofSeconds(60));
         assertEquals(n, sum.get());
     }
 
@@ -241,7 +310,7 @@ class TaskTest {
         assertThrows(IllegalArgumentException.class, () -> Task.completed(1).withTimeout(Duration.ofMillis(-1)));
         assertThrows(NullPointerException.class, () -> Task.failed(null));
         Task<Integer> composeNull = Task.completed(1).thenComposeOn(io, v -> null);
-        assertThrows(NullPointerException.class, () -> composeNull.await(Duration.ofSeconds(30)));
+        assertThrows(NullPointerException.class, () -> composeNull.join(Duration.ofSeconds(30)));
     }
 
     @Test
@@ -250,14 +319,14 @@ class TaskTest {
         AtomicReference<String> a = new AtomicReference<>();
         Thread t1 = Thread.ofVirtual().start(() -> {
             try {
-                a.set(p.await());
+                a.set(p.join());
             } catch (InterruptedException e) {
                 throw new AssertionError(e);
             }
         });
         Thread t2 = Thread.ofPlatform().start(() -> {
             try {
-                assertSame("v", p.await(Duration.ofSeconds(30)));
+                assertSame("v", p.join(Duration.ofSeconds(30)));
             } catch (Exception e) {
                 throw new AssertionError(e);
             }

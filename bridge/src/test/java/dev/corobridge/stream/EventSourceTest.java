@@ -36,13 +36,13 @@ class EventSourceTest {
         assertFalse(source.publish("after close"));
         for (EventStream<String> s : List.of(a, b)) {
             List<String> got = new ArrayList<>();
-            for (var e = s.next().await(WAIT); e.hasValue(); e = s.next().await(WAIT)) {
+            for (var e = s.nextAsync().join(WAIT); e.hasValue(); e = s.nextAsync().join(WAIT)) {
                 got.add(e.value());
             }
             assertEquals(List.of("loading", "ready"), got);
-            assertTrue(s.next().await(WAIT).isEnd(), "the end repeats");
+            assertTrue(s.nextAsync().join(WAIT).isEnd(), "the end repeats");
         }
-        assertTrue(source.subscribe().next().await(WAIT).isEnd(), "a closed source ends a new subscription at once");
+        assertTrue(source.subscribe().nextAsync().join(WAIT).isEnd(), "a closed source ends a new subscription at once");
     }
 
     @Test
@@ -53,7 +53,7 @@ class EventSourceTest {
             Future<Integer> sum = vts.submit(() -> {
                 int total = 0;
                 try (events) {
-                    for (var e = events.next().await(); e.hasValue(); e = events.next().await()) {
+                    for (var e = events.nextAsync().join(); e.hasValue(); e = events.nextAsync().join()) {
                         total += e.value();
                     }
                 }
@@ -71,10 +71,10 @@ class EventSourceTest {
     void closingTheStreamUnsubscribesAndEndsAPendingNext() throws Exception {
         EventSource<String> source = new EventSource<>();
         EventStream<String> s = source.subscribe();
-        Awaitable<Next<String>> pending = s.next();
+        Awaitable<Next<String>> pending = s.nextAsync();
         s.close();
         s.close(); // idempotent
-        Next<String> n = pending.await(WAIT);
+        Next<String> n = pending.join(WAIT);
         assertTrue(n.isEnd());
         assertNotNull(((Next.End<String>) n).cancellation(), "ended by the subscriber: says so");
         assertEquals(0, source.subscriberCount(), "no token bookkeeping: closing removed it");
@@ -88,8 +88,8 @@ class EventSourceTest {
         source.publish("last words");
         IllegalStateException boom = new IllegalStateException("source broke");
         source.fail(boom);
-        assertEquals("last words", s.next().await(WAIT).value());
-        Next<String> n = s.next().await(WAIT);
+        assertEquals("last words", s.nextAsync().join(WAIT).value());
+        Next<String> n = s.nextAsync().join(WAIT);
         assertInstanceOf(Next.Failed.class, n);
         assertSame(boom, root(n.errorOrNull()));
         assertThrows(IllegalStateException.class, n::hasValue, "a loop on hasValue() sees the failure");
@@ -99,15 +99,15 @@ class EventSourceTest {
     void cancellingAPendingNextLosesNoEvent() throws Exception {
         EventSource<String> source = new EventSource<>();
         EventStream<String> s = source.subscribe();
-        Awaitable<Next<String>> withdrawn = s.next();
+        Awaitable<Next<String>> withdrawn = s.nextAsync();
         assertTrue(withdrawn.cancel());
         source.publish("kept");
-        assertEquals("kept", s.next().await(WAIT).value(), "the withdrawn request took nothing");
+        assertEquals("kept", s.nextAsync().join(WAIT).value(), "the withdrawn request took nothing");
 
-        Awaitable<Next<String>> matched = s.next();
+        Awaitable<Next<String>> matched = s.nextAsync();
         source.publish("delivered");
         assertFalse(matched.cancel(), "already handed over");
-        assertEquals("delivered", matched.await(WAIT).value());
+        assertEquals("delivered", matched.join(WAIT).value());
     }
 
     @Test

@@ -26,7 +26,7 @@ class FlowsTest {
         CountDownLatch finished = new CountDownLatch(1);
         try (EventStream<Integer> s = EventStreams.of(StreamKotlinHelpers.naturals(emitted, finished))) {
             for (int i = 1; i <= 5; i++) {
-                assertEquals(i, s.next().await(WAIT).value());
+                assertEquals(i, s.nextAsync().join(WAIT).value());
             }
             assertTrue(emitted.get() <= 6, "the flow ran at most one ahead: " + emitted.get());
         }
@@ -35,12 +35,12 @@ class FlowsTest {
         List<String> got = new ArrayList<>();
         EventStream<String> failing = EventStreams.of(StreamKotlinHelpers.threeThenFail());
         Next<String> n;
-        while ((n = failing.next().await(WAIT)) instanceof Next.Value<String> v) {
+        while ((n = failing.nextAsync().join(WAIT)) instanceof Next.Value<String> v) {
             got.add(v.value());
         }
         assertEquals(List.of("a", "b", "c"), got);
         assertInstanceOf(Next.Failed.class, n);
-        assertTrue(EventStreams.of(StreamKotlinHelpers.finite(0)).next().await(WAIT).isEnd());
+        assertTrue(EventStreams.of(StreamKotlinHelpers.finite(0)).nextAsync().join(WAIT).isEnd());
         assertThrows(IllegalArgumentException.class, () -> EventStreams.of(StreamKotlinHelpers.finite(1), Dispatchers.getDefault(), -1));
     }
 
@@ -52,7 +52,7 @@ class FlowsTest {
             emitter.onClose(released::countDown);
             Task.startVirtual(() -> {
                 for (int i = 1; i <= 100 && !emitter.isClosed(); i++) {
-                    emitter.emit(i).await();
+                    emitter.emit(i).join();
                     produced.incrementAndGet();
                 }
                 emitter.complete();
@@ -60,8 +60,8 @@ class FlowsTest {
             });
         });
         try (EventStream<Integer> s = EventStreams.of(flow)) {
-            assertEquals(1, s.next().await(WAIT).value());
-            assertEquals(2, s.next().await(WAIT).value());
+            assertEquals(1, s.nextAsync().join(WAIT).value());
+            assertEquals(2, s.nextAsync().join(WAIT).value());
             assertTrue(produced.get() <= 2 + 2 + 2, "bounded by the buffers: produced " + produced.get());
         }
         assertTrue(released.await(WAIT.toSeconds(), TimeUnit.SECONDS), "onClose ran when the collector stopped");
@@ -73,7 +73,7 @@ class FlowsTest {
         Next<String> last;
         try (EventStream<String> s = EventStreams.of(failing)) {
             do {
-                last = s.next().await(WAIT);
+                last = s.nextAsync().join(WAIT);
             } while (last instanceof Next.Value);
         }
         Next.Failed<?> end = assertInstanceOf(Next.Failed.class, last);
@@ -90,7 +90,7 @@ class FlowsTest {
     private static <T> List<T> drain(EventStream<T> s) throws Exception {
         List<T> out = new ArrayList<>();
         try (s) {
-            for (var e = s.next().await(WAIT); e.hasValue(); e = s.next().await(WAIT)) {
+            for (var e = s.nextAsync().join(WAIT); e.hasValue(); e = s.nextAsync().join(WAIT)) {
                 out.add(e.value());
             }
         }

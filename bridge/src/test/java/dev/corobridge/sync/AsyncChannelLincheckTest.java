@@ -108,7 +108,7 @@ class AsyncChannelLincheckTest {
         @SuppressWarnings("deprecation")
         public void send() {
             Integer e = nextElement.incrementAndGet();
-            start(new Call(e, channel.send(e)));
+            start(new Call(e, channel.sendAsync(e)));
         }
 
         @Operation
@@ -122,13 +122,13 @@ class AsyncChannelLincheckTest {
         @Operation
         @SuppressWarnings("deprecation")
         public void receive() {
-            start(new Call(null, channel.receive()));
+            start(new Call(null, channel.receiveAsync()));
         }
 
         @Operation
         @SuppressWarnings("deprecation")
         public void next() {
-            start(new Call(null, channel.next()));
+            start(new Call(null, channel.nextAsync()));
         }
 
         @Operation

@@ -36,13 +36,13 @@ class AsyncChannelTest {
     @Test
     void rendezvousSendWaitsForAReceiverAndViceVersa() throws Exception {
         AsyncChannel<String> ch = AsyncChannel.rendezvous();
-        Awaitable<Void> sent = ch.send("a");
+        Awaitable<Void> sent = ch.sendAsync("a");
         assertFalse(sent.isDone(), "no receiver yet");
-        assertEquals("a", valueOf(ch.receive()));
+        assertEquals("a", valueOf(ch.receiveAsync()));
         assertTrue(sent.isDone(), "the receive completed the waiting send");
-        Awaitable<String> received = ch.receive();
+        Awaitable<String> received = ch.receiveAsync();
         assertFalse(received.isDone(), "nothing sent yet");
-        assertTrue(ch.send("b").isDone(), "a waiting receiver takes it at once");
+        assertTrue(ch.sendAsync("b").isDone(), "a waiting receiver takes it at once");
         assertEquals("b", valueOf(received));
         assertFalse(ch.trySend("c"), "no receiver waiting: trySend refuses");
         assertNull(ch.tryReceive());
@@ -51,15 +51,15 @@ class AsyncChannelTest {
     @Test
     void boundedBuffersUpToItsCapacityInOrder() throws Exception {
         AsyncChannel<Integer> ch = AsyncChannel.bounded(2);
-        assertTrue(ch.send(1).isDone());
+        assertTrue(ch.sendAsync(1).isDone());
         assertTrue(ch.trySend(2));
         assertFalse(ch.trySend(3));
-        Awaitable<Void> third = ch.send(3);
+        Awaitable<Void> third = ch.sendAsync(3);
         assertFalse(third.isDone(), "full: send waits");
         assertEquals(1, ch.tryReceive());
         assertTrue(third.isDone(), "room made: the waiting send completed");
-        assertEquals(2, valueOf(ch.receive()));
-        assertEquals(3, valueOf(ch.receive()));
+        assertEquals(2, valueOf(ch.receiveAsync()));
+        assertEquals(3, valueOf(ch.receiveAsync()));
         assertEquals(2, ch.capacity());
     }
 
@@ -67,7 +67,7 @@ class AsyncChannelTest {
     void unboundedSendNeverWaits() throws Exception {
         AsyncChannel<Integer> ch = AsyncChannel.unbounded();
         for (int i = 0; i < 10_000; i++) {
-            assertTrue(ch.send(i).isDone());
+            assertTrue(ch.sendAsync(i).isDone());
         }
         for (int i = 0; i < 10_000; i++) {
             assertEquals(i, ch.tryReceive());
@@ -78,23 +78,23 @@ class AsyncChannelTest {
     @Test
     void closeLetsReceiversDrainThenSeeTheEnd() throws Exception {
         AsyncChannel<String> ch = AsyncChannel.bounded(4);
-        ch.send("x");
-        ch.send("y");
+        ch.sendAsync("x");
+        ch.sendAsync("y");
         assertTrue(ch.close());
         assertFalse(ch.close(), "closed once");
         assertTrue(ch.isClosedForSend());
         assertFalse(ch.isClosedForReceive(), "still buffered");
-        assertInstanceOf(ClosedSendChannelException.class, outcomeOf(ch.send("z")).errorOrNull());
+        assertInstanceOf(ClosedSendChannelException.class, outcomeOf(ch.sendAsync("z")).errorOrNull());
         assertThrows(ClosedSendChannelException.class, () -> ch.trySend("z"));
         List<String> got = new ArrayList<>();
-        for (var e = ch.next().await(WAIT); e.hasValue(); e = ch.next().await(WAIT)) {
+        for (var e = ch.nextAsync().join(WAIT); e.hasValue(); e = ch.nextAsync().join(WAIT)) {
             got.add(e.value());
         }
         assertEquals(List.of("x", "y"), got);
         assertTrue(ch.isClosedForReceive());
-        assertInstanceOf(ClosedReceiveChannelException.class, original(outcomeOf(ch.receive()).errorOrNull()));
+        assertInstanceOf(ClosedReceiveChannelException.class, original(outcomeOf(ch.receiveAsync()).errorOrNull()));
         assertThrows(ClosedReceiveChannelException.class, ch::tryReceive);
-        Next<String> end = valueOf(ch.next());
+        Next<String> end = valueOf(ch.nextAsync());
         assertTrue(end.isEnd());
         assertNull(((Next.End<String>) end).cancellation(), "a normal close");
         assertThrows(NoSuchElementException.class, end::value);
@@ -103,7 +103,7 @@ class AsyncChannelTest {
     @Test
     void closeWithACauseEndsTheStreamWithThatFailure() throws Exception {
         AsyncChannel<String> ch = AsyncChannel.unbounded();
-        Awaitable<Next<String>> pending = ch.next();
+        Awaitable<Next<String>> pending = ch.nextAsync();
         IllegalStateException boom = new IllegalStateException("source broke");
         ch.close(boom);
         Next<String> n = valueOf(pending);
@@ -111,40 +111,40 @@ class AsyncChannelTest {
         assertSame(boom, original(n.errorOrNull()));
         IllegalStateException thrown = assertThrows(IllegalStateException.class, n::hasValue);
         assertSame(boom, original(thrown), "hasValue() rethrows: a loop cannot mistake failure for the end");
-        assertSame(boom, original(outcomeOf(ch.receive()).errorOrNull()));
+        assertSame(boom, original(outcomeOf(ch.receiveAsync()).errorOrNull()));
     }
 
     @Test
     void cancelDiscardsTheBufferAndEndsBothSides() throws Exception {
         AsyncChannel<String> ch = AsyncChannel.bounded(1);
-        ch.send("kept?");
-        Awaitable<Void> blocked = ch.send("waiting");
+        ch.sendAsync("kept?");
+        Awaitable<Void> blocked = ch.sendAsync("waiting");
         ch.cancel();
         assertTrue(outcomeOf(blocked).isCancelled(), "a waiting sender is cancelled");
-        Next<String> n = valueOf(ch.next());
+        Next<String> n = valueOf(ch.nextAsync());
         assertInstanceOf(Next.End.class, n);
         assertInstanceOf(CancellationException.class, ((Next.End<String>) n).cancellation());
-        assertTrue(outcomeOf(ch.receive()).isCancelled(), "the buffered element was discarded");
+        assertTrue(outcomeOf(ch.receiveAsync()).isCancelled(), "the buffered element was discarded");
         assertTrue(ch.isClosedForReceive());
     }
 
     @Test
     void aWithdrawnReceiveTakesNothing() throws Exception {
         AsyncChannel<String> ch = AsyncChannel.rendezvous();
-        Awaitable<String> r = ch.receive();
+        Awaitable<String> r = ch.receiveAsync();
         assertTrue(r.cancel());
         assertTrue(r.outcomeOrNull().isCancelled());
         assertFalse(ch.trySend("lost?"), "the withdrawn receiver is not waiting any more");
-        Awaitable<String> r2 = ch.receive();
-        ch.send("kept");
+        Awaitable<String> r2 = ch.receiveAsync();
+        ch.sendAsync("kept");
         assertEquals("kept", valueOf(r2));
     }
 
     @Test
     void cancellingAReceiveThatAlreadyGotItsElementKeepsTheElement() throws Exception {
         AsyncChannel<String> ch = AsyncChannel.rendezvous();
-        Awaitable<String> r = ch.receive();
-        ch.send("mine");
+        Awaitable<String> r = ch.receiveAsync();
+        ch.sendAsync("mine");
         assertFalse(r.cancel(), "already matched: the element is the receive's value");
         assertEquals("mine", valueOf(r));
     }
@@ -152,24 +152,24 @@ class AsyncChannelTest {
     @Test
     void aWithdrawnSendIsNeverDelivered() throws Exception {
         AsyncChannel<String> ch = AsyncChannel.rendezvous();
-        Awaitable<Void> s = ch.send("withdrawn");
+        Awaitable<Void> s = ch.sendAsync("withdrawn");
         assertTrue(s.cancel());
         assertTrue(s.outcomeOrNull().isCancelled());
         assertNull(ch.tryReceive(), "the withdrawn element never arrives");
         ch.close();
-        assertTrue(valueOf(ch.next()).isEnd());
+        assertTrue(valueOf(ch.nextAsync()).isEnd());
     }
 
     @Test
     void aTimeoutOnAReceiveTaskNeverLosesAnElement() throws Exception {
         AsyncChannel<String> ch = AsyncChannel.rendezvous();
-        Task<String> limited = Task.of(ch.receive()).withTimeout(Duration.ofMillis(20));
+        Task<String> limited = Task.of(ch.receiveAsync()).withTimeout(Duration.ofMillis(20));
         assertInstanceOf(TaskTimeoutException.class, outcomeOf(limited).errorOrNull());
         assertFalse(ch.trySend("after the timeout"), "the timed-out receive was withdrawn");
 
-        Awaitable<String> r = ch.receive();
+        Awaitable<String> r = ch.receiveAsync();
         Task<String> matched = Task.of(r);
-        ch.send("handed over");
+        ch.sendAsync("handed over");
         assertFalse(matched.cancel(), "the receive already matched: the task keeps the element");
         assertEquals("handed over", valueOf(matched));
     }
@@ -184,7 +184,7 @@ class AsyncChannelTest {
             for (int c = 0; c < 3; c++) {
                 consumers.add(vts.submit(() -> {
                     long sum = 0;
-                    for (var e = ch.next().await(); e.hasValue(); e = ch.next().await()) {
+                    for (var e = ch.nextAsync().join(); e.hasValue(); e = ch.nextAsync().join()) {
                         sum += e.value();
                     }
                     return sum;
@@ -195,7 +195,7 @@ class AsyncChannelTest {
                 int base = p * each;
                 ps.add(vts.submit(() -> {
                     for (int i = 0; i < each; i++) {
-                        ch.send(base + i).await();
+                        ch.sendAsync(base + i).join();
                     }
                     return null;
                 }));
@@ -218,10 +218,10 @@ class AsyncChannelTest {
         assertThrows(IllegalArgumentException.class, () -> AsyncChannel.bounded(0));
         assertThrows(IllegalArgumentException.class, () -> AsyncChannel.bounded(-1));
         AsyncChannel<String> ch = AsyncChannel.unbounded();
-        assertThrows(NullPointerException.class, () -> ch.send(null));
+        assertThrows(NullPointerException.class, () -> ch.sendAsync(null));
         assertThrows(NullPointerException.class, () -> ch.trySend(null));
         assertThrows(NullPointerException.class, () -> ch.close(null));
         assertEquals("AsyncChannel[unbounded]", ch.toString());
-        assertTrue(Outcome.class.isInstance(ch.send("x").outcomeOrNull()));
+        assertTrue(Outcome.class.isInstance(ch.sendAsync("x").outcomeOrNull()));
     }
 }

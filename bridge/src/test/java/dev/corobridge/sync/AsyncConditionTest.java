@@ -27,11 +27,11 @@ class AsyncConditionTest {
         AsyncMutex m = new AsyncMutex();
         AsyncCondition c = new AsyncCondition(m);
         assertFalse(c.signal(), "nobody waits");
-        m.lock();
+        m.lockAsync();
         Awaitable<Void> w = c.whenSignalled();
         assertFalse(m.isLocked(), "released while waiting");
         assertTrue(c.hasWaiters());
-        m.lock(); // someone else takes it and signals
+        m.lockAsync(); // someone else takes it and signals
         assertTrue(c.signal());
         assertFalse(w.isDone(), "signalled, but the mutex is still held by the signaller");
         m.unlock();
@@ -47,7 +47,7 @@ class AsyncConditionTest {
         IllegalStateException e = assertThrows(IllegalStateException.class, c::whenSignalled);
         assertTrue(e.getMessage().contains("holding its mutex"), e.getMessage());
         assertThrows(IllegalStateException.class, () -> c.whenTrue(() -> true));
-        m.lock("alice");
+        m.lockAsync("alice");
         assertThrows(IllegalStateException.class, () -> c.whenSignalled("bob"));
         assertFalse(c.hasWaiters(), "the refused wait was not queued");
         m.unlock("alice");
@@ -61,7 +61,7 @@ class AsyncConditionTest {
         List<Integer> woken = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             int n = i;
-            m.lock();
+            m.lockAsync();
             c.whenSignalled().onComplete(o -> {
                 woken.add(n);
                 m.unlock();
@@ -78,11 +78,11 @@ class AsyncConditionTest {
     void aWithdrawnWaitNeverTakesASignalAndEndsHoldingTheMutex() throws Exception {
         AsyncMutex m = new AsyncMutex();
         AsyncCondition c = new AsyncCondition(m);
-        m.lock();
+        m.lockAsync();
         Awaitable<Void> quitter = c.whenSignalled();
-        m.lock();
+        m.lockAsync();
         Awaitable<Void> stayer = c.whenSignalled();
-        m.lock(); // held by "us" while the quitter withdraws
+        m.lockAsync(); // held by "us" while the quitter withdraws
         assertTrue(quitter.cancel());
         assertFalse(quitter.isDone(), "cancelled, but published only once the mutex is held again");
         assertTrue(c.signal(), "the signal goes to the remaining waiter");
@@ -99,7 +99,7 @@ class AsyncConditionTest {
     void cancellingAfterTheSignalIsTooLateAndTheWaitCompletesNormally() throws Exception {
         AsyncMutex m = new AsyncMutex();
         AsyncCondition c = new AsyncCondition(m);
-        m.lock();
+        m.lockAsync();
         Awaitable<Void> w = c.whenSignalled();
         assertTrue(c.signal());
         assertFalse(w.cancel(), "a signal chose it already: the signal is not wasted");
@@ -113,13 +113,13 @@ class AsyncConditionTest {
         AsyncCondition c = new AsyncCondition(m);
         int[] value = {0};
         int[] evaluations = {0};
-        m.lock();
+        m.lockAsync();
         Awaitable<Void> w = c.whenTrue(() -> {
             evaluations[0]++;
             return value[0] >= 2;
         });
         for (int i = 1; i <= 2; i++) {
-            m.lock();
+            m.lockAsync();
             value[0] = i;
             c.signal();
             m.unlock();
@@ -128,7 +128,7 @@ class AsyncConditionTest {
         assertEquals(3, evaluations[0]);
         assertTrue(m.isLocked());
         m.unlock();
-        m.lock();
+        m.lockAsync();
         assertTrue(c.whenTrue(() -> true).isDone(), "already true: no wait, the mutex stays held");
         assertTrue(m.isLocked());
         IllegalArgumentException boom = new IllegalArgumentException("predicate broke");
@@ -144,7 +144,7 @@ class AsyncConditionTest {
     void cancellingWhenTrueEndsItHoldingTheMutex() throws Exception {
         AsyncMutex m = new AsyncMutex();
         AsyncCondition c = new AsyncCondition(m);
-        m.lock();
+        m.lockAsync();
         Awaitable<Void> w = c.whenTrue(() -> false);
         assertTrue(w.cancel());
         assertFalse(w.cancel());
@@ -164,9 +164,9 @@ class AsyncConditionTest {
         try (ExecutorService vts = Executors.newVirtualThreadPerTaskExecutor()) {
             Future<?> producer = vts.submit(() -> {
                 for (int i = 0; i < n; i++) {
-                    m.lock().await();
+                    m.lockAsync().join();
                     try {
-                        notFull.whenTrue(() -> buffer.size() < 4).await();
+                        notFull.whenTrue(() -> buffer.size() < 4).join();
                         buffer.add(i);
                         notEmpty.signal();
                     } finally {
@@ -178,9 +178,9 @@ class AsyncConditionTest {
             Future<Long> consumer = vts.submit(() -> {
                 long sum = 0;
                 for (int i = 0; i < n; i++) {
-                    m.lock().await();
+                    m.lockAsync().join();
                     try {
-                        notEmpty.whenTrue(() -> !buffer.isEmpty()).await();
+                        notEmpty.whenTrue(() -> !buffer.isEmpty()).join();
                         sum += buffer.removeFirst();
                         notFull.signal();
                     } finally {

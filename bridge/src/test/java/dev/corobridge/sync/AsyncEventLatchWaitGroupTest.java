@@ -50,7 +50,7 @@ class AsyncEventLatchWaitGroupTest {
             List<Future<Boolean>> fs = new ArrayList<>();
             for (int i = 0; i < 50; i++) {
                 fs.add(vts.submit(() -> {
-                    started.whenSet().await();
+                    started.whenSet().join();
                     return started.isSet();
                 }));
             }
@@ -164,7 +164,7 @@ class AsyncEventLatchWaitGroupTest {
                 }
             });
         }
-        wg.whenAllDone().await(WAIT);
+        wg.whenAllDone().join(WAIT);
         for (int i = 0; i < 100; i++) {
             assertEquals(i * i, results[i]);
         }

@@ -26,7 +26,7 @@ class AsyncMutexLincheckTest {
         @Override
         @SuppressWarnings("deprecation")
         protected Awaitable<Void> startAcquire() {
-            return mutex.lock();
+            return mutex.lockAsync();
         }
 
         @Override

@@ -30,7 +30,7 @@ class AsyncMutexTest {
     @Test
     void uncontendedLockCompletesAtOnce() {
         AsyncMutex m = new AsyncMutex();
-        Awaitable<Void> l = m.lock();
+        Awaitable<Void> l = m.lockAsync();
         assertTrue(l.isDone());
         assertTrue(m.isLocked());
         m.unlock();
@@ -40,12 +40,12 @@ class AsyncMutexTest {
     @Test
     void waitersAreServedInFifoOrderAndEachHoldsTheLockAlone() throws Exception {
         AsyncMutex m = new AsyncMutex();
-        m.lock();
+        m.lockAsync();
         List<Integer> order = new CopyOnWriteArrayList<>();
         List<Awaitable<Void>> waits = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
             int n = i;
-            Awaitable<Void> w = m.lock();
+            Awaitable<Void> w = m.lockAsync();
             assertFalse(w.isDone(), "the mutex is held: lock() must wait");
             w.onComplete(o -> order.add(n));
             waits.add(w);
@@ -70,7 +70,7 @@ class AsyncMutexTest {
             for (int t = 0; t < 16; t++) {
                 fs.add(vts.submit(() -> {
                     for (int i = 0; i < 500; i++) {
-                        m.lock().await();
+                        m.lockAsync().join();
                         try {
                             int c = counter[0];
                             Thread.yield();
@@ -95,12 +95,12 @@ class AsyncMutexTest {
         AsyncMutex m = new AsyncMutex();
         Object alice = "alice";
         Object bob = "bob";
-        assertTrue(m.lock(alice).isDone());
+        assertTrue(m.lockAsync(alice).isDone());
         assertTrue(m.holdsLock(alice));
         assertFalse(m.holdsLock(bob));
         IllegalStateException wrongOwner = assertThrows(IllegalStateException.class, () -> m.unlock(bob));
         assertTrue(wrongOwner.getMessage().contains("alice") && wrongOwner.getMessage().contains("bob"), wrongOwner.getMessage());
-        Outcome<Void> reentrant = m.lock(alice).outcomeOrNull();
+        Outcome<Void> reentrant = m.lockAsync(alice).outcomeOrNull();
         assertInstanceOf(Outcome.Failure.class, reentrant, "a reentrant lock(owner) fails at once");
         assertTrue(reentrant.errorOrNull().getMessage().contains("not reentrant"), reentrant.errorOrNull().getMessage());
         assertThrows(IllegalStateException.class, () -> m.tryLock(alice));
@@ -108,15 +108,15 @@ class AsyncMutexTest {
         m.unlock(alice);
         IllegalStateException notLocked = assertThrows(IllegalStateException.class, m::unlock);
         assertTrue(notLocked.getMessage().contains("not locked"), notLocked.getMessage());
-        assertThrows(NullPointerException.class, () -> m.lock(null));
+        assertThrows(NullPointerException.class, () -> m.lockAsync(null));
     }
 
     @Test
     void cancellingAPendingLockWithdrawsItAndTheLockGoesToTheNext() throws Exception {
         AsyncMutex m = new AsyncMutex();
-        m.lock();
-        Awaitable<Void> first = m.lock();
-        Awaitable<Void> second = m.lock();
+        m.lockAsync();
+        Awaitable<Void> first = m.lockAsync();
+        Awaitable<Void> second = m.lockAsync();
         assertTrue(first.cancel());
         assertInstanceOf(Outcome.Cancelled.class, first.outcomeOrNull());
         m.unlock();
@@ -130,7 +130,7 @@ class AsyncMutexTest {
     @Test
     void cancellingAGrantedLockIsTooLate() {
         AsyncMutex m = new AsyncMutex();
-        Awaitable<Void> held = m.lock();
+        Awaitable<Void> held = m.lockAsync();
         assertFalse(held.cancel(), "the lock is held: nothing to withdraw");
         assertTrue(m.isLocked());
         m.unlock();
@@ -139,8 +139,8 @@ class AsyncMutexTest {
     @Test
     void aTimedOutLockTaskLeavesTheMutexConsistent() throws Exception {
         AsyncMutex m = new AsyncMutex();
-        m.lock();
-        Task<Void> limited = Task.of(m.lock()).withTimeout(Duration.ofMillis(20));
+        m.lockAsync();
+        Task<Void> limited = Task.of(m.lockAsync()).withTimeout(Duration.ofMillis(20));
         assertInstanceOf(TaskTimeoutException.class, outcomeOf(limited).errorOrNull());
         m.unlock();
         assertFalse(m.isLocked(), "the timed-out waiter never took the lock");
@@ -150,10 +150,10 @@ class AsyncMutexTest {
     @Test
     void blockingAwaitOnAPlatformThreadWorksAndInterruptStopsOnlyTheWait() throws Exception {
         AsyncMutex m = new AsyncMutex();
-        m.lock();
-        Awaitable<Void> w = m.lock();
+        m.lockAsync();
+        Awaitable<Void> w = m.lockAsync();
         Thread.currentThread().interrupt();
-        assertThrows(InterruptedException.class, w::await);
+        assertThrows(InterruptedException.class, w::join);
         m.unlock();
         assertNull(valueOf(w), "the lock was still granted to the wait");
         m.unlock();

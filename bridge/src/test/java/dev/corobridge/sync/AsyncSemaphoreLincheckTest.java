@@ -27,7 +27,7 @@ class AsyncSemaphoreLincheckTest {
         @Override
         @SuppressWarnings("deprecation")
         protected Awaitable<Void> startAcquire() {
-            return semaphore.acquire();
+            return semaphore.acquireAsync();
         }
 
         @Override

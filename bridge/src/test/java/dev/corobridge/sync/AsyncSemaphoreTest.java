@@ -22,7 +22,7 @@ class AsyncSemaphoreTest {
     @Test
     void permitsAreTakenAtOnceUntilNoneIsLeftThenWaitersAreServedFifo() {
         AsyncSemaphore s = new AsyncSemaphore(2);
-        assertTrue(s.acquire().isDone());
+        assertTrue(s.acquireAsync().isDone());
         assertTrue(s.tryAcquire());
         assertFalse(s.tryAcquire());
         assertEquals(0, s.availablePermits());
@@ -30,7 +30,7 @@ class AsyncSemaphoreTest {
         List<Awaitable<Void>> waits = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             int n = i;
-            Awaitable<Void> w = s.acquire();
+            Awaitable<Void> w = s.acquireAsync();
             assertFalse(w.isDone());
             w.onComplete(o -> order.add(n));
             waits.add(w);
@@ -55,7 +55,7 @@ class AsyncSemaphoreTest {
             for (int t = 0; t < 32; t++) {
                 fs.add(vts.submit(() -> {
                     for (int i = 0; i < 100; i++) {
-                        s.acquire().await();
+                        s.acquireAsync().join();
                         try {
                             max.accumulateAndGet(inside.incrementAndGet(), Math::max);
                             Thread.yield();
@@ -78,8 +78,8 @@ class AsyncSemaphoreTest {
     @Test
     void cancellingAPendingAcquireWithdrawsItOnly() {
         AsyncSemaphore s = new AsyncSemaphore(1, 1);
-        Awaitable<Void> a = s.acquire();
-        Awaitable<Void> b = s.acquire();
+        Awaitable<Void> a = s.acquireAsync();
+        Awaitable<Void> b = s.acquireAsync();
         assertTrue(a.cancel());
         assertTrue(a.outcomeOrNull().isCancelled());
         s.release();

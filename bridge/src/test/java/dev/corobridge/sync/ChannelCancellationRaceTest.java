@@ -61,7 +61,7 @@ class ChannelCancellationRaceTest {
                 consumers.add(pool.submit(() -> {
                     SplittableRandom rnd = new SplittableRandom(seed);
                     while (true) {
-                        Awaitable<Integer> r = ch.receive();
+                        Awaitable<Integer> r = ch.receiveAsync();
                         spin(rnd.nextInt(3) == 0 ? 0 : rnd.nextInt(150));
                         boolean withdrawn = r.cancel();
                         cancelPoints.incrementAndGet();
@@ -90,7 +90,7 @@ class ChannelCancellationRaceTest {
                     SplittableRandom rnd = new SplittableRandom(seed);
                     for (int i = 0; i < SENDS_PER_PRODUCER; i++) {
                         int x = base + i;
-                        Awaitable<Void> s = ch.send(x);
+                        Awaitable<Void> s = ch.sendAsync(x);
                         spin(rnd.nextInt(3) == 0 ? 0 : rnd.nextInt(150));
                         boolean withdrawn = s.cancel();
                         cancelPoints.incrementAndGet();

@@ -207,7 +207,7 @@ class OwnPrimitivesStressTest {
                 }
                 return List.of();
             }
-            m.lock().await(WAIT);
+            m.lockAsync().join(WAIT);
             Watched w = waitMaybeCancel(c::whenSignalled, rnd);
             Outcome<?> o = outcomeOf(w.wait);
             if (!m.isLocked()) {
@@ -242,7 +242,7 @@ class OwnPrimitivesStressTest {
                     SplittableRandom rnd = new SplittableRandom(seed);
                     int got = 0;
                     while (got < each) {
-                        m.lock().await(WAIT);
+                        m.lockAsync().join(WAIT);
                         try {
                             Awaitable<Void> w = tokensAvailable.whenTrue(() -> tokens[0] > 0);
                             if (rnd.nextInt(4) == 0) {
@@ -265,7 +265,7 @@ class OwnPrimitivesStressTest {
             fs.add(pool.submit(() -> { // at most one token at a time, so consumers really wait
                 int produced = 0;
                 while (produced < consumers * each) {
-                    m.lock().await(WAIT);
+                    m.lockAsync().join(WAIT);
                     try {
                         if (tokens[0] == 0) {
                             tokens[0]++;

@@ -38,7 +38,7 @@ class PermitCancellationRaceTest {
     @Test
     void semaphorePermitsAreConserved() throws Exception {
         AsyncSemaphore s = new AsyncSemaphore(2);
-        Result r = race(2, s::acquire, s::release);
+        Result r = race(2, s::acquireAsync, s::release);
         assertEquals(2, s.availablePermits(), "every permit is back: " + r);
         assertTrue(s.tryAcquire() && s.tryAcquire() && !s.tryAcquire(), "kotlinx state consistent");
     }
@@ -46,7 +46,7 @@ class PermitCancellationRaceTest {
     @Test
     void mutexIsNeverHeldTwiceOrLost() throws Exception {
         AsyncMutex m = new AsyncMutex();
-        Result r = race(1, m::lock, m::unlock);
+        Result r = race(1, m::lockAsync, m::unlock);
         assertFalse(m.isLocked(), "the lock is free at the end: " + r);
         assertTrue(m.tryLock());
     }

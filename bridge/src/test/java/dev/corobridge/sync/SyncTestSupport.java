@@ -34,7 +34,7 @@ final class SyncTestSupport {
 
     /** The value of {@code a}, waiting for it (bounded). */
     static <T> T valueOf(Awaitable<T> a) throws Exception {
-        return a.await(WAIT);
+        return a.join(WAIT);
     }
 
     /** The root of a chain of kotlinx debug-mode copies (which keep the original as cause). */

@@ -2,13 +2,17 @@ package dev.corobridge.bridge
 
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CompletableDeferred
+import kotlinx.coroutines.CoroutineName
+import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.ExperimentalCoroutinesApi
+import kotlinx.coroutines.SupervisorJob
 import kotlinx.coroutines.asCoroutineDispatcher
 import kotlinx.coroutines.async
 import kotlinx.coroutines.awaitCancellation
 import kotlinx.coroutines.coroutineScope
+import kotlinx.coroutines.isActive
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.withContext
@@ -101,6 +105,25 @@ class TaskKotlinTest {
     }
 
     @Test
+    fun `task builder names its task after the CoroutineName, else the dispatcher, never the empty context`() = runBlocking<Unit> {
+        val named = task(Dispatchers.Default + CoroutineName("load-board")) { 1 }
+        assertTrue(named.toString().startsWith("Task[load-board,"), named.toString())
+        val onDispatcher = task(Dispatchers.Default) { 2 }
+        assertTrue(onDispatcher.toString().startsWith("Task[Dispatchers.Default,"), onDispatcher.toString())
+        // No context given: the scope's own name, else its dispatcher (runBlocking's event loop).
+        val inNamedScope = CoroutineScope(home + CoroutineName("board-scope")).task { 3 }
+        assertTrue(inNamedScope.toString().startsWith("Task[board-scope,"), inNamedScope.toString())
+        val plain = task { 4 }
+        assertFalse(plain.toString().contains("EmptyCoroutineContext"), plain.toString())
+        assertTrue(plain.toString().contains("BlockingEventLoop"), plain.toString())
+        assertEquals(listOf(1, 2, 3, 4), listOf(named.await(), onDispatcher.await(), inNamedScope.await(), plain.await()))
+        // Every exit of the task follows the coroutine: value (above), failure, cancellation.
+        val failing = CoroutineScope(SupervisorJob() + home).task<Int>(CoroutineName("failing")) { throw IllegalStateException("no") }
+        assertEquals("no", assertFailsWith<IllegalStateException> { failing.await() }.message)
+        assertTrue(failing.outcomeOrNull() is Outcome.Failure)
+    }
+
+    @Test
     fun `task builder hands a coroutine to Java and cancellation flows both ways`() = runBlocking<Unit> {
         val t: Task<Int> = task(Dispatchers.Default) { 40 + 2 }
         assertEquals(42, t.await())
@@ -171,6 +194,22 @@ class TaskKotlinTest {
         assertFailsWith<kotlinx.coroutines.TimeoutCancellationException> { withTimeout(50) { forever.await() } }
         assertFalse(forever.isDone, "timing out the awaiter leaves the task running")
         forever.cancel()
+    }
+
+    @Test
+    fun `awaiting a timed-out task fails the awaiter with TaskTimeoutException, it does not cancel it`() = runBlocking<Unit> {
+        val work = CompletableDeferred<String>()
+        val limited = work.asTask().withTimeout(java.time.Duration.ofMillis(20))
+        // Not a child of runBlocking: its failure must reach the test, not cancel the test.
+        val awaiter = async(SupervisorJob()) { limited.await() }
+        val e = assertFailsWith<TaskTimeoutException> { awaiter.await() }
+        assertEquals(java.time.Duration.ofMillis(20), e.limit())
+        @OptIn(ExperimentalCoroutinesApi::class)
+        val end = awaiter.getCompletionExceptionOrNull()
+        assertTrue(end is TaskTimeoutException && end !is java.util.concurrent.CancellationException,
+            "the awaiting coroutine failed with the timeout; it was not silently cancelled: $end")
+        assertTrue(work.isCancelled, "withTimeout cancels the work it limits")
+        assertTrue(isActive, "someone else's timeout does not cancel this coroutine")
     }
 
     @OptIn(ExperimentalCoroutinesApi::class)

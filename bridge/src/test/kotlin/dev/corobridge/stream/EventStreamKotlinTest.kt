@@ -107,7 +107,7 @@ class EventStreamKotlinTest {
 
     @Test
     fun `a flow is an event stream, read with next from Kotlin too`() = test {
-        val stream = StreamKotlinHelpers.finite(3).asEventStream(Dispatchers.Default)
+        val stream = EventStreams.of(StreamKotlinHelpers.finite(3), Dispatchers.Default, 0)
         assertEquals(1, (stream.next() as Next.Value).value())
         assertEquals(listOf(2, 3), stream.consumeAsFlow().toList())
         assertIs<Next.End<Int>>(stream.next())

@@ -13,7 +13,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
-import dev.corobridge.bridge.BlockingGuard;
+import dev.corobridge.bridge.internal.BlockingGuard;
 import dev.corobridge.bridge.ExecutionContext;
 import kotlinx.coroutines.CoroutineScope;
 import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
@@ -181,7 +181,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
         Thread me = Thread.currentThread();
         lifecycle.claimLoop(me);
         try {
-            BlockingGuard.forbidBlocking(name); // Task.await() on this thread fails fast, naming the fix
+            BlockingGuard.forbidBlocking(name); // Task.join() on this thread fails fast, naming the fix
             if (!config.stallThreshold().isZero()) {
                 lifecycle.watchedBy(StallWatchdog.watch(this, me, config.stallThreshold()));
             }

@@ -1,6 +1,6 @@
 package dev.corobridge.ring;
 
-import dev.corobridge.bridge.BlockingGuard;
+import dev.corobridge.bridge.internal.BlockingGuard;
 import dev.corobridge.bridge.Outcome;
 import java.io.IOException;
 import java.util.concurrent.CountDownLatch;

@@ -19,8 +19,8 @@ import java.util.Objects;
 
 /**
  * A TCP connection on a {@link Ring}, read and written in the style of a blocking socket but
- * without blocking a thread: from a virtual thread {@code while ((n = conn.readAsync(buf.clear()).await()) > 0)
- * conn.writeAsync(buf, n).await();}, from Kotlin the same loop with suspending {@code read}/{@code write}.
+ * without blocking a thread: from a virtual thread {@code while ((n = conn.readAsync(buf.clear()).join()) > 0)
+ * conn.writeAsync(buf, n).join();}, from Kotlin the same loop with suspending {@code read}/{@code write}.
  *
  * <p><b>Model.</b> The connection is a Netty channel (io_uring socket channel; NIO in the fallback)
  * with auto-read off: a {@link #readAsync} asks the channel for data only when nothing is buffered, so a

@@ -1,13 +1,15 @@
 package dev.corobridge.ring;
 
-import dev.corobridge.bridge.AbstractAwaitable;
 import dev.corobridge.bridge.Awaitable;
+import dev.corobridge.bridge.ContextShutdownException;
 import dev.corobridge.bridge.HopTrace;
 import dev.corobridge.bridge.Outcome;
 import dev.corobridge.bridge.Promise;
+import dev.corobridge.bridge.Registration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 /**
  * One ring operation in flight: an {@link Awaitable} of its result. It was submitted when it was
@@ -60,7 +62,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * @param <T> the result type
  */
-public final class RingOp<T> extends AbstractAwaitable<T> {
+public final class RingOp<T> implements Awaitable<T> {
 
     private static final int PENDING = 0;
     private static final int WITHDRAWABLE = 1;
@@ -148,8 +150,18 @@ public final class RingOp<T> extends AbstractAwaitable<T> {
     }
 
     @Override
-    protected Promise<T> promise() {
-        return promise;
+    public boolean isDone() {
+        return promise.isDone();
+    }
+
+    @Override
+    public Outcome<T> outcomeOrNull() {
+        return promise.outcomeOrNull();
+    }
+
+    @Override
+    public Registration onComplete(Consumer<? super Outcome<T>> callback) {
+        return promise.onComplete(callback);
     }
 
     @Override
@@ -252,6 +264,6 @@ public final class RingOp<T> extends AbstractAwaitable<T> {
     }
 
     void shutDown(String reason) {
-        promise.shutDown(operation + " " + target + ": " + reason);
+        promise.cancel(new ContextShutdownException(operation + " " + target + ": " + reason));
     }
 }

@@ -330,6 +330,8 @@ public final class RingPool implements AutoCloseable {
      *         operations still in flight after the grace period, an error while shutting down (the
      *         future {@link #shutdown()} returned then completes exceptionally with a
      *         {@link RingPoolTerminationException} saying what)
+     *         The futures {@link #shutdown()} handed out are copies of the termination: they complete
+     *         with it, possibly an instant after this method returned (wait on them, do not poll).
      * @throws IllegalStateException if called on one of the pool's ring threads (it would wait for itself)
      */
     public boolean awaitTermination(Duration timeout) throws InterruptedException {

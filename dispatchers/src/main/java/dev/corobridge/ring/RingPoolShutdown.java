@@ -180,7 +180,7 @@ final class RingPoolShutdown {
             }
             for (RingOp<Void> c : closes) {
                 try {
-                    c.await(java.time.Duration.ofSeconds(5)); // the CLOSE must reach the kernel before the ring goes
+                    c.join(java.time.Duration.ofSeconds(5)); // the CLOSE must reach the kernel before the ring goes
                 } catch (Exception e) {
                     problems.add("close " + c.target() + " failed: " + e);
                     errors.add(e);

@@ -1,6 +1,6 @@
 package dev.corobridge.ring
 
-import dev.corobridge.bridge.BoundDispatcher
+import dev.corobridge.bridge.internal.BoundDispatcher
 import dev.corobridge.bridge.ContextShutdownException
 import dev.corobridge.bridge.ExecutionContext
 import kotlinx.coroutines.CancellableContinuation

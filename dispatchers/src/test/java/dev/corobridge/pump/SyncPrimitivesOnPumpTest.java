@@ -58,15 +58,15 @@ class SyncPrimitivesOnPumpTest {
             });
         });
         assertEquals("still dispatching", onPump(ui, () -> "still dispatching"), "the pump did not block");
-        Task.startVirtual(release).await(WAIT);
-        return continuation.await(WAIT);
+        Task.startVirtual(release).join(WAIT);
+        return continuation.join(WAIT);
     }
 
     @Test
     void mutexSemaphoreEventLatchWaitGroupAndChannelWaitsContinueOnThePump() throws Exception {
         AsyncMutex mutex = new AsyncMutex();
         mutex.tryLock();
-        assertEquals("continued on sync-ui", waitOnPumpReleasedElsewhere(mutex::lock, () -> {
+        assertEquals("continued on sync-ui", waitOnPumpReleasedElsewhere(mutex::lockAsync, () -> {
             mutex.unlock();
             return null;
         }));
@@ -74,7 +74,7 @@ class SyncPrimitivesOnPumpTest {
         mutex.unlock();
 
         AsyncSemaphore permits = new AsyncSemaphore(1, 1);
-        assertEquals("continued on sync-ui", waitOnPumpReleasedElsewhere(permits::acquire, () -> {
+        assertEquals("continued on sync-ui", waitOnPumpReleasedElsewhere(permits::acquireAsync, () -> {
             permits.release();
             return null;
         }));
@@ -97,8 +97,8 @@ class SyncPrimitivesOnPumpTest {
         }));
 
         AsyncChannel<String> channel = AsyncChannel.rendezvous();
-        assertEquals("continued on sync-ui", waitOnPumpReleasedElsewhere(channel::receive, () -> channel.send("x").await()));
-        assertEquals("continued on sync-ui", waitOnPumpReleasedElsewhere(() -> channel.send("y"), () -> channel.receive().await()));
+        assertEquals("continued on sync-ui", waitOnPumpReleasedElsewhere(channel::receiveAsync, () -> channel.sendAsync("x").join()));
+        assertEquals("continued on sync-ui", waitOnPumpReleasedElsewhere(() -> channel.sendAsync("y"), () -> channel.receiveAsync().join()));
     }
 
     @Test
@@ -117,7 +117,7 @@ class SyncPrimitivesOnPumpTest {
             });
         });
         Task.startVirtual(() -> {
-            mutex.lock().await();
+            mutex.lockAsync().join();
             try {
                 flag[0] = true;
                 ready.signal();
@@ -125,8 +125,8 @@ class SyncPrimitivesOnPumpTest {
                 mutex.unlock();
             }
             return null;
-        }).await(WAIT);
-        assertEquals("flag=true locked=true on pump=true", continuation.await(WAIT));
+        }).join(WAIT);
+        assertEquals("flag=true locked=true on pump=true", continuation.join(WAIT));
         assertFalse(mutex.isLocked());
     }
 
@@ -134,9 +134,9 @@ class SyncPrimitivesOnPumpTest {
     void aBlockingAwaitOfAPendingWaitOnThePumpFailsNamingTheFix() throws Exception {
         AsyncChannel<String> channel = AsyncChannel.rendezvous();
         String message = onPump(ui, () -> {
-            Awaitable<String> r = channel.receive();
+            Awaitable<String> r = channel.receiveAsync();
             try {
-                r.await();
+                r.join();
                 return "blocked?!";
             } catch (IllegalStateException e) {
                 r.cancel();
@@ -155,7 +155,7 @@ class SyncPrimitivesOnPumpTest {
         ui.execute(() -> readNext(channel, got, consumed));
         Future<?> producer = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor().submit(() -> {
             for (int i = 0; i < 200; i++) {
-                channel.send(i).await();
+                channel.sendAsync(i).join();
             }
             channel.close();
             return null;
@@ -165,12 +165,12 @@ class SyncPrimitivesOnPumpTest {
         for (int i = 0; i < 200; i++) {
             expected.add(i);
         }
-        assertEquals(expected, consumed.await(WAIT));
+        assertEquals(expected, consumed.join(WAIT));
     }
 
     /** One step of a callback-style loop on the pump: handle one element, then ask for the next. */
     private void readNext(AsyncChannel<Integer> channel, List<Integer> got, Promise<List<Integer>> done) {
-        Task.of(channel.next()).thenOn(ui, (Next<Integer> n) -> {
+        Task.of(channel.nextAsync()).thenOn(ui, (Next<Integer> n) -> {
             ui.checkAccess();
             if (n.hasValue()) {
                 got.add(n.value());
@@ -189,7 +189,7 @@ class SyncPrimitivesOnPumpTest {
         Task<List<String>> reader = Task.startVirtual(() -> {
             List<String> seen = new ArrayList<>();
             try (subscription) {
-                for (var e = subscription.next().await(); e.hasValue(); e = subscription.next().await()) {
+                for (var e = subscription.nextAsync().join(); e.hasValue(); e = subscription.nextAsync().join()) {
                     seen.add(e.value());
                 }
             }
@@ -202,7 +202,7 @@ class SyncPrimitivesOnPumpTest {
             });
         }
         ui.execute(states::close); // two-phase style: tell subscribers "no more events" while running
-        assertEquals(List.of("starting", "ready", "busy", "ready"), reader.await(WAIT));
+        assertEquals(List.of("starting", "ready", "busy", "ready"), reader.join(WAIT));
         assertEquals(0, states.subscriberCount(), "the reader unsubscribed by closing its stream");
     }
 }

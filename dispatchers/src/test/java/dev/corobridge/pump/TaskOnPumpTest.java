@@ -36,7 +36,7 @@ class TaskOnPumpTest {
             ui.checkAccess();
             return name + " shown on " + Thread.currentThread().getName().split(" ")[0];
         });
-        assertEquals("USER-7 shown on task-ui", shown.await(Duration.ofSeconds(30)));
+        assertEquals("USER-7 shown on task-ui", shown.join(Duration.ofSeconds(30)));
         assertEquals(3, seen.size(), seen.toString());
         assertTrue(seen.get(0).startsWith("start@task-ui"), seen.toString());
         assertTrue(seen.get(1).startsWith("io@DefaultDispatcher-worker"), seen.toString());
@@ -48,7 +48,7 @@ class TaskOnPumpTest {
         Task<String> pending = Task.from(new CompletableFuture<>());
         IllegalStateException e = onPump(ui, () -> {
             try {
-                pending.await();
+                pending.join();
                 return null;
             } catch (IllegalStateException ex) {
                 return ex;
@@ -58,18 +58,18 @@ class TaskOnPumpTest {
         String m = e.getMessage();
         assertTrue(m.contains("'task-ui'") && m.contains("thenOn") && m.contains("virtual"), m);
         // A done task is a fast path that never blocks, so it is fine on the pump.
-        assertEquals("x", onPump(ui, () -> Task.completed("x").await()));
+        assertEquals("x", onPump(ui, () -> Task.completed("x").join()));
     }
 
     @Test
     void virtualThreadBodiesHopWithCallAwait() throws Exception {
         Affine<List<String>> board = Affine.of(ui, new ArrayList<>());
         Task<Integer> flow = Task.startVirtual(() -> {
-            String loaded = Task.start(Dispatchers.getIO(), () -> "note").await();  // background
-            Task.start(ui, () -> board.get().add(loaded)).await();                          // hop to the pump
-            return Task.start(ui, () -> board.get().size()).await();
+            String loaded = Task.start(Dispatchers.getIO(), () -> "note").join();  // background
+            Task.start(ui, () -> board.get().add(loaded)).join();                          // hop to the pump
+            return Task.start(ui, () -> board.get().size()).join();
         });
-        assertEquals(1, flow.await(Duration.ofSeconds(30)));
+        assertEquals(1, flow.join(Duration.ofSeconds(30)));
         assertTrue(flow.trace().hops().size() >= 1);
     }
 

@@ -44,6 +44,7 @@ class RingInFlightTest {
                 buf.clear();
                 RingOp<Integer> op = f.readAsync(buf, 0);
                 int n = i;
+                java.util.concurrent.CountDownLatch looked = new java.util.concurrent.CountDownLatch(1);
                 // Runs inline where the operation settles (usually the ring's or a file worker's thread).
                 op.onComplete(o -> {
                     if (Thread.currentThread() != me) {
@@ -53,8 +54,11 @@ class RingInFlightTest {
                             seen.add("read " + n + " settled, in flight " + left);
                         }
                     }
+                    looked.countDown();
                 });
                 await(op);
+                // The next read must not be counted yet when this one's callback looks.
+                assertTrue(looked.await(30, java.util.concurrent.TimeUnit.SECONDS));
             }
             await(f.closeAsync());
             assertTrue(settledElsewhere.get() > 0, "no read settled while its callback was registered");

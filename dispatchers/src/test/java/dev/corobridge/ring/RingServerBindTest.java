@@ -47,7 +47,7 @@ class RingServerBindTest {
                 CompletableFuture<Throwable> refused = new CompletableFuture<>();
                 ui.execute(() -> {
                     try {
-                        op.await();
+                        op.join();
                         refused.complete(null);
                     } catch (Throwable t) {
                         refused.complete(t);

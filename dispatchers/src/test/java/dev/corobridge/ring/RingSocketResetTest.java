@@ -128,7 +128,7 @@ class RingSocketResetTest {
     /** How an operation ended: {@code n=K}, {@code EOF}, an errno name, {@code SHUTDOWN}, or {@code HANG}. */
     static String outcome(RingOp<?> op) throws InterruptedException {
         try {
-            op.await(WAIT);
+            op.join(WAIT);
         } catch (TimeoutException e) {
             return "HANG";
         } catch (Exception settled) {

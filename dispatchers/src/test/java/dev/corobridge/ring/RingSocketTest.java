@@ -33,10 +33,10 @@ class RingSocketTest {
         ByteBuffer buf = ByteBuffer.allocate(4096);
         try {
             int n;
-            while ((n = conn.readAsync(buf.clear()).await()) > 0) {
-                conn.writeAsync(buf, n).await();
+            while ((n = conn.readAsync(buf.clear()).join()) > 0) {
+                conn.writeAsync(buf, n).join();
             }
-            conn.closeAsync().await();
+            conn.closeAsync().join();
             cleanEnds.incrementAndGet();
         } catch (Exception e) {
             conn.abort();
@@ -56,7 +56,7 @@ class RingSocketTest {
                 int seed = c;
                 results.add(Task.startVirtual(() -> roundTrip(pool, server.localAddress(), seed)));
             }
-            assertEquals(clients, Task.whenAll(results).await(Duration.ofSeconds(120)).stream().filter(b -> b).count());
+            assertEquals(clients, Task.whenAll(results).join(Duration.ofSeconds(120)).stream().filter(b -> b).count());
             RingTestSupport.waitUntil(() -> serverCleanEnds.get() == clients, "every server session ended cleanly");
             RingTestSupport.waitUntil(() -> server.connections() == 0, "server closed every connection");
         } finally {
@@ -67,7 +67,7 @@ class RingSocketTest {
     private static boolean roundTrip(RingPool pool, InetSocketAddress address, int seed) throws Exception {
         byte[] data = new byte[16 * 1024 + seed * 97];
         new SplittableRandom(seed).nextBytes(data);
-        RingConnection conn = pool.connectAsync(address).await(Duration.ofSeconds(30));
+        RingConnection conn = pool.connectAsync(address).join(Duration.ofSeconds(30));
         // Read concurrently with writing: the echo may fill the socket buffers otherwise.
         CompletableFuture<byte[]> echoed = new CompletableFuture<>();
         Thread.ofVirtual().start(() -> {
@@ -75,7 +75,7 @@ class RingSocketTest {
                 ByteArrayOutputStream got = new ByteArrayOutputStream();
                 ByteBuffer in = ByteBuffer.allocate(3000);
                 int n;
-                while ((n = conn.readAsync(in.clear()).await()) > 0) {
+                while ((n = conn.readAsync(in.clear()).join()) > 0) {
                     got.write(in.array(), 0, n);
                 }
                 echoed.complete(got.toByteArray());
@@ -87,12 +87,12 @@ class RingSocketTest {
         for (int off = 0; off < data.length; off += 1000) {
             int n = Math.min(1000, data.length - off);
             out.clear().put(data, off, n);
-            conn.writeAsync(out, n).await();
+            conn.writeAsync(out, n).join();
         }
-        conn.shutdownOutputAsync().await();               // half close: the server's read sees the end
+        conn.shutdownOutputAsync().join();               // half close: the server's read sees the end
         byte[] back = echoed.get(60, java.util.concurrent.TimeUnit.SECONDS);
         assertArrayEquals(data, back, "echo mismatch for client " + seed);
-        conn.closeAsync().await();
+        conn.closeAsync().join();
         return true;
     }
 
@@ -105,9 +105,9 @@ class RingSocketTest {
         try (RingServer server = await(pool.bindAsync(ANY_LOOPBACK, conn -> Thread.ofVirtual().start(() -> {
             ByteBuffer buf = ByteBuffer.allocate(64);
             try {
-                conn.readAsync(buf.clear()).await();
+                conn.readAsync(buf.clear()).join();
                 firstReadDone.complete(conn);
-                while (conn.readAsync(buf.clear()).await() > 0) {
+                while (conn.readAsync(buf.clear()).join() > 0) {
                     // drain until the reset
                 }
                 serverSaw.complete(null);

@@ -18,7 +18,7 @@ final class RingTestSupport {
 
     @SuppressWarnings("deprecation")
     static <T> T await(Awaitable<T> a) throws Exception {
-        return a.await(WAIT);
+        return a.join(WAIT);
     }
 
     static RingPool pool(Transport t) {

@@ -43,7 +43,7 @@ public final class TimerThreadsProbe {
     private static boolean timesOut() {
         Task<String> never = Task.from(new CompletableFuture<>());
         try {
-            never.withTimeout(Duration.ofMillis(1)).await(Duration.ofSeconds(WAIT_SECONDS));
+            never.withTimeout(Duration.ofMillis(1)).join(Duration.ofSeconds(WAIT_SECONDS));
             return false;
         } catch (TaskTimeoutException e) {
             return true;

@@ -21,10 +21,10 @@ public final class JournalExample {
 
     // README: begin
     static Task<Integer> saveNote(MessagePump ui, RingPool io, Affine<List<String>> board, Path path, String note) {
-        return Task.startVirtual(() -> {                    // a virtual thread: await() is cheap here
-            try (RingFile journal = io.openAsync(path, CREATE, APPEND).await()) {  // close() waits here
-                journal.appendAsync(ByteBuffer.wrap((note + "\n").getBytes(UTF_8))).await(); // departs at call time
-                journal.fdatasyncAsync().await();           // durable before we say so
+        return Task.startVirtual(() -> {                    // a virtual thread: join() is cheap here
+            try (RingFile journal = io.openAsync(path, CREATE, APPEND).join()) {  // close() waits here
+                journal.appendAsync(ByteBuffer.wrap((note + "\n").getBytes(UTF_8))).join(); // departs at call time
+                journal.fdatasyncAsync().join();            // durable before we say so
             }
             return note;
         }).thenOn(ui, saved -> {                            // back on the UI-affinity pump

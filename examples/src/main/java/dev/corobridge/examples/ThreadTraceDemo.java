@@ -30,11 +30,11 @@ public final class ThreadTraceDemo {
             Affine<List<String>> board = Affine.of(ui, new ArrayList<>());
 
             Task<Integer> java = JournalExample.saveNote(ui, io, board, dir.resolve("journal.log"), "hello from Java");
-            System.out.println("Java: board has " + java.await(Duration.ofSeconds(30)) + " note(s); hops:");
+            System.out.println("Java: board has " + java.join(Duration.ofSeconds(30)) + " note(s); hops:");
             System.out.print(java.trace());
 
             Task<Integer> kotlin = new JournalKotlin(ui, io, castBoard(board)).saveNoteTask(dir.resolve("journal.log"), "hello from Kotlin");
-            System.out.println("Kotlin: board has " + kotlin.await(Duration.ofSeconds(30)) + " note(s)");
+            System.out.println("Kotlin: board has " + kotlin.join(Duration.ofSeconds(30)) + " note(s)");
 
             System.out.println("Kotlin withContext hops:");
             System.out.print(KotlinThreadTrace.run(ui));

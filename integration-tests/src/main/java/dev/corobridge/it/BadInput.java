@@ -10,10 +10,12 @@ import java.util.Set;
 
 /**
  * The bad input sweep: a table of malformed requests (bad JSON, wrong types, huge bodies,
- * traversal attempts in every path and name parameter, odd unicode, missing or wrong content
- * types, wrong methods and media types), each of which must get a 4xx with problem JSON, never a
- * 5xx, and leave the state unchanged (the board list and the journal's change count are compared
- * before and after).
+ * traversal attempts in every path and name parameter, odd unicode, ill-formed UTF-8, duplicate
+ * keys, missing or wrong content types and codings, framing a client library would not send,
+ * wrong methods and media types, ids never made), each of which must get a 4xx with problem JSON
+ * whose detail shows no internals, never a 5xx, and leave the state unchanged (the board list and
+ * the journal's change count are compared before and after). The test that runs it also checks
+ * the service's log for ERROR lines.
  */
 public final class BadInput {
 
@@ -22,9 +24,20 @@ public final class BadInput {
     private static final Set<Integer> S404 = Set.of(404);
     private static final Set<Integer> S400_404 = Set.of(400, 404);
 
-    /** One malformed request and the statuses the contract allows for it. */
+    /**
+     * One malformed request and the statuses the contract allows for it. {@code raw}, when not null,
+     * is the whole request as bytes on the wire (for framing a client library would not send: two
+     * {@code Content-Type} headers, a {@code Transfer-Encoding} other than chunked, a body without a
+     * length); it is sent on a connection of its own, and the other fields only describe it.
+     */
     public record Case(String name, String method, String path, String contentType, byte[] body,
-                       Map<String, String> headers, Set<Integer> expected) {
+                       Map<String, String> headers, Set<Integer> expected, byte[] raw) {
+
+        public Case(String name, String method, String path, String contentType, byte[] body,
+                    Map<String, String> headers, Set<Integer> expected) {
+            this(name, method, path, contentType, body, headers, expected, null);
+        }
+
         @Override
         public String toString() {
             return name + " [" + method + " " + (path.length() > 80 ? path.substring(0, 80) + "..." : path) + "]";
@@ -40,6 +53,10 @@ public final class BadInput {
             }
         }
     }
+
+    /** What a problem's detail never shows: Java signatures, class names, server paths. */
+    private static final String INTERNALS =
+            "(?s).*(dev\\.corobridge|org\\.springframework|tools\\.jackson|reactor\\.|java\\.|kotlin\\.|public |Task<).*";
 
     private final Http http;
 
@@ -58,6 +75,29 @@ public final class BadInput {
     private static Case c(String name, String method, String path, String ct, byte[] body, Set<Integer> expected) {
         return new Case(name, method, path, ct, body, Map.of(), expected);
     }
+
+    /** A JSON body around bytes that are not well-formed UTF-8 (given as hex) in a string field. */
+    private static byte[] illFormed(String field, String hex) {
+        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+        b.writeBytes(utf8("{\"" + field + "\":\"a"));
+        b.writeBytes(java.util.HexFormat.of().parseHex(hex));
+        b.writeBytes(utf8("b\"}"));
+        return b.toByteArray();
+    }
+
+    /** A request exactly as written: request line, {@code Host}, these header lines, then the body. */
+    private static Case raw(String name, String method, String path, List<String> headerLines, String body,
+                            Set<Integer> expected) {
+        StringBuilder r = new StringBuilder(method + " " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n");
+        headerLines.forEach(h -> r.append(h).append("\r\n"));
+        r.append("\r\n").append(body == null ? "" : body);
+        return new Case(name, method, path, null, body == null ? null : utf8(body), Map.of(), expected,
+                r.toString().getBytes(StandardCharsets.ISO_8859_1));
+    }
+
+    /** Overlong forms, surrogates, beyond U+10FFFF, never-used bytes, stray and truncated sequences. */
+    private static final List<String> ILL_FORMED_UTF8 = List.of(
+            "c0af", "e080af", "f08080af", "c0aec0aec0af", "eda080", "f4908080", "f5808080", "80", "e282");
 
     /** The table, against board {@code b} (revision 1) holding note {@code n} (version 1). */
     public static List<Case> table(String b, String n) {
@@ -156,6 +196,47 @@ public final class BadInput {
             t.add(c(f + "PUT board", "PUT", boards + "/" + b, JSON_CT, "{\"name\": \"x\"}", Set.of(405)));
             t.add(new Case(f + "Accept: application/xml", "GET", boards + "/" + b, null, null,
                     Map.of("Accept", "application/xml"), Set.of(406)));
+            // strict input (issue 14): ill-formed UTF-8, duplicate keys, content codings, ids never made
+            for (String hex : ILL_FORMED_UTF8) {
+                t.add(c(f + "board name with ill-formed UTF-8 " + hex, "POST", boards, JSON_CT, illFormed("name", hex), S400));
+            }
+            for (String hex : List.of("c0af", "eda080", "f4908080")) {
+                t.add(c(f + "note text with ill-formed UTF-8 " + hex, "POST", notes, JSON_CT, illFormed("text", hex), S400));
+            }
+            t.add(c(f + "duplicate key in create board", "POST", boards, JSON_CT, "{\"name\":\"a\",\"name\":\"b\"}", S400));
+            t.add(c(f + "duplicate key in add note", "POST", notes, JSON_CT, "{\"text\":\"a\",\"text\":\"a\"}", S400));
+            t.add(c(f + "duplicate key in edit", "PUT", note, JSON_CT,
+                    "{\"text\":\"a\",\"expectedVersion\":1,\"expectedVersion\":1}", S400));
+            for (String coding : List.of("gzip", "deflate", "br")) {
+                t.add(new Case(f + "Content-Encoding: " + coding + " on a plain body", "POST", boards, JSON_CT,
+                        utf8("{\"name\":\"coded\"}"), Map.of("Content-Encoding", coding), Set.of(415)));
+            }
+            t.add(c(f + "board id b0 (well-formed, never made)", "GET", boards + "/b0", null, (String) null, S404));
+            t.add(c(f + "board id b007 (well-formed, never made)", "GET", boards + "/b007", null, (String) null, S404));
+            t.add(c(f + "note id n0 (well-formed, never made)", "GET", note.substring(0, note.lastIndexOf('/')) + "/n0",
+                    null, (String) null, S404));
+            // framing a client library would not send: on the wire as written
+            t.add(raw(f + "Transfer-Encoding: xchunked", "POST", boards,
+                    List.of("Content-Type: application/json", "Transfer-Encoding: xchunked"), "{\"name\":\"x\"}", S400));
+            t.add(raw(f + "Transfer-Encoding: gzip, chunked", "POST", boards,
+                    List.of("Content-Type: application/json", "Transfer-Encoding: gzip, chunked"),
+                    "c\r\n{\"name\":\"x\"}\r\n0\r\n\r\n", S400));
+            t.add(raw(f + "Transfer-Encoding: identity", "POST", boards,
+                    List.of("Content-Type: application/json", "Transfer-Encoding: identity"), "{\"name\":\"x\"}", S400));
+            t.add(raw(f + "two Content-Type headers", "POST", boards,
+                    List.of("Content-Type: application/json", "Content-Type: text/plain", "Content-Length: 12"),
+                    "{\"name\":\"x\"}", S400));
+            t.add(raw(f + "Content-Length: 0", "POST", boards,
+                    List.of("Content-Type: application/json", "Content-Length: 0"), null, S400));
+            t.add(raw(f + "a body without a length", "POST", notes, List.of("Content-Type: application/json"), null, S400));
+            t.add(raw(f + "edit without a body", "PUT", note, List.of("Content-Type: application/json"), null, S400));
+            // refused by the HTTP decoder before Spring sees the request: problem JSON all the same
+            t.add(raw(f + "an 8 KB board id", "GET", boards + "/b" + "1".repeat(8 * 1024), List.of(), null, Set.of(414)));
+            t.add(raw(f + "a 9 KB header", "GET", boards, List.of("X-Big: " + "v".repeat(9 * 1024)), null, Set.of(431)));
+            t.add(raw(f + "two different Content-Lengths", "POST", boards,
+                    List.of("Content-Type: application/json", "Content-Length: 12", "Content-Length: 13"),
+                    "{\"name\":\"x\"}", S400));
+            t.add(raw(f + "NUL in a header", "GET", boards, List.of("X-A: a\u0000b"), null, S400));
         }
         t.add(c("unknown route", "GET", "/api/nope", null, (String) null, S404));
         t.add(c("unknown nested route", "GET", "/api/boards/x/y/z/w", null, (String) null, S400_404));
@@ -178,7 +259,8 @@ public final class BadInput {
         List<String> failures = new ArrayList<>();
         for (Case c : table) {
             try {
-                Http.Response r = http.send(c.method(), c.path(), c.contentType(), c.body(), c.headers());
+                Http.Response r = c.raw() != null ? http.sendRaw(c.toString(), c.raw())
+                        : http.send(c.method(), c.path(), c.contentType(), c.body(), c.headers());
                 String problem = problemViolation(r, c.expected());
                 if (problem != null) {
                     failures.add(c + ": " + problem);
@@ -222,6 +304,9 @@ public final class BadInput {
         }
         if (!j.hasNonNull("title")) {
             return "problem has no title: " + got;
+        }
+        if (j.path("detail").asText().matches(INTERNALS)) {
+            return "the detail shows internals (a Java signature, a class or a server path): " + got;
         }
         return null;
     }

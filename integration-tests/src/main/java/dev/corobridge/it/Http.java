@@ -90,6 +90,50 @@ public final class Http {
         }
     }
 
+    /**
+     * Writes {@code request} exactly as given on a connection of its own and reads one response
+     * (framed by {@code Content-Length}, or up to the end of the stream); for requests a client
+     * library would not send. The connection is closed afterwards.
+     */
+    public Response sendRaw(String description, byte[] request) {
+        try (java.net.Socket socket = new java.net.Socket()) {
+            socket.connect(new java.net.InetSocketAddress(base.getHost(), base.getPort()), 10_000);
+            socket.setSoTimeout((int) timeout.toMillis());
+            socket.getOutputStream().write(request);
+            socket.getOutputStream().flush();
+            java.io.InputStream in = new java.io.BufferedInputStream(socket.getInputStream());
+            String statusLine = rawLine(in);
+            if (statusLine == null) {
+                throw new UncheckedIOException(new java.io.EOFException(description + ": the connection closed without a response"));
+            }
+            Map<String, java.util.List<String>> headers = new java.util.LinkedHashMap<>();
+            for (String h = rawLine(in); h != null && !h.isEmpty(); h = rawLine(in)) {
+                int colon = h.indexOf(':');
+                headers.computeIfAbsent(h.substring(0, colon).trim().toLowerCase(java.util.Locale.ROOT),
+                        k -> new java.util.ArrayList<>()).add(h.substring(colon + 1).trim());
+            }
+            java.util.List<String> length = headers.get("content-length");
+            byte[] body = length != null ? in.readNBytes(Integer.parseInt(length.get(0))) : in.readAllBytes();
+            return new Response(description, Integer.parseInt(statusLine.substring(9, 12)), headers, body);
+        } catch (IOException e) {
+            throw new UncheckedIOException(description + ": " + e, e);
+        }
+    }
+
+    private static String rawLine(java.io.InputStream in) throws IOException {
+        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+        int c;
+        while ((c = in.read()) != '\n') {
+            if (c < 0) {
+                return b.size() == 0 ? null : b.toString(StandardCharsets.ISO_8859_1);
+            }
+            if (c != '\r') {
+                b.write(c);
+            }
+        }
+        return b.toString(StandardCharsets.ISO_8859_1);
+    }
+
     public static byte[] json(Object body) {
         if (body instanceof byte[] bytes) {
             return bytes;

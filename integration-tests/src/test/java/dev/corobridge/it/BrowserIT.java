@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
@@ -32,7 +33,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * the system driver: no download): create a board and open it in one tab, open the same board by
  * its URL hash in a second tab, add a note through the first tab and see it appear live in the
  * second; the metrics panel shows the transport. Screenshots of both tabs go to
- * {@code target/browser/}. Skipped, with a message, where Chromium or its driver is not installed.
+ * {@code target/browser/}. A second test checks the page's counts, its error banner and its offline
+ * state, across a restart of the service. Skipped, with a message, where Chromium or its driver is
+ * not installed.
  */
 class BrowserIT {
 
@@ -154,6 +157,102 @@ class BrowserIT {
         assertThat(left).as("Chromium processes left running").isEmpty();
     }
 
+    /**
+     * The page's rough edges, each checked as a user sees it: the note count of a board that is not
+     * open is a number; the list is pushed (a board created elsewhere appears without a reload: the
+     * page holds a list stream besides its board stream); an error banner goes with Cancel and after
+     * a reconnect; "Add note" is disabled while offline; "Journal changes" shows the journal's total,
+     * which a restart does not reset.
+     */
+    @Test
+    void countsErrorsAndTheOfflineStateAreRight() throws IOException {
+        Path artifacts = Path.of(System.getProperty("it.artifacts", "target/browser"));
+        Files.createDirectories(artifacts);
+        Scenarios api = new Scenarios(demo.http());
+        String full = api.createBoard("/api", "Three notes").path("id").asText();
+        for (int i = 0; i < 2; i++) {
+            api.addNote("/api", full, "note " + i);
+        }
+        String open = api.createBoard("/api/kt", "Open here").path("id").asText();
+        ChromeDriver driver = chrome();
+        try {
+            WebDriverWait wait = new WebDriverWait(driver, Duration.ofSeconds(30));
+            driver.get(demo.baseUrl() + "/#" + open);
+            wait.until(d -> statusIs(d, "live"));
+            wait.until(d -> "2".equals(boardCount(d, full)));
+
+            // Pushed: one stream for the open board, one for the list.
+            wait.until(d -> demo.http().get("/api/live").expect(200).path("pump").path("subscribers").asInt() == 2);
+            String later = api.createBoard("/api", "Made elsewhere").path("id").asText();
+            wait.until(d -> "0".equals(boardCount(d, later)));
+            api.addNote("/api/kt", full, "note 2");
+            wait.until(d -> "3".equals(boardCount(d, full)));
+
+            // A conflict shows an error; Cancel takes it away.
+            driver.findElement(By.id("note-text")).sendKeys("draft");
+            driver.findElement(By.id("add-note")).click();
+            wait.until(d -> noteTexts(d).contains("draft"));
+            String noteId = driver.findElement(By.cssSelector("#notes [data-note-id]")).getAttribute("data-note-id");
+            conflict(driver, wait, demo.http(), open, noteId, 1);
+            driver.findElement(By.cssSelector("#notes .note-cancel")).click();
+            wait.until(d -> !d.findElement(By.id("error")).isDisplayed());
+            conflict(driver, wait, demo.http(), open, noteId, 2);
+
+            // Offline: the service stops; the page says so and takes no new note.
+            long total = demo.http().get("/api/live").expect(200).path("journal").path("changes").asLong();
+            int port = demo.port();
+            demo.close();
+            wait.until(d -> statusIs(d, "offline"));
+            assertThat(driver.findElement(By.id("add-note")).isEnabled()).as("Add note while offline").isFalse();
+            assertThat(driver.findElement(By.id("note-text")).isEnabled()).as("note text while offline").isFalse();
+            shot(driver, artifacts.resolve("offline.png"));
+
+            // Back: live again, the old error gone, the journal's total as before the restart.
+            demo = DemoProcess.start("browser-restarted", data, port);
+            wait.until(d -> statusIs(d, "live"));
+            wait.until(d -> !d.findElement(By.id("error")).isDisplayed());
+            assertThat(driver.findElement(By.id("add-note")).isEnabled()).isTrue();
+            wait.until(d -> Long.toString(total).equals(d.findElement(By.id("journal-changes")).getText().trim()));
+            shot(driver, artifacts.resolve("after-restart.png"));
+            System.out.printf("[browser] counts pushed, errors cleared, offline shown; journal total %d after a restart%n", total);
+        } catch (RuntimeException | AssertionError e) {
+            try {
+                shot(driver, artifacts.resolve("failure-edges.png"));
+            } catch (RuntimeException ignored) {
+                // the failure is what matters
+            }
+            throw e;
+        } finally {
+            driver.quit();
+        }
+    }
+
+    /** Edits the note in the page after someone else changed it: 409, shown as an error. */
+    private static void conflict(WebDriver driver, WebDriverWait wait, Http http, String board, String noteId,
+                                 long version) {
+        driver.findElement(By.cssSelector("[data-note-id='" + noteId + "'] .note-edit")).click();
+        WebElement input = wait.until(d -> d.findElement(By.cssSelector("[data-note-id='" + noteId + "'] .note-input")));
+        http.putJson("/api/boards/" + board + "/notes/" + noteId,
+                Http.obj("text", "changed elsewhere " + version, "expectedVersion", version)).expect(200);
+        input.sendKeys(" mine");
+        driver.findElement(By.cssSelector("[data-note-id='" + noteId + "'] .note-save")).click();
+        wait.until(d -> d.findElement(By.id("error")).isDisplayed()
+                && d.findElement(By.id("error")).getText().contains("Conflict"));
+    }
+
+    private static boolean statusIs(WebDriver d, String status) {
+        return d.findElement(By.id("status")).getText().trim().equalsIgnoreCase(status);
+    }
+
+    private static String boardCount(WebDriver d, String boardId) {
+        try {
+            List<WebElement> counts = d.findElements(By.cssSelector("#boards [data-board-id='" + boardId + "'] .board-count"));
+            return counts.isEmpty() ? null : counts.get(0).getText().trim();
+        } catch (StaleElementReferenceException rerendered) {
+            return null;
+        }
+    }
+
     private static boolean pause() {
         try {
             Thread.sleep(200);
@@ -163,13 +262,24 @@ class BrowserIT {
         return true;
     }
 
+    // The page re-renders its lists when they change: an element found a moment ago may be gone, and
+    // the wait then simply asks again (null / an empty list means "not yet").
+
     private static WebElement boardItem(WebDriver d, String name) {
-        return d.findElements(By.cssSelector("#boards [data-board-id]")).stream()
-                .filter(e -> e.getText().contains(name)).findFirst().orElse(null);
+        try {
+            return d.findElements(By.cssSelector("#boards [data-board-id]")).stream()
+                    .filter(e -> e.getText().contains(name)).findFirst().orElse(null);
+        } catch (StaleElementReferenceException rerendered) {
+            return null;
+        }
     }
 
     private static List<String> noteTexts(WebDriver d) {
-        return d.findElements(By.cssSelector("#notes [data-note-id] .note-text")).stream().map(WebElement::getText).toList();
+        try {
+            return d.findElements(By.cssSelector("#notes [data-note-id] .note-text")).stream().map(WebElement::getText).toList();
+        } catch (StaleElementReferenceException rerendered) {
+            return List.of();
+        }
     }
 
     private static void shot(WebDriver driver, Path to) throws IOException {

@@ -65,10 +65,24 @@ public final class DemoProcess implements AutoCloseable {
         return p;
     }
 
+    /**
+     * Starts the service on this port (e.g. the port of a service that stopped, so that its clients
+     * find it again) and waits until it is ready.
+     */
+    public static DemoProcess start(String name, Path dataDir, int port, String... extraProperties) {
+        DemoProcess p = launch(name, dataDir, port, extraProperties);
+        p.awaitReady(Duration.ofSeconds(90));
+        return p;
+    }
+
     /** Starts the service without waiting for readiness. */
     public static DemoProcess launch(String name, Path dataDir, String... extraProperties) {
+        return launch(name, dataDir, freePort(), extraProperties);
+    }
+
+    /** Starts the service on this port without waiting for readiness. */
+    public static DemoProcess launch(String name, Path dataDir, int port, String... extraProperties) {
         Path jar = demoJar();
-        int port = freePort();
         try {
             Files.createDirectories(dataDir);
             Path logs = Path.of(System.getProperty("it.logs", "target/it-logs"));
@@ -150,6 +164,10 @@ public final class DemoProcess implements AutoCloseable {
 
     public String baseUrl() {
         return "http://127.0.0.1:" + port;
+    }
+
+    public int port() {
+        return port;
     }
 
     public Http http() {

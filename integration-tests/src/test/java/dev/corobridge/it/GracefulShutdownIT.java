@@ -53,6 +53,7 @@ class GracefulShutdownIT {
     private static final Pattern REPORT = Pattern.compile("MessagePump '.*' terminated.*abandoned: (\\d+) coroutines");
     private static final Pattern LOOPS_NOT_DISPOSED = Pattern.compile("couldn't be disposed");
     private static final Pattern PHASE_TIMEOUT = Pattern.compile("Graceful shutdown aborted|still running after timeout|Failed to stop bean");
+    private static final Pattern ERROR_OR_STACK = Pattern.compile(" ERROR |^\tat ");
     private static final Pattern REFUSAL_LOGGED_AS_ERROR =
             Pattern.compile("ERROR.*failed: the (service is shutting down|request was cancelled)");
 
@@ -161,6 +162,8 @@ class GracefulShutdownIT {
                 .isLessThan(TIMEOUT_SECONDS * 1000L);
         assertThat(demo.grep(REFUSAL_LOGGED_AS_ERROR)).as("refusals during shutdown logged as errors, in %s", demo.logFile())
                 .isEmpty();
+        // Nothing in this run (writes under load, then SIGTERM) is the service's fault: no ERROR line, no stack.
+        assertThat(demo.grep(ERROR_OR_STACK)).as("ERROR lines or stack frames in %s", demo.logFile()).isEmpty();
         List<Matcher> reports = demo.grep(REPORT);
         assertThat(reports).as("the pump's shutdown report in %s", demo.logFile()).isNotEmpty();
         for (Matcher m : reports) {

@@ -99,7 +99,7 @@ class FlowPublishersTest {
     private static <T> List<T> drain(EventStream<T> s) throws Exception {
         List<T> out = new ArrayList<>();
         try (s) {
-            for (var e = s.next().await(WAIT); e.hasValue(); e = s.next().await(WAIT)) {
+            for (var e = s.nextAsync().join(WAIT); e.hasValue(); e = s.nextAsync().join(WAIT)) {
                 out.add(e.value());
             }
         }

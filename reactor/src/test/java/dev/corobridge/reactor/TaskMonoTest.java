@@ -24,17 +24,17 @@ class TaskMonoTest {
 
     @Test
     void aPublishersFirstElementEndOrErrorIsTheTasksOutcome() throws Exception {
-        assertEquals("mono", TaskMono.fromPublisher(Mono.just("mono")).await(WAIT));
-        assertNull(TaskMono.fromPublisher(Mono.<String>empty()).await(WAIT));
+        assertEquals("mono", TaskMono.fromPublisher(Mono.just("mono")).join(WAIT));
+        assertNull(TaskMono.fromPublisher(Mono.<String>empty()).join(WAIT));
         AtomicInteger requested = new AtomicInteger();
         AtomicBoolean cancelledAfterFirst = new AtomicBoolean();
         assertEquals(1, TaskMono.fromPublisher(Flux.range(1, 1_000)
                 .doOnRequest(n -> requested.addAndGet((int) Math.min(n, 1_000)))
-                .doOnCancel(() -> cancelledAfterFirst.set(true))).await(WAIT));
+                .doOnCancel(() -> cancelledAfterFirst.set(true))).join(WAIT));
         assertEquals(1, requested.get(), "one element requested");
         assertTrue(cancelledAfterFirst.get(), "the subscription is cancelled once the first element arrived");
         Task<String> failed = TaskMono.fromPublisher(Mono.error(new IllegalStateException("upstream")));
-        IllegalStateException e = assertThrows(IllegalStateException.class, () -> failed.await(WAIT));
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> failed.join(WAIT));
         assertEquals("upstream", root(e).getMessage());
     }
 

@@ -130,9 +130,18 @@ public record CorobridgeProperties(@DefaultValue Pump pump, @DefaultValue Ring r
         }
     }
 
-    /** Where Kotlin {@code suspend} WebFlux handler methods start. */
+    /** Where Kotlin {@code suspend} WebFlux handler methods run. */
     public enum SuspendDispatcher {
-        /** Spring's default: {@code Dispatchers.Unconfined}, so on the Netty thread of the request. */
+        /**
+         * The default: they start on the Netty thread of the request (no hop), and a resumption on
+         * the pump thread (the end of {@code withContext(pump.dispatcher)}) continues on the CPU
+         * dispatcher, so handler code never keeps running on the UI-affinity thread.
+         */
+        OFF_PUMP,
+        /**
+         * Spring's own: {@code Dispatchers.Unconfined}, so on the Netty thread of the request, and
+         * after {@code withContext(pump.dispatcher)} on the pump thread.
+         */
         NONE,
         /** On the message pump. */
         PUMP,
@@ -143,9 +152,10 @@ public record CorobridgeProperties(@DefaultValue Pump pump, @DefaultValue Ring r
     /**
      * The WebFlux integration ({@code Task<T>} as a return type is always on with WebFlux).
      *
-     * @param suspendDispatcher where every Kotlin suspend handler method starts: none (Spring's
-     *                          default), pump or cpu; through a SuspendHandlerDispatcherFilter bean
+     * @param suspendDispatcher where every Kotlin suspend handler method runs: off-pump (the
+     *                          default), none (Spring's Unconfined), pump or cpu; through a
+     *                          SuspendHandlerDispatcherFilter bean
      */
-    public record Webflux(@DefaultValue("none") SuspendDispatcher suspendDispatcher) {
+    public record Webflux(@DefaultValue("off-pump") SuspendDispatcher suspendDispatcher) {
     }
 }

@@ -44,7 +44,7 @@ class CorobridgeAutoConfigurationTests {
                     .hasSingleBean(TaskReactiveAdapters.class);
             MessagePump pump = context.getBean(MessagePump.class);
             assertThat(pump.name()).isEqualTo("corobridge-pump");
-            assertThat(Task.start(pump, () -> Thread.currentThread().getName()).await(Duration.ofSeconds(30)))
+            assertThat(Task.start(pump, () -> Thread.currentThread().getName()).join(Duration.ofSeconds(30)))
                     .startsWith("corobridge-pump");
             assertThat(context.getBean(CorobridgeAutoConfiguration.CPU_DISPATCHER)).isSameAs(Dispatchers.getDefault());
         });
@@ -123,7 +123,7 @@ class CorobridgeAutoConfigurationTests {
             context.getBean(PumpMeterBinder.class).bindTo(registry);
             context.getBean(RingMeterBinder.class).bindTo(registry);
             MessagePump pump = context.getBean(MessagePump.class);
-            Task.start(pump, () -> 1).await(Duration.ofSeconds(30));
+            Task.start(pump, () -> 1).join(Duration.ofSeconds(30));
             assertThat(registry.get("corobridge.pump.dispatches").tag("pump", "corobridge-pump").functionCounter().count())
                     .isGreaterThanOrEqualTo(1);
             assertThat(registry.get("corobridge.pump.queue.depth").gauge().value()).isGreaterThanOrEqualTo(0);

@@ -49,7 +49,7 @@ class TaskReactiveAdaptersTests {
     void convertsAPublisherToATask() throws Exception {
         Object task = adapter().fromPublisher(Mono.just("note"));
         assertThat(task).isInstanceOf(Task.class);
-        assertThat(((Task<?>) task).await(Duration.ofSeconds(30))).isEqualTo("note");
+        assertThat(((Task<?>) task).join(Duration.ofSeconds(30))).isEqualTo("note");
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.corobridge.spring
 
 import dev.corobridge.pump.MessagePump
 import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.withContext
 import org.assertj.core.api.Assertions.assertThat
 import org.junit.jupiter.api.AfterAll
 import org.junit.jupiter.api.Test
@@ -28,6 +29,16 @@ class SuspendHandlerDispatcherFilterTests {
         suspend fun other(): String = Thread.currentThread().name
     }
 
+    /** A consumer's handler: a step on the pump, then code that must not run there. */
+    @RestController
+    class AfterPumpController(private val pump: MessagePump) {
+        @GetMapping("/after-pump")
+        suspend fun afterPump(): String {
+            val onPump = withContext(pump.dispatcher) { Thread.currentThread().name }
+            return "$onPump>${Thread.currentThread().name}"
+        }
+    }
+
     private fun client(filter: SuspendHandlerDispatcherFilter?): WebTestClient {
         val spec = WebTestClient.bindToController(WhereController())
         if (filter != null) spec.webFilter<WebTestClient.ControllerSpec>(filter)
@@ -52,12 +63,43 @@ class SuspendHandlerDispatcherFilterTests {
     }
 
     @Test
+    fun `by default code after a step on the pump does not stay on the pump`() {
+        val runner = ReactiveWebApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(CorobridgeAutoConfiguration::class.java,
+                CorobridgeWebFluxAutoConfiguration::class.java))
+            .withPropertyValues("corobridge.pump.name=default-test-pump", "corobridge.ring.count=1",
+                "corobridge.ring.size=16", "corobridge.ring.force-fallback=true")
+        runner.run { ctx ->
+            val pump = ctx.getBean(MessagePump::class.java)
+            val spec = WebTestClient.bindToController(AfterPumpController(pump))
+            // The starter's web filters, as WebFlux would apply them (none on main: Spring's default).
+            ctx.getBeanProvider(org.springframework.web.server.WebFilter::class.java).orderedStream().forEach {
+                spec.webFilter<WebTestClient.ControllerSpec>(it)
+            }
+            val client = spec.build().mutate().responseTimeout(Duration.ofSeconds(30)).build()
+            repeat(20) {
+                val (onPump, after) = client.threadOf("/after-pump").split(">")
+                assertThat(onPump).startsWith("default-test-pump")
+                assertThat(after).`as`("the handler's code after withContext(pump)").doesNotStartWith("default-test-pump")
+            }
+        }
+        runner.run {
+            assertThat(it).hasSingleBean(OffPumpHandlerFilter::class.java)
+            assertThat(it.getBean(OffPumpHandlerFilter::class.java).toString()).contains("OffPumpDispatcher")
+        }
+        // Spring's own default, on request: no filter, the code after the step stays on the pump thread.
+        runner.withPropertyValues("corobridge.webflux.suspend-dispatcher=none").run {
+            assertThat(it).doesNotHaveBean(SuspendHandlerDispatcherFilter::class.java)
+            assertThat(it).doesNotHaveBean(OffPumpHandlerFilter::class.java)
+        }
+    }
+
+    @Test
     fun `the property registers the filter for the pump or the CPU dispatcher`() {
         val runner = ReactiveWebApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(CorobridgeAutoConfiguration::class.java,
                 CorobridgeWebFluxAutoConfiguration::class.java))
             .withPropertyValues("corobridge.ring.count=1", "corobridge.ring.size=16", "corobridge.ring.force-fallback=true")
-        runner.run { assertThat(it).doesNotHaveBean(SuspendHandlerDispatcherFilter::class.java) }
         runner.withPropertyValues("corobridge.webflux.suspend-dispatcher=pump").run {
             assertThat(it).hasSingleBean(SuspendHandlerDispatcherFilter::class.java)
             assertThat(it.getBean(SuspendHandlerDispatcherFilter::class.java).toString())

@@ -234,6 +234,6 @@ class LeakDetectionTest {
 
     /** Waits for a ring operation the sample started (bounded); the one blocking wait of these tests. */
     static <T> T done(RingOp<T> op) throws Exception {
-        return op.await(Duration.ofSeconds(30));
+        return op.join(Duration.ofSeconds(30));
     }
 }

@@ -2,6 +2,7 @@ package dev.corobridge.demo;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.Queue;
@@ -20,9 +21,11 @@ import dev.corobridge.bridge.Task;
 import dev.corobridge.demo.board.Applied;
 import dev.corobridge.demo.board.BoardEvent;
 import dev.corobridge.demo.board.BoardException;
+import dev.corobridge.demo.board.BoardListListener;
 import dev.corobridge.demo.board.BoardListener;
 import dev.corobridge.demo.board.BoardSnapshot;
 import dev.corobridge.demo.board.BoardStore;
+import dev.corobridge.demo.board.BoardSummary;
 import dev.corobridge.demo.board.Change;
 import dev.corobridge.demo.board.WordStats;
 import dev.corobridge.demo.journal.Journal;
@@ -87,7 +90,10 @@ public final class BoardService {
      */
     public Task<Applied> commit(Change change, HopTrace trace) {
         Promise<Applied> result = new Promise<>();
-        journal.append(change, trace).onComplete(durable -> {
+        // The apply is handed to the journal with the record, not registered after append returned:
+        // a record durable before that registration would be applied from this thread, possibly
+        // after later records — the live state would then differ from what a restart replays.
+        journal.append(change, trace, durable -> {
             if (durable instanceof Outcome.Failure<Long>(JournalClosedException closed)) {
                 // Not a failure of the service: it is stopping (503, like any request at shutdown).
                 result.fail(new BoardException(BoardException.Kind.UNAVAILABLE, "the service is shutting down", closed));
@@ -97,7 +103,7 @@ public final class BoardService {
                 result.settle(castFailure(durable));
                 return;
             }
-            // Posted from the journal's thread in journal order: the pump applies in that order.
+            // Posted from the journal's ring in file order (or refused at once): the pump applies in that order.
             try {
                 pump.execute(() -> {
                     if (trace != null) {
@@ -145,13 +151,8 @@ public final class BoardService {
             BoardListener listener = new BoardListener() {
                 @Override
                 public boolean onEvent(BoardEvent e) {
-                    Sinks.EmitResult r = sink.tryEmitNext(ServerSentEvent.builder((Object) e)
+                    return emitOrEnd(sink, ServerSentEvent.builder((Object) e)
                             .id(Long.toString(e.revision())).event(e.type()).build());
-                    if (r.isFailure()) {
-                        sink.tryEmitComplete(); // too far behind, or gone: end the stream
-                        return false;
-                    }
-                    return true;
                 }
 
                 @Override
@@ -168,14 +169,59 @@ public final class BoardService {
             });
             return Mono.fromFuture(subscribed.toCompletableFuture())
                     .thenMany(sink.asFlux())
-                    .doFinally(signal -> {
-                        try {
-                            pump.execute(() -> store.unsubscribe(boardId, listener));
-                        } catch (RejectedExecutionException terminated) {
-                            // the pump has terminated: its boards and their listeners are gone
-                        }
-                    });
+                    .doFinally(signal -> unsubscribeOnPump(() -> store.unsubscribe(boardId, listener)));
         });
+    }
+
+    /** Emits {@code event}; a subscriber too far behind, or gone, has its stream ended (false). */
+    private static boolean emitOrEnd(Sinks.Many<ServerSentEvent<Object>> sink, ServerSentEvent<Object> event) {
+        if (sink.tryEmitNext(event).isFailure()) {
+            sink.tryEmitComplete();
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * The board list as server-sent events: one {@code boards} event first (data: the list), then a
+     * {@code board} event (data: the board's line of the list) whenever a board is created or its
+     * notes change, in the order the changes are applied. Falling behind and shutdown end the stream
+     * as for {@link #events(String)}; the client reconnects and gets a fresh list.
+     */
+    public Flux<ServerSentEvent<Object>> boardListEvents() {
+        return Flux.defer(() -> {
+            Queue<ServerSentEvent<Object>> buffer = Queues.<ServerSentEvent<Object>>get(properties.eventBuffer()).get();
+            Sinks.Many<ServerSentEvent<Object>> sink = Sinks.many().unicast().onBackpressureBuffer(buffer);
+            BoardListListener listener = new BoardListListener() {
+                @Override
+                public boolean onBoard(BoardSummary board) {
+                    return emitOrEnd(sink, ServerSentEvent.builder((Object) board).event("board").build());
+                }
+
+                @Override
+                public void onClose() {
+                    sink.tryEmitComplete();
+                }
+            };
+            Task<List<BoardSummary>> subscribed = Task.start(pump, () -> {
+                List<BoardSummary> list = store.subscribeList(listener);
+                // Emitted on the pump before any change can be: no gap, no repeat.
+                sink.tryEmitNext(ServerSentEvent.builder((Object) list).event("boards").build());
+                return list;
+            });
+            return Mono.fromFuture(subscribed.toCompletableFuture())
+                    .thenMany(sink.asFlux())
+                    .doFinally(signal -> unsubscribeOnPump(() -> store.unsubscribeList(listener)));
+        });
+    }
+
+    /** Ends a stream's subscription on the pump; once the pump has terminated its listeners are gone anyway. */
+    private void unsubscribeOnPump(Runnable unsubscribe) {
+        try {
+            pump.execute(unsubscribe);
+        } catch (RejectedExecutionException terminated) {
+            // the pump has terminated: its boards and their listeners are gone
+        }
     }
 
     /** Word statistics: a snapshot on the pump, counting on the CPU dispatcher, a check back on the pump. */
@@ -242,6 +288,8 @@ public final class BoardService {
             out.put("ring", r);
             Map<String, Object> j = new LinkedHashMap<>();
             j.put("changes", jm.changes());
+            // Every change in the journal, over every run: the replayed ones and those since the start.
+            j.put("total", journal.replayed().size() + jm.changes());
             j.put("fsyncs", jm.fsyncs());
             j.put("fsyncsPerChange", jm.fsyncsPerChange());
             j.put("largestBatch", jm.largestBatch());

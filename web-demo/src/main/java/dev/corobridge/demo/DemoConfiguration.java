@@ -7,11 +7,14 @@ import kotlinx.coroutines.CoroutineDispatcher;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.jackson.autoconfigure.JsonMapperBuilderCustomizer;
+import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.event.ContextClosedEvent;
+import tools.jackson.core.StreamReadFeature;
 
 import dev.corobridge.bridge.Task;
 import dev.corobridge.demo.board.BoardStore;
@@ -20,7 +23,9 @@ import dev.corobridge.demo.journal.Journal;
 import dev.corobridge.demo.journal.JournalHealthIndicator;
 import dev.corobridge.demo.web.ProblemJsonHandler;
 import dev.corobridge.demo.web.RequestGuardFilter;
+import dev.corobridge.demo.web.RequestHeaderTimeout;
 import dev.corobridge.demo.web.ServiceState;
+import dev.corobridge.demo.web.TransportProblemHandler;
 import dev.corobridge.pump.MessagePump;
 import dev.corobridge.ring.RingPool;
 import dev.corobridge.spring.CorobridgeAutoConfiguration;
@@ -76,7 +81,7 @@ public class DemoConfiguration {
                 }
             }
             return new int[] {n};
-        }).await(properties.ioTimeout());
+        }).join(properties.ioTimeout());
         LOG.info("Replayed " + journal.replayed().size() + " changes (" + skipped[0] + " rejected as they were live) in "
                 + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) + " ms");
         return journal;
@@ -92,6 +97,28 @@ public class DemoConfiguration {
                               @Qualifier(CorobridgeAutoConfiguration.CPU_DISPATCHER) CoroutineDispatcher cpu,
                               DemoProperties properties) {
         return new BoardService(pump, store, journal, pool, cpu, properties);
+    }
+
+    /**
+     * Request bodies with a key twice ({@code {"name":"a","name":"b"}}) are refused (400) rather
+     * than read as their last value: which of the two the client meant is a guess, and two readers
+     * of the same body (a proxy, a validator) may take different ones.
+     */
+    @Bean
+    JsonMapperBuilderCustomizer strictDuplicateKeys() {
+        return builder -> builder.enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION);
+    }
+
+    /** Problem JSON for the requests the HTTP decoder refuses before Spring sees them. */
+    @Bean
+    NettyServerCustomizer transportProblems() {
+        return TransportProblemHandler.customizer();
+    }
+
+    /** Slow clients: a deadline for each request's headers ({@code demo.http.header-timeout}). */
+    @Bean
+    RequestHeaderTimeout requestHeaderTimeout(DemoProperties properties) {
+        return new RequestHeaderTimeout(properties.http().headerTimeout());
     }
 
     @Bean

@@ -19,6 +19,7 @@ import dev.corobridge.demo.journal.JournalRecovery;
  * @param eventBuffer      events a slow SSE subscriber may fall behind before it is disconnected
  * @param ioTimeout        limit for one journal operation at start-up and shutdown
  * @param journal          what to do with a damaged journal ({@code demo.journal.*})
+ * @param http             limits on slow clients ({@code demo.http.*})
  */
 @ConfigurationProperties("demo")
 public record DemoProperties(@DefaultValue("./data") Path dataDir,
@@ -26,7 +27,25 @@ public record DemoProperties(@DefaultValue("./data") Path dataDir,
                              @DefaultValue("30s") Duration longPollTimeout,
                              @DefaultValue("1024") int eventBuffer,
                              @DefaultValue("30s") Duration ioTimeout,
-                             @DefaultValue JournalSettings journal) {
+                             @DefaultValue JournalSettings journal,
+                             @DefaultValue HttpSettings http) {
+
+    /**
+     * Limits on slow clients, under {@code demo.http.*}.
+     *
+     * @param headerTimeout once the first byte of a request arrived, its request line and headers
+     *                      must be complete within this, or the request is answered 408 and the
+     *                      connection closed (a client sending its headers a byte at a time would
+     *                      otherwise hold the connection forever); 1s..10m
+     */
+    public record HttpSettings(@DefaultValue("10s") Duration headerTimeout) {
+
+        public HttpSettings {
+            if (headerTimeout.compareTo(Duration.ofSeconds(1)) < 0 || headerTimeout.compareTo(Duration.ofMinutes(10)) > 0) {
+                throw new IllegalArgumentException("demo.http.header-timeout must be within 1s..10m, was " + headerTimeout);
+            }
+        }
+    }
 
     /**
      * Settings of the journal, under {@code demo.journal.*}.

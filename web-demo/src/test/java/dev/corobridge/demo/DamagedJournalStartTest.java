@@ -77,7 +77,9 @@ class DamagedJournalStartTest {
                 .contains("10 intact records follow the damage")
                 .contains("demo.journal.repair=true").contains("DEMO_JOURNAL_REPAIR=true");
 
-        try (ConfigurableApplicationContext repaired = start("--demo.journal.repair=true")) {
+        // Health details are for operators only (off by default): this operator turned them on.
+        try (ConfigurableApplicationContext repaired = start("--demo.journal.repair=true",
+                "--management.endpoint.health.show-details=always")) {
             WebTestClient http = client(repaired);
             List<String> kept = new ArrayList<>(notes);
             kept.remove(9); // record #10 added "note 9"

@@ -167,6 +167,38 @@ class NotesBoardApiTest {
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"/api", "/api/kt"})
+    void theBoardListStreamStartsWithTheListAndFollowsEveryChange(String face) {
+        String existing = createBoard(face, "listed before");
+        Flux<ServerSentEvent<Object>> events = http.get().uri(face + "/boards/events")
+                .accept(MediaType.TEXT_EVENT_STREAM).exchange().expectStatus().isOk()
+                .returnResult(new ParameterizedTypeReference<ServerSentEvent<Object>>() { })
+                .getResponseBody();
+        String name = "listed after " + face;
+        java.util.concurrent.atomic.AtomicReference<Object> created = new java.util.concurrent.atomic.AtomicReference<>();
+        StepVerifier.create(events.take(3))
+                .assertNext(e -> {
+                    assertThat(e.event()).isEqualTo("boards");
+                    assertThat((List<Map<String, Object>>) e.data()).anySatisfy(b -> assertThat(b).containsEntry("id", existing));
+                })
+                .then(() -> addNote(face, createBoard(face.equals("/api") ? "/api/kt" : "/api", name), "one"))
+                .assertNext(e -> {
+                    assertThat(e.event()).isEqualTo("board");
+                    assertThat((Map<String, Object>) e.data()).containsEntry("name", name).containsEntry("notes", 0)
+                            .containsEntry("revision", 0);
+                    created.set(((Map<String, Object>) e.data()).get("id"));
+                })
+                .assertNext(e -> {
+                    assertThat(e.event()).isEqualTo("board");
+                    assertThat((Map<String, Object>) e.data()).containsEntry("id", created.get())
+                            .containsEntry("notes", 1).containsEntry("revision", 1);
+                })
+                .expectComplete()
+                .verify(T);
+        awaitCounts(0, 0); // the list's listener left when the client did
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"/api", "/api/kt"})
     void longPollAnswersAtTheNextChangeOrAtTheTimeout(String face) {
         String b = createBoard(face, "poll");
         http.get().uri(face + "/boards/{b}/changes?after=0", b).exchange().expectStatus().isOk()
@@ -234,7 +266,7 @@ class NotesBoardApiTest {
         Map<String, Object> live = live();
         assertThat(live.get("transport")).isIn("io_uring", "nio");
         assertThat((Map<String, Object>) live.get("pump")).containsKeys("queueDepth", "wakeupsPerDispatch");
-        assertThat((Map<String, Object>) live.get("journal")).containsKeys("fsyncsPerChange", "changes");
+        assertThat((Map<String, Object>) live.get("journal")).containsKeys("fsyncsPerChange", "changes", "total");
         http.get().uri("/actuator/health/readiness").exchange().expectStatus().isOk();
         http.get().uri("/actuator/prometheus").exchange().expectStatus().isOk()
                 .expectBody(String.class).value(s -> assertThat(s).contains("corobridge"));

@@ -57,6 +57,9 @@ class RestartTest {
         assertThat(Files.exists(data.resolve("journal.log"))).isTrue();
         try (ConfigurableApplicationContext second = start()) {
             WebTestClient http = client(second);
+            // The journal's total counts over every run: 3 boards, 150 notes, an edit and a delete.
+            http.get().uri("/api/live").exchange().expectStatus().isOk().expectBody()
+                    .jsonPath("$.journal.total").isEqualTo(155).jsonPath("$.journal.changes").isEqualTo(0);
             assertThat(everything(http, boards)).isEqualTo(before);
             String fresh = (String) http.post().uri("/api/boards/{b}/notes", boards.get(2))
                     .contentType(MediaType.APPLICATION_JSON).bodyValue(Map.of("text", "after restart")).exchange()

@@ -27,7 +27,10 @@ import kotlin.metadata.Visibility;
  * synthetic, local or anonymous, and, if written in Kotlin, Kotlin-{@code public} or
  * {@code protected} ({@code internal} compiles to JVM public and is left out unless it carries
  * {@code @PublishedApi}). Kotlin file facades ({@code FooKt}) are dumped when they have API
- * members; lambdas, {@code $WhenMappings} and multi-file parts never. A member of an API class is,
+ * members; lambdas, {@code $WhenMappings} and multi-file parts never. A class in a package with a
+ * segment named {@code internal} ({@code dev.corobridge.bridge.internal}) is never API: it is
+ * public only because another module of the project needs it, and its class comment says so. A
+ * member of an API class is,
  * if it is public, or protected in a class that is not final, and, if Kotlin declared it, its Kotlin
  * visibility says so as for classes. Compiler-generated synthetic members (javac's bridges,
  * {@code $default} helpers, accessors) are left out; a synthetic member that Kotlin metadata
@@ -36,7 +39,8 @@ import kotlin.metadata.Visibility;
  * non-API classes are not dumped, with one exception: the public and protected members that an API
  * class inherits from a non-API superclass of the module (a package-private base) are callable
  * through it, so they are listed in its block, the base's type variables replaced by the type
- * arguments the subclass gives it.
+ * arguments the subclass gives it. The same holds for a public base in an {@code internal}
+ * package.
  *
  * <p><b>Markers.</b> {@code suspend} and {@code inline} come from Kotlin metadata; the JVM
  * signature of a suspend function is kept as it is (trailing {@code Continuation}, returning
@@ -124,7 +128,7 @@ public final class ApiDump {
         }
 
         private boolean decideApiClass(ClassDecl c) {
-            if (c.is(Opcodes.ACC_SYNTHETIC)) {
+            if (c.is(Opcodes.ACC_SYNTHETIC) || inInternalPackage(c.name())) {
                 return false;
             }
             KotlinFacts f = facts.get(c.name());
@@ -155,6 +159,17 @@ public final class ApiDump {
             int access = c.nesting().access();
             return (access & Opcodes.ACC_PUBLIC) != 0
                     || (access & Opcodes.ACC_PROTECTED) != 0 && !outer.is(Opcodes.ACC_FINAL);
+        }
+
+        /** Whether the package of the binary name {@code name} has a segment {@code internal}. */
+        private static boolean inInternalPackage(String name) {
+            int end = name.lastIndexOf('/');
+            for (String segment : name.substring(0, Math.max(end, 0)).split("/")) {
+                if (segment.equals("internal")) {
+                    return true;
+                }
+            }
+            return false;
         }
 
         private static boolean kotlinVisible(Visibility visibility, boolean publishedApi) {

@@ -144,6 +144,23 @@ class ApiDumpRenderingTest {
     }
 
     @Test
+    void packagesWithAnInternalSegmentAreNotApi() {
+        assertNotDumped(J + "internal.SharedBase");
+        assertNotDumped(J + "internal.SharedBase$Nested");
+        assertNotDumped(J + "internal.SharedInterface");
+        assertNotDumped(K + "internal.SharedKotlinKt");
+        assertNotDumped(K + "internal.SharedKotlinClass");
+        assertEquals("public final class " + J + "PublicOnInternal extends " + J + "internal.SharedBase<java.lang.String> {",
+                Fixtures.header(DUMP, J + "PublicOnInternal"));
+        assertEquals(List.of(
+                "public PublicOnInternal()",
+                "public void own()",
+                "public java.lang.String shared(java.lang.String)"), block(J + "PublicOnInternal"),
+                "what an API class inherits from an internal base is callable through it: listed with it "
+                        + "(protected members of a final class are not API)");
+    }
+
+    @Test
     void javaKindsAndDeprecations() {
         // Nested enums, records, interfaces and annotations are implicitly static: not repeated.
         assertEquals("public final enum " + J + "Shapes$Color {", Fixtures.header(DUMP, J + "Shapes$Color"));

@@ -27,7 +27,8 @@ import dev.corobridge.pump.PumpTimer;
  * {@code apply}, so a restarted service rebuilds exactly the boards it acknowledged.
  *
  * <p><b>Subscribers</b> ({@link BoardListener}) and <b>waiters</b> (long polls) are told of each
- * applied change, on the pump, in revision order.
+ * applied change, on the pump, in revision order; <b>list subscribers</b> ({@link BoardListListener})
+ * get the changed board's line of the list after each applied change.
  */
 public final class BoardStore {
 
@@ -38,6 +39,7 @@ public final class BoardStore {
 
     private final MessagePump pump;
     private final Map<String, Board> boards = new LinkedHashMap<>();
+    private final List<BoardListListener> listListeners = new ArrayList<>();
     private long nextBoard = 1;
     private long nextNote = 1;
     private long changesApplied;
@@ -59,7 +61,7 @@ public final class BoardStore {
         pump.checkAccess();
         List<BoardSummary> out = new ArrayList<>(boards.size());
         for (Board b : boards.values()) {
-            out.add(new BoardSummary(b.id, b.name, b.notes.size(), b.revision));
+            out.add(b.summary());
         }
         return out;
     }
@@ -143,6 +145,7 @@ public final class BoardStore {
         if (applied.event() != null) {
             b.publish(applied.event());
         }
+        publishList(b.summary());
         return applied;
     }
 
@@ -221,6 +224,33 @@ public final class BoardStore {
         return b.snapshot();
     }
 
+    /**
+     * Registers a listener for the board list and returns the list it starts from; every later
+     * change of a board's line reaches the listener, none is missed, since both happen on the pump.
+     */
+    public List<BoardSummary> subscribeList(BoardListListener listener) {
+        pump.checkAccess();
+        checkOpen();
+        listListeners.add(listener);
+        return list();
+    }
+
+    /** Removes a list listener; no effect when it is gone already. */
+    public void unsubscribeList(BoardListListener listener) {
+        pump.checkAccess();
+        listListeners.remove(listener);
+    }
+
+    private void publishList(BoardSummary board) {
+        for (Iterator<BoardListListener> it = listListeners.iterator(); it.hasNext(); ) {
+            BoardListListener l = it.next();
+            if (!l.onBoard(board)) {
+                it.remove();
+                l.onClose();
+            }
+        }
+    }
+
     /** Removes a listener; no effect when it is gone already. */
     public void unsubscribe(String boardId, BoardListener listener) {
         pump.checkAccess();
@@ -276,10 +306,10 @@ public final class BoardStore {
         return p;
     }
 
-    /** Listeners and waiters registered, all boards (for metrics and tests). */
+    /** Listeners (of a board or of the list) and waiters registered, all boards (for metrics and tests). */
     public int[] subscriberAndWaiterCounts() {
         pump.checkAccess();
-        int s = 0;
+        int s = listListeners.size();
         int w = 0;
         for (Board b : boards.values()) {
             s += b.listeners.size();
@@ -302,6 +332,11 @@ public final class BoardStore {
     public void close() {
         pump.checkAccess();
         closed = true;
+        List<BoardListListener> lls = new ArrayList<>(listListeners);
+        listListeners.clear();
+        for (BoardListListener l : lls) {
+            l.onClose();
+        }
         for (Board b : boards.values()) {
             List<BoardListener> ls = new ArrayList<>(b.listeners);
             b.listeners.clear();
@@ -354,6 +389,10 @@ public final class BoardStore {
 
         BoardSnapshot snapshot() {
             return new BoardSnapshot(id, name, revision, new ArrayList<>(notes.values()));
+        }
+
+        BoardSummary summary() {
+            return new BoardSummary(id, name, notes.size(), revision);
         }
 
         Applied changed(String type, Note note) {

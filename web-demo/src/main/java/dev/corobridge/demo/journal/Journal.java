@@ -8,6 +8,7 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -28,6 +29,7 @@ import dev.corobridge.demo.board.BoardException;
 import dev.corobridge.demo.board.Change;
 import dev.corobridge.ring.Ring;
 import dev.corobridge.ring.RingFile;
+import dev.corobridge.ring.RingIoException;
 import dev.corobridge.ring.RingPool;
 
 /**
@@ -258,7 +260,7 @@ public final class Journal implements AutoCloseable {
 
     private static <T> T await(Awaitable<T> op, Duration timeout, String what) throws IOException {
         try {
-            return op.await(timeout);
+            return op.join(timeout);
         } catch (TimeoutException e) {
             throw new IOException(what + " did not finish within " + timeout, e);
         } catch (InterruptedException e) {
@@ -309,7 +311,22 @@ public final class Journal implements AutoCloseable {
      * @param trace if not {@code null}, gets a {@code journal} hop on the thread that saw the commit
      */
     public Awaitable<Long> append(Change change, HopTrace trace) {
+        return append(change, trace, null);
+    }
+
+    /**
+     * {@link #append(Change, HopTrace)}, with {@code inFileOrder} called with the outcome on the
+     * journal's ring, in the order of the records in the file (on the caller's thread, before this returns, if the append is refused). Registering on the
+     * returned promise instead is not ordered: a record durable before the registration runs its
+     * callback on the registering thread, possibly after later records' callbacks ran.
+     *
+     * @param inFileOrder if not {@code null}, told the outcome in file order
+     */
+    public Awaitable<Long> append(Change change, HopTrace trace, Consumer<? super Outcome<Long>> inFileOrder) {
         Entry e = new Entry(JournalCodec.payload(change), trace);
+        if (inFileOrder != null) {
+            e.promise.onComplete(inFileOrder); // before the record is queued: it cannot be late
+        }
         Throwable b = broken;
         if (b != null) {
             e.promise.fail(unavailable(b));
@@ -431,8 +448,21 @@ public final class Journal implements AutoCloseable {
         }
     }
 
-    private static BoardException unavailable(Throwable broken) {
-        return new BoardException(BoardException.Kind.UNAVAILABLE, "the journal failed: " + broken.getMessage(), broken);
+    /**
+     * The refusal of a change after the journal broke. Its message is the problem detail a client
+     * reads, so it names the kernel's reason (e.g. {@code ENOSPC}) but not the server's paths; the
+     * whole failure is its cause, logged once when the journal broke.
+     */
+    static BoardException unavailable(Throwable broken) {
+        String reason = "an I/O error";
+        for (Throwable t = broken; t != null; t = t.getCause()) {
+            if (t instanceof RingIoException io) {
+                reason = io.operation() + " failed: " + io.errnoName();
+                break;
+            }
+        }
+        return new BoardException(BoardException.Kind.UNAVAILABLE, "the journal cannot store changes (" + reason
+                + "); the service takes no changes until it is restarted", broken);
     }
 
     private JournalClosedException notCommitted() {
@@ -479,7 +509,7 @@ public final class Journal implements AutoCloseable {
             LOG.warn("Journal: waiting for commits to drain failed; closing anyway", e);
         }
         try {
-            file.closeAsync().await(timeout);
+            file.closeAsync().join(timeout);
         } catch (Exception e) {
             LOG.warn("Journal: closing " + path.toAbsolutePath() + " failed", e);
         }

@@ -65,6 +65,15 @@ public class BoardController {
         return boards.onPump(trace, "list", BoardStore::list);
     }
 
+    /**
+     * The board list, live: a {@code boards} event with the list, then a {@code board} event with a
+     * board's line whenever a board is created or changes.
+     */
+    @GetMapping(path = "/events", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
+    public Flux<ServerSentEvent<Object>> boardListEvents() {
+        return boards.boardListEvents();
+    }
+
     @GetMapping("/{boardId}")
     public Task<BoardSnapshot> board(@PathVariable String boardId, @RequestAttribute(HopTraces.ATTRIBUTE) HopTrace trace) {
         String id = JsonInput.boardId(boardId);

@@ -21,7 +21,13 @@ public final class JsonInput {
     /** Longest note text. */
     public static final int MAX_TEXT = 2000;
 
-    private static final Pattern ID = Pattern.compile("[bn][1-9][0-9]{0,17}");
+    /**
+     * The syntax of an id: its letter and 1 to 19 digits. The server makes {@code b1}, {@code b2}, ...,
+     * but any id of this syntax is a well-formed name of a resource that may not exist ({@code b0},
+     * {@code b007}): a lookup answers 404 for it, as for any other id the server never made; 400 is
+     * for what cannot be an id at all.
+     */
+    private static final Pattern ID = Pattern.compile("[bn][0-9]{1,19}");
 
     private JsonInput() {
     }

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
 
+import io.netty.handler.codec.DecoderException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.core.Ordered;
@@ -15,12 +16,15 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.http.server.reactive.ServerHttpResponseDecorator;
 import org.springframework.web.server.ResponseStatusException;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.ServerWebInputException;
 import org.springframework.web.server.WebExceptionHandler;
 import org.springframework.web.reactive.resource.NoResourceFoundException;
+import org.springframework.web.util.DisconnectedClientHelper;
 import reactor.core.publisher.Mono;
+import reactor.netty.http.server.HttpServerResponse;
 
 import dev.corobridge.bridge.ContextShutdownException;
 import dev.corobridge.bridge.TaskTimeoutException;
@@ -37,6 +41,12 @@ import dev.corobridge.demo.board.BoardException;
  * <p>Once the service shuts down ({@link ServiceState}), a 503 is the expected refusal of a request
  * that came too late, not a fault: it carries {@code Retry-After} and {@code Connection: close}
  * (the client should come back later, to a new connection) and is logged at debug level only.
+ *
+ * <p>A request the client ended (it closed the connection mid-body or before the answer, or sent
+ * bytes the HTTP decoder could not read, which Reactor Netty answers with 400 itself) has nobody to
+ * answer and is not the service's fault either: one line at debug level, no stack, no answer.
+ * Details speak the client's terms: what is wrong with the request, never a Java signature or a
+ * server path.
  *
  * <p>Thread-safe: its own state is immutable; the shared {@link ServiceState} is read per error.
  */
@@ -68,8 +78,26 @@ public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
     @Override
     public Mono<Void> handle(ServerWebExchange exchange, Throwable ex) {
         ServerHttpResponse response = exchange.getResponse();
+        String clientFault = clientFault(ex);
+        if (clientFault != null) {
+            // Not the service's fault, and nobody to answer: one line at debug level, no stack.
+            if (LOG.isDebugEnabled()) {
+                LOG.debug("Request " + exchange.getRequest().getMethod() + " " + exchange.getRequest().getPath()
+                        + " ended by the client: " + clientFault);
+            }
+            return Mono.empty();
+        }
+        if (answeredByTheHttpLayer(response)) {
+            // Reactor Netty refused bytes it could not decode (a bad chunk size, ...) with its own 400
+            // and closes the connection; the body's reader then fails. A client mistake, answered.
+            if (LOG.isDebugEnabled()) {
+                LOG.debug("Request " + exchange.getRequest().getMethod() + " " + exchange.getRequest().getPath()
+                        + " ended by the client: undecodable HTTP, answered by the HTTP layer (" + ex + ")");
+            }
+            return Mono.empty();
+        }
         if (response.isCommitted()) {
-            return Mono.error(ex);
+            return Mono.error(ex); // a fault after the answer started: Spring logs it and aborts the response
         }
         Problem p = classify(ex);
         boolean refusedAtShutdown = p.status == 503 && state.isShuttingDown();
@@ -139,7 +167,50 @@ public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
         return problem(500, "Internal Server Error", "the service failed to handle the request; it is logged", null);
     }
 
+    /**
+     * Why a request ended through the client's doing, when it did: the client closed the connection
+     * (mid-body, or before the answer), or sent bytes the HTTP decoder could not read (Reactor Netty
+     * then answered 400 itself and closes the connection). Null for every other error.
+     */
+    static String clientFault(Throwable ex) {
+        if (DisconnectedClientHelper.isClientDisconnectedException(ex)) {
+            return "the connection closed before the exchange was complete";
+        }
+        for (Throwable t = ex; t != null; t = t.getCause()) {
+            if (t instanceof DecoderException) {
+                return "undecodable HTTP (" + JsonInput.printable(String.valueOf(t.getMessage()), 120) + ")";
+            }
+            for (StackTraceElement frame : t.getStackTrace()) {
+                if (frame.getClassName().startsWith("io.netty.handler.codec.http.HttpObjectDecoder")) {
+                    return "undecodable HTTP (" + JsonInput.printable(String.valueOf(t.getMessage()), 120) + ")";
+                }
+            }
+        }
+        return null;
+    }
+
+    /** Whether the HTTP layer below Spring already sent a response of its own for this request. */
+    private static boolean answeredByTheHttpLayer(ServerHttpResponse response) {
+        if (response.isCommitted()) {
+            return false;
+        }
+        Object nativeResponse;
+        try {
+            nativeResponse = ServerHttpResponseDecorator.getNativeResponse(response);
+        } catch (IllegalArgumentException notAServerResponse) {
+            return false; // e.g. a mock response in a test: no layer below
+        }
+        return nativeResponse instanceof HttpServerResponse netty && netty.hasSentHeaders();
+    }
+
+    /** A 400's detail in the client's terms: what is wrong with the body, never a Java signature. */
     private static String inputDetail(ServerWebInputException in) {
+        for (Throwable t = in; t != null; t = t.getCause()) {
+            String m = t.getMessage();
+            if (m != null && m.contains("No request body")) {
+                return "the request body is missing; a JSON object is expected";
+            }
+        }
         Throwable cause = in.getCause();
         if (cause instanceof DecodingException d) {
             String m = d.getMessage() == null ? "" : d.getMessage();
@@ -150,7 +221,12 @@ public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
             m = src >= 0 ? m.substring(0, src) : m;
             return "malformed JSON: " + JsonInput.printable(m, 200);
         }
-        return in.getReason() != null ? in.getReason() : "invalid request";
+        String reason = in.getReason();
+        if (reason == null) {
+            return "invalid request";
+        }
+        int signature = reason.indexOf(" for: "); // Spring appends the handler method's signature
+        return JsonInput.printable(signature >= 0 ? reason.substring(0, signature) : reason, 200);
     }
 
     private static Problem problem(int status, String title, String detail, HttpHeaders headers) {

@@ -1,12 +1,16 @@
 package dev.corobridge.demo.web;
 
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.springframework.core.Ordered;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
+import org.springframework.web.server.ResponseStatusException;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
@@ -21,7 +25,16 @@ import dev.corobridge.demo.board.BoardException;
  * thread), writes the trace into the {@code Hop-Trace} header just before the response commits,
  * refuses requests once shutdown began (503, after reading and dropping the body), and caps the
  * body at {@code demo.max-body} (413) — by {@code Content-Length} up front, and by counting for
- * chunked bodies, so an oversize body is never buffered whole. Stateless apart from the shared {@link ServiceState}; thread-safe.
+ * chunked bodies, so an oversize body is never buffered whole.
+ *
+ * <p>It also refuses what the layers below let through but cannot be read as the client meant it:
+ * a {@code Transfer-Encoding} other than a single {@code chunked} (400, then the connection closes:
+ * the body's length is unknown, RFC 9112 section 6.3), a {@code Content-Encoding} the service does
+ * not decode (415: the body would be read as if it were plain), more than one {@code Content-Type}
+ * (400: which one applies is a guess), and a body that is not well-formed UTF-8 ({@link Utf8Validator},
+ * 400, checked as the body streams in).
+ *
+ * <p>Stateless apart from the shared {@link ServiceState}; thread-safe.
  */
 public final class RequestGuardFilter implements WebFilter, Ordered {
 
@@ -54,36 +67,83 @@ public final class RequestGuardFilter implements WebFilter, Ordered {
         if (state.isShuttingDown()) {
             // Read (and drop) the body before refusing: the refusal closes the connection, and body
             // bytes still arriving at a closed socket draw a reset that can overtake the 503.
-            return new Limited(exchange.getRequest(), maxBody).getBody().doOnNext(DataBufferUtils::release)
+            return new Limited(exchange.getRequest(), maxBody, false).getBody().doOnNext(DataBufferUtils::release)
                     .then(Mono.error(() -> new BoardException(BoardException.Kind.UNAVAILABLE, "the service is shutting down")));
         }
-        long declared = exchange.getRequest().getHeaders().getContentLength();
+        HttpHeaders headers = exchange.getRequest().getHeaders();
+        List<String> transferCodings = headers.getValuesAsList(HttpHeaders.TRANSFER_ENCODING);
+        if (!transferCodings.isEmpty() && !(transferCodings.size() == 1 && transferCodings.get(0).equalsIgnoreCase("chunked"))) {
+            // The body's end cannot be found: nothing more on this connection can be trusted.
+            exchange.getResponse().getHeaders().set(HttpHeaders.CONNECTION, "close");
+            return Mono.error(new BoardException(BoardException.Kind.INVALID, "Transfer-Encoding '"
+                    + JsonInput.printable(String.join(", ", transferCodings)) + "' is not supported; send a "
+                    + "Content-Length or 'Transfer-Encoding: chunked'"));
+        }
+        List<String> contentCodings = headers.getValuesAsList(HttpHeaders.CONTENT_ENCODING);
+        for (String coding : contentCodings) {
+            if (!coding.equalsIgnoreCase("identity")) {
+                exchange.getResponse().getHeaders().set(HttpHeaders.ACCEPT_ENCODING, "identity");
+                return Mono.error(new ResponseStatusException(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "Content-Encoding '"
+                        + JsonInput.printable(String.join(", ", contentCodings)) + "' is not supported; send the body "
+                        + "without a content coding"));
+            }
+        }
+        List<String> contentTypes = headers.get(HttpHeaders.CONTENT_TYPE);
+        if (contentTypes != null && contentTypes.size() > 1) {
+            return Mono.error(new BoardException(BoardException.Kind.INVALID,
+                    "more than one Content-Type header; send exactly one"));
+        }
+        long declared = headers.getContentLength();
         if (declared > maxBody) {
             return Mono.error(new PayloadTooLargeException(maxBody));
         }
-        return chain.filter(exchange.mutate().request(new Limited(exchange.getRequest(), maxBody)).build());
+        return chain.filter(exchange.mutate().request(new Limited(exchange.getRequest(), maxBody, true)).build());
     }
 
-    /** A request whose body fails with 413 once it passes the limit. */
+    /**
+     * A request whose body fails with 413 once it passes the limit and, if asked, with 400 at the
+     * first byte that is not well-formed UTF-8 or when it ends inside a UTF-8 sequence.
+     */
     private static final class Limited extends ServerHttpRequestDecorator {
         private final long limit;
+        private final boolean utf8;
 
-        Limited(ServerHttpRequest delegate, long limit) {
+        Limited(ServerHttpRequest delegate, long limit, boolean utf8) {
             super(delegate);
             this.limit = limit;
+            this.utf8 = utf8;
         }
 
         @Override
         public Flux<DataBuffer> getBody() {
             AtomicLong seen = new AtomicLong();
-            return super.getBody().handle((buf, sink) -> {
+            Utf8Validator validator = utf8 ? new Utf8Validator() : null;
+            Flux<DataBuffer> body = super.getBody().handle((buf, sink) -> {
                 if (seen.addAndGet(buf.readableByteCount()) > limit) {
                     DataBufferUtils.release(buf);
                     sink.error(new PayloadTooLargeException(limit));
-                } else {
-                    sink.next(buf);
+                    return;
                 }
+                if (validator != null) {
+                    try {
+                        for (int i = buf.readPosition(), end = buf.writePosition(); i < end; i++) {
+                            validator.accept(buf.getByte(i));
+                        }
+                    } catch (BoardException e) {
+                        DataBufferUtils.release(buf);
+                        sink.error(e);
+                        return;
+                    }
+                }
+                sink.next(buf);
             });
+            if (validator == null) {
+                return body;
+            }
+            return body.concatWith(Flux.defer(() -> {
+                validator.finish(); // throws if the body ended inside a sequence
+                return Flux.empty();
+            }));
         }
     }
 }

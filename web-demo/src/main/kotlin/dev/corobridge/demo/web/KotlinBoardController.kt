@@ -63,6 +63,10 @@ class KotlinBoardController(private val boards: BoardService) {
     suspend fun listBoards(@RequestAttribute(HopTraces.ATTRIBUTE) trace: HopTrace): List<BoardSummary> =
         onPump(trace, "list") { it.list() }
 
+    /** The board list, live, as on the Java face. */
+    @GetMapping("/events", produces = [MediaType.TEXT_EVENT_STREAM_VALUE])
+    fun boardListEvents(): Flow<ServerSentEvent<Any>> = boards.boardListEvents().asFlow()
+
     @GetMapping("/{boardId}")
     suspend fun board(
         @PathVariable boardId: String,

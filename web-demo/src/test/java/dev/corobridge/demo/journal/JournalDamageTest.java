@@ -61,7 +61,7 @@ class JournalDamageTest {
                 Change c = i == 0 ? new Change.CreateBoard("b1", "board ünïcödé")
                         : new Change.AddNote("b1", "n" + i, "note number " + i + " " + "x".repeat(i % 40));
                 WRITTEN.add(c);
-                OFFSETS.add(j.append(c, null).await(T));
+                OFFSETS.add(j.append(c, null).join(T));
             }
             CountDownLatch release = new CountDownLatch(1);
             CountDownLatch holding = new CountDownLatch(1);
@@ -82,7 +82,7 @@ class JournalDamageTest {
             }
             release.countDown();
             for (Awaitable<Long> a : acks) {
-                OFFSETS.add(a.await(T));
+                OFFSETS.add(a.join(T));
             }
             assertThat(j.metrics().largestBatch()).isEqualTo(LAST_COMMIT);
         }
@@ -188,7 +188,7 @@ class JournalDamageTest {
             assertThat(report.droppedRecords()).isEqualTo(record < 0 ? 0 : 1);
             assertThat(report.droppedBytes()).isEqualTo(first.length());
             assertThat(Files.readAllBytes(report.damagedCopy())).as(what + ": the damaged file, byte for byte").isEqualTo(damaged);
-            j.append(new Change.CreateBoard("b2", "after the repair"), null).await(T);
+            j.append(new Change.CreateBoard("b2", "after the repair"), null).join(T);
         } catch (Exception e) {
             throw new AssertionError(what, e);
         }
@@ -207,7 +207,7 @@ class JournalDamageTest {
         Files.write(file, v1);
         try (Journal j = Journal.open(pool, file, T)) {
             assertThat(j.replayed()).containsExactlyElementsOf(WRITTEN);
-            j.append(new Change.CreateBoard("b2", "format two"), null).await(T);
+            j.append(new Change.CreateBoard("b2", "format two"), null).join(T);
         }
         assertThat(Files.readAllBytes(file)).startsWith(JournalCodec.fileHeader());
         Path old = only("journal.log.format1-");

@@ -61,7 +61,7 @@ class JournalTest {
             }
             long last = -1;
             for (Awaitable<Long> a : acks) {
-                long offset = a.await(T);
+                long offset = a.join(T);
                 assertThat(offset).isGreaterThan(last); // offsets follow append order
                 last = offset;
             }
@@ -91,7 +91,7 @@ class JournalTest {
             }
             release.countDown();
             for (Awaitable<Long> a : acks) {
-                a.await(T);
+                a.join(T);
             }
             JournalMetrics m = j.metrics();
             assertThat(m.changes()).isEqualTo(64);
@@ -110,7 +110,7 @@ class JournalTest {
         Path file = dir.resolve("journal.log");
         try (Journal j = Journal.open(pool, file, T)) {
             for (int i = 1; i <= 3; i++) {
-                j.append(new Change.CreateBoard("b" + i, "board number " + i), null).await(T);
+                j.append(new Change.CreateBoard("b" + i, "board number " + i), null).join(T);
             }
         }
         long full = Files.size(file);
@@ -129,7 +129,7 @@ class JournalTest {
             assertThat(Files.readAllBytes(j.tornTailCopy()))
                     .isEqualTo(java.util.Arrays.copyOfRange(before, (int) (full - lastRecord), before.length));
             // Appends continue where the valid part ends.
-            j.append(new Change.CreateBoard("b4", "after repair"), null).await(T);
+            j.append(new Change.CreateBoard("b4", "after repair"), null).join(T);
         }
         try (Journal j = Journal.open(pool, file, T)) {
             assertThat(j.replayed()).extracting(Change::boardId).containsExactly("b1", "b2", "b4");
@@ -144,7 +144,7 @@ class JournalTest {
         try (Journal j = Journal.open(pool, file, T)) {
             assertThat(j.replayed()).isEmpty();
             assertThat(j.metrics().bytes()).isEqualTo(JournalCodec.FILE_HEADER);
-            assertThat(j.append(new Change.CreateBoard("b1", "first"), null).await(T)).isEqualTo(JournalCodec.FILE_HEADER);
+            assertThat(j.append(new Change.CreateBoard("b1", "first"), null).join(T)).isEqualTo(JournalCodec.FILE_HEADER);
         }
         assertThat(Files.readAllBytes(file)).startsWith(JournalCodec.fileHeader());
     }
@@ -153,8 +153,8 @@ class JournalTest {
     void aFlippedBitInTheLastRecordIsATornTail() throws Exception {
         Path file = dir.resolve("journal.log");
         try (Journal j = Journal.open(pool, file, T)) {
-            j.append(new Change.CreateBoard("b1", "one"), null).await(T);
-            j.append(new Change.CreateBoard("b2", "two"), null).await(T);
+            j.append(new Change.CreateBoard("b1", "one"), null).join(T);
+            j.append(new Change.CreateBoard("b2", "two"), null).join(T);
         }
         long size = Files.size(file);
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
@@ -174,10 +174,10 @@ class JournalTest {
         Journal j = Journal.open(pool, dir.resolve("journal.log"), T);
         Awaitable<Long> before = j.append(new Change.CreateBoard("b1", "kept"), null);
         j.close(T);
-        assertThat(before.await(T)).isEqualTo(JournalCodec.FILE_HEADER); // queued before close: committed
+        assertThat(before.join(T)).isEqualTo(JournalCodec.FILE_HEADER); // queued before close: committed
         Awaitable<Long> after = j.append(new Change.CreateBoard("b2", "refused"), null);
         assertThat(after.isDone()).isTrue(); // refused at once, nothing queued
-        assertThatThrownBy(() -> after.await(T)).isInstanceOf(JournalClosedException.class)
+        assertThatThrownBy(() -> after.join(T)).isInstanceOf(JournalClosedException.class)
                 .hasMessageContaining("is closing; the change was not written");
         assertThat(j.isBroken()).isFalse();
         j.close(T); // a second close returns at once
@@ -189,7 +189,7 @@ class JournalTest {
     @Test
     void aCloseThatGivesUpWaitingFailsTheWaitingAppendsAsNotCommittedNotBroken() throws Exception {
         Journal j = Journal.open(pool, dir.resolve("journal.log"), T);
-        j.append(new Change.CreateBoard("b1", "committed"), null).await(T);
+        j.append(new Change.CreateBoard("b1", "committed"), null).join(T);
         // Hold the journal's ring: the queued append cannot commit, so the close cannot drain.
         CountDownLatch release = new CountDownLatch(1);
         CountDownLatch holding = new CountDownLatch(1);
@@ -201,7 +201,7 @@ class JournalTest {
         Awaitable<Long> waiting = j.append(new Change.CreateBoard("b2", "never committed"), null);
         j.close(Duration.ZERO); // gives up at once: the ring is held
         release.countDown();
-        assertThatThrownBy(() -> waiting.await(T)).isInstanceOf(JournalClosedException.class)
+        assertThatThrownBy(() -> waiting.join(T)).isInstanceOf(JournalClosedException.class)
                 .hasMessageContaining("closed before this change was committed");
         assertThat(j.isBroken()).isFalse();
         try (Journal again = Journal.open(pool, dir.resolve("journal.log"), T)) {

@@ -34,7 +34,7 @@ final class RawHttp implements AutoCloseable {
     RawHttp(int port) throws IOException {
         socket = new Socket();
         socket.connect(new InetSocketAddress("127.0.0.1", port), 10_000);
-        socket.setSoTimeout(60_000);
+        socket.setSoTimeout(60_000); // a test fails rather than hangs when the server never answers
         in = new BufferedInputStream(socket.getInputStream());
         out = socket.getOutputStream();
     }
@@ -43,6 +43,24 @@ final class RawHttp implements AutoCloseable {
     void send(String ascii) throws IOException {
         out.write(ascii.getBytes(StandardCharsets.US_ASCII));
         out.flush();
+    }
+
+    /** Sends raw bytes (a request, or part of one). */
+    void send(byte[] bytes) throws IOException {
+        out.write(bytes);
+        out.flush();
+    }
+
+    /** Sends one request and reads its response. */
+    Response exchange(byte[] request) throws IOException {
+        send(request);
+        return read();
+    }
+
+    /** Sends one request and reads its response. */
+    Response exchange(String ascii) throws IOException {
+        send(ascii);
+        return read();
     }
 
     /** A complete JSON request, keeping the connection alive. */

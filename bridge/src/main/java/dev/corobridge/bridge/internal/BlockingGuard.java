@@ -1,8 +1,11 @@
-package dev.corobridge.bridge;
+package dev.corobridge.bridge.internal;
 
 /**
- * Marks threads that must never block — an event loop such as a pump — so that blocking waits
- * ({@link Awaitable#await()}) fail fast with a message naming the fix instead of freezing the loop.
+ * Internal API: not for use outside corobridge; may change without notice.
+ *
+ * <p>Marks threads that must never block — an event loop such as a pump — so that blocking waits
+ * ({@code Awaitable.join()} and corobridge's other blocking calls) fail fast with a message
+ * naming the fix instead of freezing the loop.
  *
  * <p>A loop calls {@link #forbidBlocking(String)} once on its own thread when it starts; the mark
  * is a thread-local, so it costs nothing on other threads and is checked only on the slow path of
@@ -40,7 +43,7 @@ public final class BlockingGuard {
             throw new IllegalStateException(operation + " called on the thread of '" + context + "' ("
                     + Thread.currentThread().getName() + "), which must never block: it would freeze every "
                     + "task queued there. Instead continue asynchronously with task.thenOn(" + context
-                    + ", value -> ...), await from a virtual thread (Task.startVirtual(() -> ... .await())), "
+                    + ", value -> ...), join from a virtual thread (Task.startVirtual(() -> ... .join())), "
                     + "or from Kotlin call the suspending await().");
         }
     }

@@ -1,0 +1,41 @@
+package dev.corobridge.spring
+
+import kotlinx.coroutines.CoroutineDispatcher
+import org.springframework.core.Ordered
+import org.springframework.web.server.CoWebFilter
+import org.springframework.web.server.ServerWebExchange
+import org.springframework.web.server.WebFilter
+import org.springframework.web.server.WebFilterChain
+import reactor.core.publisher.Mono
+import kotlin.coroutines.CoroutineContext
+
+/**
+ * Runs Kotlin `suspend` WebFlux handler methods on [dispatcher] (an [OffPumpDispatcher] by
+ * default), at the price of one attribute per request: no coroutine, no hop.
+ *
+ * How: WebFlux starts a suspend handler method in the coroutine context stored in the exchange
+ * attribute [CoWebFilter.COROUTINE_CONTEXT_ATTRIBUTE] (which [CoWebFilter]s set). This filter adds
+ * [dispatcher] to that context, or stores it when there is none, and calls the chain. Unlike
+ * [SuspendHandlerDispatcherFilter], which wraps the rest of the chain in `withContext` (a coroutine
+ * per request, for every request, suspend handler or not), it costs nothing on requests that reach
+ * a Java handler.
+ *
+ * Ordered last, so that the context of every [CoWebFilter] before it (security, MDC, ...) is kept
+ * and only its dispatcher is replaced. A [CoWebFilter] ordered after it stores its own context and
+ * so undoes this one: order such filters earlier.
+ *
+ * Thread-safety: immutable; the attribute is set on the request's own exchange.
+ */
+class OffPumpHandlerFilter(private val dispatcher: CoroutineDispatcher) : WebFilter, Ordered {
+
+    override fun filter(exchange: ServerWebExchange, chain: WebFilterChain): Mono<Void> {
+        val attributes = exchange.attributes
+        val context = attributes[CoWebFilter.COROUTINE_CONTEXT_ATTRIBUTE] as CoroutineContext?
+        attributes[CoWebFilter.COROUTINE_CONTEXT_ATTRIBUTE] = context?.plus(dispatcher) ?: dispatcher
+        return chain.filter(exchange)
+    }
+
+    override fun getOrder(): Int = Ordered.LOWEST_PRECEDENCE
+
+    override fun toString(): String = "OffPumpHandlerFilter[$dispatcher]"
+}

@@ -1,0 +1,77 @@
+package dev.corobridge.demo.web;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+
+/**
+ * Client mistakes and aborts are not the service's faults: a client that goes away in the middle of
+ * a body, and a chunked body the server cannot decode, are logged at DEBUG (one line, no stack), never
+ * as ERROR. The test waits for the service's own line about each request (the DEBUG line it logs, or
+ * the ERROR it must not log), then checks the whole log of the test.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class ClientFaultLogTest extends LiveServiceTestBase {
+
+    private static final Duration WAIT = Duration.ofSeconds(60);
+
+    @Test
+    void aClientThatLeavesMidBodyIsNoError(CapturedOutput output) throws Exception {
+        for (String face : FACES) {
+            String b = createBoard(face, "leaving");
+            String path = face + "/boards/" + b + "/notes";
+            int from = output.getAll().length();
+            try (RawHttp c = new RawHttp(port)) {
+                c.send(request("POST", path, List.of("Content-Type: application/json", "Content-Length: 1000"),
+                        "{\"text\":\"only the start".getBytes(StandardCharsets.US_ASCII)));
+            } // closed with 977 bytes of the body missing
+            String line = awaitLineAbout(output, from, path);
+            assertNoErrors(output, from, line);
+        }
+    }
+
+    @Test
+    void anUndecodableChunkedBodyIsAClientMistakeNotAnError(CapturedOutput output) throws Exception {
+        for (String face : FACES) {
+            String b = createBoard(face, "chunks");
+            String path = face + "/boards/" + b + "/notes";
+            int from = output.getAll().length();
+            try (RawHttp c = new RawHttp(port)) {
+                RawHttp.Response r = c.exchange(request("POST", path, List.of("Content-Type: application/json",
+                        "Transfer-Encoding: chunked"), "zz\r\n{\"text\":\"x\"}\r\n0\r\n\r\n".getBytes(StandardCharsets.US_ASCII)));
+                assertThat(r.status()).isEqualTo(400);
+            }
+            String line = awaitLineAbout(output, from, path);
+            assertNoErrors(output, from, line);
+        }
+    }
+
+    /** The first log line after {@code from} that names {@code path} (the service's own account of the request). */
+    private static String awaitLineAbout(CapturedOutput output, int from, String path) {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (System.nanoTime() < deadline) {
+            String line = output.getAll().substring(from).lines().filter(l -> l.contains(path)).findFirst().orElse(null);
+            if (line != null) {
+                return line;
+            }
+            Thread.onSpinWait();
+        }
+        throw new AssertionError("nothing was logged about " + path + " within " + WAIT);
+    }
+
+    private static void assertNoErrors(CapturedOutput output, int from, String line) throws IOException {
+        String log = output.getAll().substring(from);
+        assertThat(line).as("the line about the request").contains(" DEBUG ");
+        assertThat(log.lines().filter(l -> l.contains(" ERROR ") || l.contains(" WARN ")))
+                .as("ERROR or WARN lines in:\n%s", log).isEmpty();
+        assertThat(log.lines().filter(l -> l.startsWith("\tat "))).as("stack frames in:\n%s", log).isEmpty();
+    }
+}

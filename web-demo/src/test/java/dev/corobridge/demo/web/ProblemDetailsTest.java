@@ -1,0 +1,52 @@
+package dev.corobridge.demo.web;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Problem details speak the client's terms: a missing body or a body the server cannot frame is
+ * named as such, never by a Java signature; the health endpoint shows no details (the data
+ * directory among them) to an anonymous client.
+ */
+class ProblemDetailsTest extends LiveServiceTestBase {
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"/api", "/api/kt"})
+    void aMissingBodyIsNamedInTheClientsTerms(String face) throws Exception {
+        String b = createBoard(face, "bodies");
+        String before = state();
+        for (String path : List.of(face + "/boards", face + "/boards/" + b + "/notes")) {
+            // Content-Length: 0
+            String detail = problem(exchange(request("POST", path,
+                    List.of("Content-Type: application/json", "Content-Length: 0"), null)), 400);
+            assertThat(detail).contains("body");
+            // no length at all: a request without a body
+            detail = problem(exchange(request("POST", path, List.of("Content-Type: application/json"), null)), 400);
+            assertThat(detail).contains("body");
+        }
+        // A transfer coding the server cannot frame (RFC 9112 6.3: 400, then close).
+        try (RawHttp c = new RawHttp(port)) {
+            RawHttp.Response r = c.exchange(request("POST", face + "/boards",
+                    List.of("Content-Type: application/json", "Transfer-Encoding: xchunked"),
+                    "{\"name\":\"x\"}".getBytes(StandardCharsets.UTF_8)));
+            assertThat(problem(r, 400)).contains("Transfer-Encoding");
+            assertThat(r.header("connection")).isEqualToIgnoringCase("close");
+        }
+        assertThat(state()).isEqualTo(before);
+    }
+
+    @Test
+    void healthShowsNoDetailsToAnAnonymousClient() throws Exception {
+        RawHttp.Response r = exchange(request("GET", "/actuator/health", List.of(), null));
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(JSON.readTree(r.body()).path("status").asString()).isEqualTo("UP");
+        assertThat(r.body()).doesNotContain("components").doesNotContain("details")
+                .doesNotContain(DATA.toString());
+    }
+}

@@ -1,0 +1,129 @@
+package dev.corobridge.demo.web;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.HexFormat;
+import java.util.List;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Strict input on both faces: every ill-formed UTF-8 sequence (the Unicode standard's definition:
+ * overlong forms, surrogates, code points above U+10FFFF, stray or missing continuation bytes) and
+ * duplicate JSON keys are refused with 400; a body in a content coding the service does not decode
+ * is 415; a transfer coding other than {@code chunked} and two {@code Content-Type} headers are 400.
+ * Nothing is journaled. A well-formed id of a board or note that does not exist is 404.
+ */
+class StrictInputTest extends LiveServiceTestBase {
+
+    /** Ill-formed UTF-8 inside a JSON string, as hex. */
+    private static final List<String> ILL_FORMED = List.of(
+            "c0af",             // overlong '/'
+            "c1bf",             // overlong
+            "e080af",           // overlong 3-byte '/'
+            "f08080af",         // overlong 4-byte '/'
+            "eda080",           // UTF-8 encoded surrogate U+D800
+            "edbfbf",           // UTF-8 encoded surrogate U+DFFF
+            "f4908080",         // U+110000, above the last code point
+            "f5808080",         // never a lead byte
+            "f888808080",       // 5-byte form
+            "80",               // stray continuation byte
+            "e282",             // truncated sequence
+            "e228a1",           // bad second byte
+            "c0aec0aec0af");    // overlong "../"
+
+    private static byte[] body(String field, String illFormedHex) {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        b.writeBytes(("{\"" + field + "\":\"a").getBytes(StandardCharsets.US_ASCII));
+        b.writeBytes(HexFormat.of().parseHex(illFormedHex));
+        b.writeBytes("b\"}".getBytes(StandardCharsets.US_ASCII));
+        return b.toByteArray();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"/api", "/api/kt"})
+    void illFormedUtf8IsRefusedEverywhere(String face) throws Exception {
+        String b = createBoard(face, "utf-8");
+        String n = addNote(face, b, "keep");
+        String before = state();
+        for (String hex : ILL_FORMED) {
+            assertThat(problem(exchange(json("POST", face + "/boards", body("name", hex))), 400))
+                    .as("board name with %s", hex).contains("UTF-8");
+            assertThat(problem(exchange(json("POST", face + "/boards/" + b + "/notes", body("text", hex))), 400))
+                    .as("note text with %s", hex).contains("UTF-8");
+            byte[] edit = body("text", hex);
+            byte[] withVersion = new byte[edit.length + 20];
+            String tail = ",\"expectedVersion\":1}";
+            System.arraycopy(edit, 0, withVersion, 0, edit.length - 1);
+            byte[] t = tail.getBytes(StandardCharsets.US_ASCII);
+            System.arraycopy(t, 0, withVersion, edit.length - 1, t.length);
+            assertThat(problem(exchange(json("PUT", face + "/boards/" + b + "/notes/" + n, withVersion)), 400))
+                    .as("edit with %s", hex).contains("UTF-8");
+        }
+        assertThat(state()).isEqualTo(before);
+        // Well-formed text of every length class still passes, also across the reads of a long body.
+        String all = "a\u00e9\u20ac\ud834\udd1e\u6f22";
+        assertThat(ok(json("POST", face + "/boards", "{\"name\":\"" + all + "\"}"), 201).path("name").asString())
+                .isEqualTo(all);
+        String longText = (all + " ").repeat(2000 / (all.length() + 1));
+        assertThat(ok(json("POST", face + "/boards/" + b + "/notes", "{\"text\":\"" + longText + "\"}"), 201)
+                .path("text").asString()).isEqualTo(longText);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"/api", "/api/kt"})
+    void duplicateKeysCodingsAndHeadersAreRefused(String face) throws Exception {
+        String b = createBoard(face, "strict");
+        String n = addNote(face, b, "keep");
+        String before = state();
+        assertThat(problem(exchange(json("POST", face + "/boards", "{\"name\":\"a\",\"name\":\"b\"}")), 400))
+                .contains("uplicate").contains("name");
+        assertThat(problem(exchange(json("POST", face + "/boards/" + b + "/notes", "{\"text\":\"a\",\"text\":\"a\"}")), 400))
+                .contains("uplicate");
+        assertThat(problem(exchange(json("PUT", face + "/boards/" + b + "/notes/" + n,
+                "{\"text\":\"a\",\"expectedVersion\":1,\"expectedVersion\":1}")), 400)).contains("uplicate");
+
+        byte[] body = "{\"name\":\"coded\"}".getBytes(StandardCharsets.UTF_8);
+        for (String coding : List.of("gzip", "deflate", "br", "x-made-up", "gzip, identity")) {
+            assertThat(problem(exchange(request("POST", face + "/boards", List.of("Content-Type: application/json",
+                    "Content-Encoding: " + coding, "Content-Length: " + body.length), body)), 415))
+                    .as("Content-Encoding: %s", coding).contains("Content-Encoding");
+        }
+        for (String te : List.of("gzip, chunked", "chunked, chunked", "identity")) {
+            try (RawHttp c = new RawHttp(port)) {
+                RawHttp.Response r = c.exchange(request("POST", face + "/boards", List.of("Content-Type: application/json",
+                        "Transfer-Encoding: " + te), "10\r\n{\"name\":\"coded\"}\r\n0\r\n\r\n".getBytes(StandardCharsets.US_ASCII)));
+                assertThat(problem(r, 400)).as("Transfer-Encoding: %s", te).contains("Transfer-Encoding");
+                assertThat(r.header("connection")).isEqualToIgnoringCase("close");
+            }
+        }
+        assertThat(problem(exchange(request("POST", face + "/boards", List.of("Content-Type: application/json",
+                "Content-Type: application/json", "Content-Length: " + body.length), body)), 400)).contains("Content-Type");
+        assertThat(problem(exchange(request("POST", face + "/boards", List.of("Content-Type: application/json",
+                "Content-Type: text/plain", "Content-Length: " + body.length), body)), 400)).contains("Content-Type");
+        assertThat(state()).isEqualTo(before);
+        // "identity" is no coding at all.
+        ok(request("POST", face + "/boards", List.of("Content-Type: application/json", "Content-Encoding: identity",
+                "Content-Length: " + body.length), body), 201);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"/api", "/api/kt"})
+    void aWellFormedIdThatWasNeverMadeIsNotFound(String face) throws Exception {
+        String b = createBoard(face, "ids");
+        for (String id : List.of("b0", "b00", "b007", "b9999999999999999999")) {
+            assertThat(problem(exchange(request("GET", face + "/boards/" + id, List.of(), null)), 404)).contains(id);
+        }
+        for (String id : List.of("n0", "n01")) {
+            assertThat(problem(exchange(request("GET", face + "/boards/" + b + "/notes/" + id, List.of(), null)), 404))
+                    .contains(id);
+        }
+        // Not the syntax of an id at all: 400.
+        for (String id : List.of("b", "x1", "b-1", "b1a", "b" + "1".repeat(20))) {
+            assertThat(problem(exchange(request("GET", face + "/boards/" + id, List.of(), null)), 400)).contains("not a board id");
+        }
+    }
+}

@@ -1,0 +1,51 @@
+package dev.corobridge.demo.web;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * Requests refused before Spring sees them, by the HTTP decoder: the answer is problem JSON too
+ * (414 for an overlong request line, 431 for oversized headers, 400 for what is not HTTP/1.1), with
+ * {@code Connection: close}, and the connection closes; the service goes on serving others.
+ */
+class TransportProblemTest extends LiveServiceTestBase {
+
+    private void refused(String name, byte[] request, int status) throws Exception {
+        try (RawHttp c = new RawHttp(port)) {
+            c.send(request);
+            RawHttp.Response r = c.read();
+            assertThat(r.status()).as(name).isEqualTo(status);
+            assertThat(problem(r, status)).as(name).isNotBlank();
+            assertThat(r.header("connection")).as(name).isEqualToIgnoringCase("close");
+            assertThat(c.closedByServer()).as(name).isTrue();
+        }
+    }
+
+    private static byte[] ascii(String s) {
+        return s.getBytes(StandardCharsets.ISO_8859_1);
+    }
+
+    @Test
+    void decoderRefusalsAreProblemJson() throws Exception {
+        String before = state();
+        refused("an 8 KB board id", ascii("GET /api/boards/b" + "1".repeat(8 * 1024) + " HTTP/1.1\r\nHost: x\r\n\r\n"), 414);
+        refused("a 100 KB URL", ascii("GET /api/ping?q=" + "a".repeat(100 * 1024) + " HTTP/1.1\r\nHost: x\r\n\r\n"), 414);
+        StringBuilder many = new StringBuilder("GET /api/ping HTTP/1.1\r\nHost: x\r\n");
+        for (int i = 0; i < 1000; i++) {
+            many.append("X-H").append(i).append(": v\r\n");
+        }
+        refused("1000 headers", ascii(many.append("\r\n").toString()), 431);
+        refused("a 16 KB header", ascii("GET /api/ping HTTP/1.1\r\nHost: x\r\nX-Big: " + "v".repeat(16 * 1024) + "\r\n\r\n"), 431);
+        refused("two different Content-Lengths", ascii("POST /api/boards HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                + "Content-Length: 12\r\nContent-Length: 13\r\n\r\n{\"name\":\"x\"}"), 400);
+        refused("a Content-Length that is not a number", ascii("POST /api/boards HTTP/1.1\r\nHost: x\r\n"
+                + "Content-Type: application/json\r\nContent-Length: twelve\r\n\r\n{\"name\":\"x\"}"), 400);
+        refused("NUL in a header", ascii("GET /api/ping HTTP/1.1\r\nHost: x\r\nX-A: a\u0000b\r\n\r\n"), 400);
+        refused("a header without a colon", ascii("GET /api/ping HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n"), 400);
+        refused("TLS bytes", new byte[] {0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, (byte) 0xfc, 0x03, 0x03, '\r', '\n', '\r', '\n'}, 400);
+        assertThat(state()).isEqualTo(before);
+    }
+}
