@@ -137,7 +137,7 @@ public class RingFileReadBenchmark {
         if (pool != null) {
             ringFiles = new ArrayList<>();
             dispatchers = new ArrayList<>();
-            for (Ring r : pool.rings()) {
+            for (Ring r : pool.getRings()) {
                 ringFiles.add(RingBench.open(r, file));
                 dispatchers.add(impl.endsWith("Default") ? Dispatchers.getDefault() : r.getDispatcher());
             }
@@ -160,9 +160,9 @@ public class RingFileReadBenchmark {
             pool = RingPool.start(config);
         }
         Transport want = fallback ? Transport.FALLBACK : Transport.IO_URING;
-        if (pool.transport() != want) {
-            throw new IllegalStateException(impl + " needs " + want + " but the pool runs " + pool.transport()
-                    + ": " + pool.fallbackReason());
+        if (pool.getTransport() != want) {
+            throw new IllegalStateException(impl + " needs " + want + " but the pool runs " + pool.getTransport()
+                    + ": " + pool.getFallbackReason());
         }
     }
 
@@ -259,7 +259,7 @@ public class RingFileReadBenchmark {
             }
             Map<String, String> v = probe.values();
             if (pool != null) {
-                v.put("transport", pool.transport().toString());
+                v.put("transport", pool.getTransport().toString());
                 v.put("ringCompletions", Long.toString(pool.getMetrics().completions()));
             }
             Report.result("RingFileReadBenchmark", Map.of("impl", impl, "n", Integer.toString(n)), v);

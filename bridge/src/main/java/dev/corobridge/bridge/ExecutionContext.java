@@ -12,7 +12,7 @@ import kotlinx.coroutines.CoroutineDispatcher;
 public interface ExecutionContext extends Executor {
 
     /** The context's name, as shown in hop traces. */
-    String name();
+    String getName();
 
     /** The Kotlin face of this context. */
     CoroutineDispatcher getDispatcher();

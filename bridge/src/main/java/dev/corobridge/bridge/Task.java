@@ -588,7 +588,7 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
 
     static String contextName(Executor executor) {
         if (executor instanceof ExecutionContext c) {
-            return c.name();
+            return c.getName();
         }
         if (executor instanceof NamedExecutor n) {
             return n.name();

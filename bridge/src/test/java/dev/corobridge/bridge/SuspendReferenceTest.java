@@ -29,7 +29,7 @@ class SuspendReferenceTest {
     private final ExecutorCoroutineDispatcher dispatcher = ExecutorsKt.from(pool);
     private final ExecutionContext home = new ExecutionContext() {
         @Override
-        public String name() {
+        public String getName() {
             return "home";
         }
 

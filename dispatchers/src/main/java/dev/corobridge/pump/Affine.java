@@ -61,6 +61,6 @@ public final class Affine<T> {
 
     @Override
     public String toString() {
-        return "Affine[" + pump.name() + "]";
+        return "Affine[" + pump.getName() + "]";
     }
 }

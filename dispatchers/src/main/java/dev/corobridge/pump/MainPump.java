@@ -49,9 +49,4 @@ public final class MainPump {
     public static MessagePump current() {
         return INSTALLED.get();
     }
-
-    /** Whether the application asked for the pump to outrank UI toolkits' Main factories. */
-    static boolean requestedBySystemProperty() {
-        return "pump".equalsIgnoreCase(System.getProperty(MAIN_PROPERTY, ""));
-    }
 }

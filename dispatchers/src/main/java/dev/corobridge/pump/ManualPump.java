@@ -68,7 +68,7 @@ public final class ManualPump extends MessagePump {
                 return total;
             }
             if (total > MAX_TASKS_PER_RUN) {
-                throw new IllegalStateException("ManualPump '" + name() + "' still busy after " + total
+                throw new IllegalStateException("ManualPump '" + getName() + "' still busy after " + total
                         + " tasks: something re-posts itself forever");
             }
         }
@@ -107,7 +107,7 @@ public final class ManualPump extends MessagePump {
             manualClock.now.set(Math.max(manualClock.now.get(), next));
             total += runUntilIdle();
             if (total > MAX_TASKS_PER_RUN) {
-                throw new IllegalStateException("ManualPump '" + name() + "' still busy after " + total
+                throw new IllegalStateException("ManualPump '" + getName() + "' still busy after " + total
                         + " items: a timer re-schedules itself forever");
             }
         }

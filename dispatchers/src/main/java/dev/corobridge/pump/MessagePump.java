@@ -292,7 +292,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
 
     /** The pump's name (also its thread's name when it owns one). */
     @Override
-    public String name() {
+    public String getName() {
         return name;
     }
 

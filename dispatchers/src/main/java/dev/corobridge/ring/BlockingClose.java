@@ -67,9 +67,9 @@ final class BlockingClose {
         if (context != null) {
             return "the thread of '" + context + "' (" + Thread.currentThread().getName() + ")";
         }
-        for (Ring r : ring.getPool().rings()) {
-            if (r.inRing()) {
-                return "the thread of ring '" + r.name() + "' (" + Thread.currentThread().getName() + ")";
+        for (Ring r : ring.getPool().getRings()) {
+            if (r.isCurrentThread()) {
+                return "the thread of ring '" + r.getName() + "' (" + Thread.currentThread().getName() + ")";
             }
         }
         return null;

@@ -64,7 +64,7 @@ public final class Ring implements ExecutionContext {
     }
 
     @Override
-    public String name() {
+    public String getName() {
         return name;
     }
 
@@ -89,7 +89,7 @@ public final class Ring implements ExecutionContext {
     }
 
     /** Whether the calling thread is this ring's thread. */
-    public boolean inRing() {
+    public boolean isCurrentThread() {
         return loop.inEventLoop();
     }
 
@@ -117,6 +117,6 @@ public final class Ring implements ExecutionContext {
 
     @Override
     public String toString() {
-        return "Ring[" + name + ", " + pool.transport() + ", in flight " + getInFlight() + "]";
+        return "Ring[" + name + ", " + pool.getTransport() + ", in flight " + getInFlight() + "]";
     }
 }

@@ -170,7 +170,7 @@ public final class RingConnection implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "RingConnection[" + name + " on " + ring.name() + "]";
+        return "RingConnection[" + name + " on " + ring.getName() + "]";
     }
 
     // ------------------------------------------------------------------ shared with the Kotlin face
@@ -403,7 +403,7 @@ public final class RingConnection implements AutoCloseable {
     }
 
     private void recordFailure(int errno, Throwable cause) {
-        assert ring.inRing() : "RingConnection.recordFailure on thread '" + Thread.currentThread().getName()
+        assert ring.isCurrentThread() : "RingConnection.recordFailure on thread '" + Thread.currentThread().getName()
                 + "'; a connection's end is recorded on its ring's thread only";
         if (failureErrno == 0) {
             failureErrno = errno;
@@ -413,7 +413,7 @@ public final class RingConnection implements AutoCloseable {
     }
 
     private void recordEnd() {
-        assert ring.inRing() : "RingConnection.recordEnd on thread '" + Thread.currentThread().getName()
+        assert ring.isCurrentThread() : "RingConnection.recordEnd on thread '" + Thread.currentThread().getName()
                 + "'; a connection's end is recorded on its ring's thread only";
         inputEnded = true;
         recorded++;

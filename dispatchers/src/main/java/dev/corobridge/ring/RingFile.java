@@ -147,7 +147,7 @@ public final class RingFile implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "RingFile[" + path + " on " + ring.name() + (closed.get() ? ", closed" : "") + "]";
+        return "RingFile[" + path + " on " + ring.getName() + (closed.get() ? ", closed" : "") + "]";
     }
 
     // ------------------------------------------------------------------ shared with the Kotlin face

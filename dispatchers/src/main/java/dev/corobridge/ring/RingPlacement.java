@@ -91,7 +91,7 @@ final class RingPlacement {
     /** The ring whose thread the caller is on, or {@code null}. */
     Ring current() {
         for (Ring r : rings) {
-            if (r.inRing()) {
+            if (r.isCurrentThread()) {
                 return r;
             }
         }

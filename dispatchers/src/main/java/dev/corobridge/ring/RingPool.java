@@ -32,7 +32,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <h2>Placement</h2>
  * {@link #next()} round-robin; {@link #forKey(Object)} sticky (the same key always gets the same
  * ring, so every operation on one file or connection stays on one ring and is ordered there);
- * {@link #leastLoaded()} the ring with the fewest operations in flight. {@link #open} places files
+ * {@link #leastLoaded()} the ring with the fewest operations in flight. {@link #openAsync} places files
  * by path.
  *
  * <h2>Sharing Reactor Netty's loops</h2>
@@ -46,7 +46,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Where io_uring is unavailable (old kernel, container seccomp — Docker's default profile blocks
  * it) or {@code -Dcorobridge.ring.fallback=true}, the same API runs on NIO event loops plus a
  * bounded blocking executor for file operations; one log line carries the reason
- * ({@link IoUring#unavailabilityCause()}), and {@link #transport()} / {@link #metrics()} report it.
+ * ({@link IoUring#unavailabilityCause()}), and {@link #getTransport()} / {@link #getMetrics()} report it.
  *
  * <h2>Netty settings</h2>
  * Starting a pool with its own io_uring loops sets {@code -Dio.netty.iouring.pollAddMultishotEnabled=false}
@@ -190,7 +190,7 @@ public final class RingPool implements AutoCloseable {
     }
 
     /** All rings, in index order. */
-    public List<Ring> rings() {
+    public List<Ring> getRings() {
         return placement.all();
     }
 
@@ -251,12 +251,12 @@ public final class RingPool implements AutoCloseable {
     // ------------------------------------------------------------------ state
 
     /** Which transport is active. */
-    public Transport transport() {
+    public Transport getTransport() {
         return transport;
     }
 
     /** Why the fallback is active; empty with io_uring. */
-    public String fallbackReason() {
+    public String getFallbackReason() {
         return fallbackReason;
     }
 
@@ -339,7 +339,7 @@ public final class RingPool implements AutoCloseable {
         Ring r = placement.current();
         if (r != null) {
             throw new IllegalStateException("RingPool '" + config.name() + "': awaitTermination on the ring thread "
-                    + r.name() + " would wait for itself; use shutdown().whenComplete(...) instead");
+                    + r.getName() + " would wait for itself; use shutdown().whenComplete(...) instead");
         }
         return shutdown.awaitTermination(timeout);
     }

@@ -143,8 +143,8 @@ public final class RingServer implements AutoCloseable {
     }
 
     private boolean onRingThread() {
-        for (Ring r : pool.rings()) {
-            if (r.inRing()) {
+        for (Ring r : pool.getRings()) {
+            if (r.isCurrentThread()) {
                 return true;
             }
         }

@@ -42,7 +42,7 @@ import kotlin.coroutines.CoroutineContext
 @OptIn(InternalCoroutinesApi::class, ExperimentalCoroutinesApi::class)
 class PumpDispatcher internal constructor(
     /** The pump this dispatcher runs on. */
-    @get:JvmName("pump") val pump: MessagePump,
+    val pump: MessagePump,
     private val isImmediateView: Boolean,
 ) : MainCoroutineDispatcher(), Delay, BoundDispatcher {
 
@@ -70,7 +70,7 @@ class PumpDispatcher internal constructor(
     }
 
     private fun shutdownException() = PumpShutdownException(
-        pump.name(), "terminated; the coroutine was cancelled and resumes on the fallback executor"
+        pump.name, "terminated; the coroutine was cancelled and resumes on the fallback executor"
     )
 
     override fun scheduleResumeAfterDelay(timeMillis: Long, continuation: CancellableContinuation<Unit>) =
@@ -129,7 +129,7 @@ class PumpDispatcher internal constructor(
     /** The pump: Java APIs given this dispatcher use the pump's Executor face, which rejects after termination. */
     override fun context(): ExecutionContext = pump
 
-    override fun toString(): String = "MessagePump[${pump.name()}]" + if (isImmediateView) ".immediate" else ""
+    override fun toString(): String = "MessagePump[${pump.name}]" + if (isImmediateView) ".immediate" else ""
 
     override fun equals(other: Any?): Boolean =
         other is PumpDispatcher && other.pump === pump && other.isImmediateView == isImmediateView

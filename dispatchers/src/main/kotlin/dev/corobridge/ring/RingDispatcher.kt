@@ -29,16 +29,16 @@ import kotlin.coroutines.CoroutineContext
 @OptIn(InternalCoroutinesApi::class, ExperimentalCoroutinesApi::class)
 class RingDispatcher internal constructor(
     /** The ring this dispatcher runs on. */
-    @get:JvmName("ring") val ring: Ring,
+    val ring: Ring,
 ) : CoroutineDispatcher(), Delay, BoundDispatcher {
 
-    override fun isDispatchNeeded(context: CoroutineContext): Boolean = !ring.inRing()
+    override fun isDispatchNeeded(context: CoroutineContext): Boolean = !ring.isCurrentThread()
 
     override fun dispatch(context: CoroutineContext, block: Runnable) {
         try {
             ring.execute(block)
         } catch (e: RejectedExecutionException) {
-            context.cancel(ContextShutdownException("${ring.name()} has shut down; the coroutine was cancelled"))
+            context.cancel(ContextShutdownException("${ring.name} has shut down; the coroutine was cancelled"))
             Dispatchers.IO.dispatch(context, block)
         }
     }
@@ -48,7 +48,7 @@ class RingDispatcher internal constructor(
             val f = ring.eventLoop().schedule({ with(continuation) { resumeUndispatched(Unit) } }, timeMillis, TimeUnit.MILLISECONDS)
             continuation.invokeOnCancellation { f.cancel(false) }
         } catch (e: RejectedExecutionException) {
-            continuation.cancel(ContextShutdownException("${ring.name()} has shut down"))
+            continuation.cancel(ContextShutdownException("${ring.name} has shut down"))
         }
     }
 
@@ -68,5 +68,5 @@ class RingDispatcher internal constructor(
 
     override fun context(): ExecutionContext = ring
 
-    override fun toString(): String = ring.name()
+    override fun toString(): String = ring.name
 }

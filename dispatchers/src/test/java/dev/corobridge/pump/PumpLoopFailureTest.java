@@ -63,7 +63,7 @@ class PumpLoopFailureTest {
             } catch (Throwable e) {
                 escaped.complete(e);
             }
-        }, pump.name());
+        }, pump.getName());
         t.setDaemon(true);
         t.start();
         return escaped;

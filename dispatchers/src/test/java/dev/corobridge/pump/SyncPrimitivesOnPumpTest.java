@@ -54,7 +54,7 @@ class SyncPrimitivesOnPumpTest {
             assertFalse(w.isDone(), "the wait must really be pending for this test");
             return Task.of(w).thenOn(ui, v -> {
                 ui.checkAccess();
-                return "continued on " + ui.name();
+                return "continued on " + ui.getName();
             });
         });
         assertEquals("still dispatching", onPump(ui, () -> "still dispatching"), "the pump did not block");

@@ -17,13 +17,13 @@ final class LoopHold implements AutoCloseable {
     /** Holds every ring of {@code pool} except {@code spared} (may be {@code null}). */
     LoopHold(RingPool pool, Ring spared) throws InterruptedException {
         int n = 0;
-        for (Ring r : pool.rings()) {
+        for (Ring r : pool.getRings()) {
             if (r != spared) {
                 n++;
             }
         }
         CountDownLatch entered = new CountDownLatch(n);
-        for (Ring r : pool.rings()) {
+        for (Ring r : pool.getRings()) {
             if (r == spared) {
                 continue;
             }

@@ -90,7 +90,7 @@ class RingAutoCloseTest {
         RingPool pool = pool(transport);
         try {
             RingFile f = await(pool.openAsync(dir.resolve("ring.bin"), StandardOpenOption.CREATE, StandardOpenOption.WRITE));
-            Ring other = pool.rings().get((f.ring().getIndex() + 1) % pool.rings().size());
+            Ring other = pool.getRings().get((f.ring().getIndex() + 1) % pool.getRings().size());
             for (Ring r : java.util.List.of(f.ring(), other)) {
                 CompletableFuture<Throwable> onThisRing = new CompletableFuture<>();
                 r.execute(() -> {
@@ -104,7 +104,7 @@ class RingAutoCloseTest {
                 Throwable t = onThisRing.get(WAIT.toSeconds(), TimeUnit.SECONDS);
                 IllegalStateException e = assertInstanceOf(IllegalStateException.class, t, "on " + r);
                 assertTrue(e.getMessage().contains("closeAsync()"), e.getMessage());
-                assertTrue(e.getMessage().contains(r.name()), e.getMessage());
+                assertTrue(e.getMessage().contains(r.getName()), e.getMessage());
             }
             assertFalse(f.isClosed());
             f.close(); // from the test thread: allowed

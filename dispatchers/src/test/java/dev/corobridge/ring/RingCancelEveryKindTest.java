@@ -166,8 +166,8 @@ class RingCancelEveryKindTest {
             assertInstanceOf(Outcome.Cancelled.class, bind.outcomeOrNull());
             waitUntil(() -> pool.getMetrics().inFlight() == 0, "the pool to settle");
             // Nothing listens on the port: a server bound anyway would have been closed.
-            passedBy(pool.rings().get(0));
-            passedBy(pool.rings().get(1));
+            passedBy(pool.getRings().get(0));
+            passedBy(pool.getRings().get(1));
             assertThrows(java.net.ConnectException.class,
                     () -> new Socket(InetAddress.getLoopbackAddress(), port).close());
         } finally {

@@ -157,7 +157,7 @@ class RingFileDescriptorReuseTest {
         NettyUringSettings.apply(); // the pausing group creates io_uring loops before any RingPool does
         try (PausingLoopGroup loops = new PausingLoopGroup()) {
             RingPool pool = RingPool.adopt(loops.group(), RingPoolConfig.builder().name("reuse").build());
-            assertEquals(Transport.IO_URING, pool.transport());
+            assertEquals(Transport.IO_URING, pool.getTransport());
             Path mine = Files.createFile(dir.resolve("mine"));
             Path other = Files.createFile(dir.resolve("other"));
             RingFile f = await(pool.openAsync(mine, StandardOpenOption.WRITE));
@@ -198,7 +198,7 @@ class RingFileDescriptorReuseTest {
     }
 
     private static RingOp<RingFile> openOn(RingPool pool, int ring, Path path) {
-        return pool.rings().get(ring % pool.rings().size()).openAsync(path, StandardOpenOption.WRITE);
+        return pool.getRings().get(ring % pool.getRings().size()).openAsync(path, StandardOpenOption.WRITE);
     }
 
     private static byte tag(int file) {

@@ -37,7 +37,7 @@ class RingFileTest {
     void writeSyncReadSizeCloseRoundTrip(Transport transport) throws Exception {
         RingPool pool = pool(transport);
         try {
-            assertEquals(transport, pool.transport());
+            assertEquals(transport, pool.getTransport());
             Path p = dir.resolve("round-trip.bin");
             RingFile f = await(pool.openAsync(p, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE));
             byte[] data = "hello ring".getBytes(StandardCharsets.UTF_8);
@@ -152,7 +152,7 @@ class RingFileTest {
         try {
             Path a = RingTestSupport.fifo(dir, "a.fifo");
             Path b = RingTestSupport.fifo(dir, "b.fifo");
-            Ring ring = pool.rings().get(0);
+            Ring ring = pool.getRings().get(0);
             // O_RDWR on a FIFO opens without waiting for a writer (Linux).
             RingFile fa = await(ring.openAsync(a, StandardOpenOption.READ, StandardOpenOption.WRITE));
             RingFile fb = await(ring.openAsync(b, StandardOpenOption.READ, StandardOpenOption.WRITE));
@@ -187,7 +187,7 @@ class RingFileTest {
     void placement(Transport transport) throws Exception {
         RingPool pool = pool(transport);
         try {
-            assertEquals(2, pool.rings().size());
+            assertEquals(2, pool.getRings().size());
             Ring first = pool.next();
             Ring second = pool.next();
             assertNotSame(first, second);
@@ -197,13 +197,13 @@ class RingFileTest {
                 sticky.add(pool.forKey("journal"));
             }
             assertEquals(1, sticky.size());
-            assertSame(pool.rings().get(0), pool.leastLoaded());
+            assertSame(pool.getRings().get(0), pool.leastLoaded());
             Path p = dir.resolve("placed");
             Files.writeString(p, "x");
             RingFile f = await(pool.openAsync(p));
             assertSame(pool.forKey(p.toAbsolutePath().normalize()), f.ring(), "files are placed by path");
             await(f.closeAsync());
-            assertTrue(pool.rings().get(0).name().startsWith("test-"), pool.rings().get(0).name());
+            assertTrue(pool.getRings().get(0).getName().startsWith("test-"), pool.getRings().get(0).getName());
         } finally {
             stop(pool);
         }

@@ -32,7 +32,7 @@ class RingInFlightTest {
     void anOperationIsNoLongerInFlightWhenItsOutcomeIsSeen(Transport transport) throws Exception {
         RingPool pool = RingTestSupport.pool(transport);
         try {
-            Ring ring = pool.rings().get(0);
+            Ring ring = pool.getRings().get(0);
             Path p = dir.resolve("f");
             Files.write(p, new byte[64]);
             RingFile f = await(ring.openAsync(p, StandardOpenOption.READ));

@@ -56,8 +56,8 @@ class RingOpCancelTest {
         private Path pipe;
 
         Hold(RingPool pool) throws Exception {
-            Ring ring = pool.rings().get(0);
-            if (pool.transport() == Transport.IO_URING) {
+            Ring ring = pool.getRings().get(0);
+            if (pool.getTransport() == Transport.IO_URING) {
                 CountDownLatch entered = new CountDownLatch(1);
                 ring.execute(() -> {
                     entered.countDown();
@@ -168,7 +168,7 @@ class RingOpCancelTest {
     void cancellingAnOpenDecidesAtOnceAndAFileOpenedAnywayIsClosed(Transport transport) throws Exception {
         RingPool pool = pool(transport);
         try {
-            Ring ring = pool.rings().get(0);
+            Ring ring = pool.getRings().get(0);
             Path target;
             RingOp<RingFile> open;
             long fdsBefore;

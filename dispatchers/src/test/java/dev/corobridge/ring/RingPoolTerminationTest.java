@@ -45,7 +45,7 @@ class RingPoolTerminationTest {
     @EnumSource(Transport.class)
     void awaitTerminationIsFalseWhenTheLoopsDidNotStop(Transport transport) throws Exception {
         RingPool pool = pool(transport);
-        LoopHold hold = new LoopHold(pool, pool.rings().get(1)); // ring 0's thread stays busy
+        LoopHold hold = new LoopHold(pool, pool.getRings().get(1)); // ring 0's thread stays busy
         try {
             CompletableFuture<Void> done = pool.shutdown(Duration.ZERO);
             // Far longer than termination takes (the loops get 10 s): false here means "failed".
@@ -86,7 +86,7 @@ class RingPoolTerminationTest {
         RingPool pool = pool(Transport.IO_URING);
         try {
             CompletableFuture<Throwable> refused = new CompletableFuture<>();
-            pool.rings().get(0).execute(() -> {
+            pool.getRings().get(0).execute(() -> {
                 try {
                     pool.awaitTermination(Duration.ofSeconds(1));
                     refused.complete(null);

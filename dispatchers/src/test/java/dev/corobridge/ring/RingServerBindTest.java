@@ -73,7 +73,7 @@ class RingServerBindTest {
         RingPool pool = pool(transport);
         LinkedBlockingQueue<RingConnection> accepted = new LinkedBlockingQueue<>();
         try {
-            Ring caller = pool.rings().get(0);
+            Ring caller = pool.getRings().get(0);
             RingOp<RingServer> op;
             try (LoopHold hold = new LoopHold(pool, caller)) {
                 CompletableFuture<RingOp<RingServer>> returned = new CompletableFuture<>();

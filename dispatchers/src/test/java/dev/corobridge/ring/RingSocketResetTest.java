@@ -503,7 +503,7 @@ class RingSocketResetTest {
                         : io.netty.channel.nio.NioIoHandler.newFactory());
         try {
             RingPool pool = RingPool.adopt(shared, RingPoolConfig.builder().name("adopted-sockets").build());
-            assertEquals(t, pool.transport());
+            assertEquals(t, pool.getTransport());
             LinkedBlockingQueue<RingConnection> accepted = new LinkedBlockingQueue<>();
             RingServer server = await(pool.bindAsync(ANY_LOOPBACK, accepted::add));
             shutdownScenario(pool, server, accepted);

@@ -26,7 +26,7 @@ import kotlin.test.assertSame
 import kotlin.test.assertTrue
 
 /**
- * `Dispatchers.Main` backed by a pump through [MainPump] and [PumpMainDispatcherFactory].
+ * `Dispatchers.Main` backed by a pump through [MainPump] and [dev.corobridge.pump.internal.PumpMainDispatcherFactory].
  *
  * kotlinx-coroutines-test is on the test class path, so `Dispatchers.Main` here is kotlinx's
  * `TestMainDispatcher` (its factory has the highest priority); it delegates to the next-best factory

@@ -203,8 +203,8 @@ class RingCancelEveryKindKotlinTest {
                 job.cancel()
                 RingTestSupport.waitUntil({ job.isCompleted }, "the cancelled bind to return while the rings are held")
             }
-            RingCancelEveryKindTest.passedBy(pool.rings()[0])
-            RingCancelEveryKindTest.passedBy(pool.rings()[1])
+            RingCancelEveryKindTest.passedBy(pool.rings[0])
+            RingCancelEveryKindTest.passedBy(pool.rings[1])
             assertTrue(runCatching { Socket(address.address, port).close() }.isFailure, "nothing listens: a server bound anyway was closed")
         } finally {
             pool.shutdown().get(60, TimeUnit.SECONDS)

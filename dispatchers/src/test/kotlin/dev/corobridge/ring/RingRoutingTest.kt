@@ -59,7 +59,7 @@ class RingRoutingTest {
             t to Thread.currentThread()
         }
         assertSame(before, after)
-        assertTrue(ring.inRing().not())
+        assertTrue(ring.isCurrentThread.not())
         file.closeAsync().awaitIo()
     }
 
@@ -106,7 +106,7 @@ class RingRoutingTest {
 
     @Test
     fun `ring dispatcher runs blocks and delays on the ring thread`() = runBlocking<Unit> {
-        val ring = pool.rings()[1]
+        val ring = pool.rings[1]
         val name = withContext(ring.dispatcher) {
             delay(5)
             Thread.currentThread().name

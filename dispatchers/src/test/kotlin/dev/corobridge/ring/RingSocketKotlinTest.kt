@@ -82,7 +82,7 @@ class RingSocketKotlinTest {
                 while (true) {
                     val n = conn.read(buf.clear())
                     if (n <= 0) break
-                    check(conn.ring().inRing()) { "a ring session resumes on its ring" }
+                    check(conn.ring().isCurrentThread) { "a ring session resumes on its ring" }
                     conn.write(buf, n)
                 }
             }

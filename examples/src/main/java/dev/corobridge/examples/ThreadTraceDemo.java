@@ -26,7 +26,7 @@ public final class ThreadTraceDemo {
         RingPool io = RingPool.start();
         Path dir = Files.createTempDirectory("corobridge-demo");
         try {
-            System.out.println("ring pool: " + io + (io.fallbackReason().isEmpty() ? "" : " (" + io.fallbackReason() + ")"));
+            System.out.println("ring pool: " + io + (io.getFallbackReason().isEmpty() ? "" : " (" + io.getFallbackReason() + ")"));
             Affine<List<String>> board = Affine.of(ui, new ArrayList<>());
 
             Task<Integer> java = JournalExample.saveNote(ui, io, board, dir.resolve("journal.log"), "hello from Java");

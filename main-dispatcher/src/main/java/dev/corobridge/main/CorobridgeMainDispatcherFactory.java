@@ -1,6 +1,6 @@
 package dev.corobridge.main;
 
-import dev.corobridge.pump.PumpMainDispatcherFactory;
+import dev.corobridge.pump.internal.PumpMainDispatcherFactory;
 import java.util.List;
 import kotlinx.coroutines.MainCoroutineDispatcher;
 import kotlinx.coroutines.internal.MainDispatcherFactory;

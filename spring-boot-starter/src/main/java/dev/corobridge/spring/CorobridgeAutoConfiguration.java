@@ -98,7 +98,7 @@ public class CorobridgeAutoConfiguration {
     @ConditionalOnMissingBean(name = "corobridgePumpLifecycle")
     public CorobridgeLifecycle corobridgePumpLifecycle(MessagePump pump, CorobridgeProperties properties,
                                                        Environment environment) {
-        return new CorobridgeLifecycle("MessagePump '" + pump.name() + "'", CorobridgeLifecycle.PUMP_PHASE,
+        return new CorobridgeLifecycle("MessagePump '" + pump.getName() + "'", CorobridgeLifecycle.PUMP_PHASE,
                 properties.pump().shutdownGrace(), phaseTimeout(environment), pump::shutdown);
     }
 

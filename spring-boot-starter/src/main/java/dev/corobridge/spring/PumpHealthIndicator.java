@@ -31,7 +31,7 @@ public final class PumpHealthIndicator extends AbstractHealthIndicator {
     @Override
     protected void doHealthCheck(Health.Builder builder) throws Exception {
         PumpMetrics m = pump.getMetrics();
-        builder.withDetail("pump", pump.name())
+        builder.withDetail("pump", pump.getName())
                 .withDetail("state", m.state())
                 .withDetail("queueDepth", m.queueDepth())
                 .withDetail("stalls", m.stalls())

@@ -20,7 +20,7 @@ public final class PumpMeterBinder implements MeterBinder {
     public PumpMeterBinder(MessagePump pump) {
         Objects.requireNonNull(pump, "pump");
         SnapshotMeters<MessagePump, PumpMetrics> m = new SnapshotMeters<>("corobridge.pump", pump, MessagePump::getMetrics,
-                Tag.of("pump", pump.name()));
+                Tag.of("pump", pump.getName()));
         m.counter("dispatches", "tasks run on the pump", PumpMetrics::dispatches);
         m.counter("completions.delivered", "external completions delivered", PumpMetrics::completionsDelivered);
         m.counter("timers.fired", "timers fired", PumpMetrics::timersFired);

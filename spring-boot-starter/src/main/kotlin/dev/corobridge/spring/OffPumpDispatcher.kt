@@ -33,5 +33,5 @@ class OffPumpDispatcher(
         fallback.dispatch(context, block)
     }
 
-    override fun toString(): String = "OffPumpDispatcher[off ${pump.name()}, else $fallback]"
+    override fun toString(): String = "OffPumpDispatcher[off ${pump.name}, else $fallback]"
 }

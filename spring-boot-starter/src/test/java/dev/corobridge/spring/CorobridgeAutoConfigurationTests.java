@@ -43,7 +43,7 @@ class CorobridgeAutoConfigurationTests {
                     .hasSingleBean(PumpHealthIndicator.class).hasSingleBean(RingPoolHealthIndicator.class)
                     .hasSingleBean(TaskReactiveAdapters.class);
             MessagePump pump = context.getBean(MessagePump.class);
-            assertThat(pump.name()).isEqualTo("corobridge-pump");
+            assertThat(pump.getName()).isEqualTo("corobridge-pump");
             assertThat(Task.start(pump, () -> Thread.currentThread().getName()).join(Duration.ofSeconds(30)))
                     .startsWith("corobridge-pump");
             assertThat(context.getBean(CorobridgeAutoConfiguration.CPU_DISPATCHER)).isSameAs(Dispatchers.getDefault());
@@ -60,12 +60,12 @@ class CorobridgeAutoConfigurationTests {
                     assertThat(context).hasNotFailed();
                     CorobridgeProperties p = context.getBean(CorobridgeProperties.class);
                     assertThat(p.pump().stallThreshold()).isEqualTo(Duration.ofMillis(250));
-                    assertThat(context.getBean(MessagePump.class).name()).isEqualTo("board-pump");
+                    assertThat(context.getBean(MessagePump.class).getName()).isEqualTo("board-pump");
                     RingPool pool = context.getBean(RingPool.class);
                     assertThat(pool.getName()).isEqualTo("journal");
-                    assertThat(pool.rings()).hasSize(2);
-                    assertThat(pool.transport()).isEqualTo(Transport.FALLBACK);
-                    assertThat(pool.fallbackReason()).contains("forced");
+                    assertThat(pool.getRings()).hasSize(2);
+                    assertThat(pool.getTransport()).isEqualTo(Transport.FALLBACK);
+                    assertThat(pool.getFallbackReason()).contains("forced");
                     CoroutineDispatcher cpu = context.getBean(CorobridgeAutoConfiguration.CPU_DISPATCHER, CoroutineDispatcher.class);
                     assertThat(cpu).isNotSameAs(Dispatchers.getDefault());
                     // The pump's grace is capped at 90% of the phase timeout; the pool's is below it.
@@ -94,7 +94,7 @@ class CorobridgeAutoConfigurationTests {
         runner.withUserConfiguration(UserBeans.class).run(context -> {
             assertThat(context).hasNotFailed();
             assertThat(context).hasSingleBean(MessagePump.class);
-            assertThat(context.getBean(MessagePump.class).name()).isEqualTo("user-pump");
+            assertThat(context.getBean(MessagePump.class).getName()).isEqualTo("user-pump");
             assertThat(context.getBean(CorobridgeAutoConfiguration.CPU_DISPATCHER)).isSameAs(Dispatchers.getIO());
             // The starter's lifecycle, meters and health work on the user's pump.
             assertThat(context.getBean(PumpHealthIndicator.class).health().getDetails()).containsEntry("pump", "user-pump");
@@ -180,8 +180,8 @@ class CorobridgeAutoConfigurationTests {
             RingPool pool = context.getBean(RingPool.class);
             Health health = context.getBean(RingPoolHealthIndicator.class).health();
             assertThat(health.getStatus()).isEqualTo(Status.UP);
-            assertThat(health.getDetails()).containsEntry("transport", pool.transport().name());
-            if (pool.transport() == Transport.FALLBACK) {
+            assertThat(health.getDetails()).containsEntry("transport", pool.getTransport().name());
+            if (pool.getTransport() == Transport.FALLBACK) {
                 assertThat(health.getDetails()).containsKey("fallbackReason");
             }
         });
@@ -193,8 +193,8 @@ class CorobridgeAutoConfigurationTests {
         runner.withPropertyValues("corobridge.ring.share-reactor-netty-loops=true").run(context -> {
             assertThat(context).hasNotFailed();
             RingPool pool = context.getBean(RingPool.class);
-            assertThat(pool.transport()).isEqualTo(Transport.FALLBACK);
-            assertThat(pool.rings()).hasSize(1);
+            assertThat(pool.getTransport()).isEqualTo(Transport.FALLBACK);
+            assertThat(pool.getRings()).hasSize(1);
         });
     }
 

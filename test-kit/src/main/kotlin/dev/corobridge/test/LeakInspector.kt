@@ -29,7 +29,7 @@ internal object LeakInspector {
     @JvmStatic
     fun inspect(pump: MessagePump, binding: MainBinding, rings: RingPool?): List<String> {
         val leaks = mutableListOf<String>()
-        val pumpName = pump.name()
+        val pumpName = pump.name
         val inScope = pump.scope.coroutineContext.job.children.filter { !it.isCompleted }.toList()
         if (inScope.isNotEmpty()) {
             leaks += "${count(inScope.size, "coroutine")} still running in the scope of pump '$pumpName': ${describe(inScope)}"
@@ -71,7 +71,7 @@ internal object LeakInspector {
      * [RING_SETTLE] is reported with what it counts.
      */
     private fun settledInFlight(rings: RingPool): Int {
-        val all = rings.rings()
+        val all = rings.rings
         val passed = CountDownLatch(all.size)
         for (ring in all) {
             try {

@@ -32,5 +32,5 @@ internal class MainBinding internal constructor(
         }
     }
 
-    override fun toString(): String = "MainBinding[${pump.name()}, ${if (isOpen) "open" else "closed"}]"
+    override fun toString(): String = "MainBinding[${pump.name}, ${if (isOpen) "open" else "closed"}]"
 }

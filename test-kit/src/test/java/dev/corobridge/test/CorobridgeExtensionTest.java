@@ -50,7 +50,7 @@ class CorobridgeExtensionTest {
         @Test
         void aManualPumpOnTheTestThreadWithVirtualTime(ManualPump ui) {
             SEEN.add(ui);
-            assertEquals("board", ui.name());
+            assertEquals("board", ui.getName());
             assertTrue(ui.isCurrentThread(), "the test thread is the pump thread");
             assertSame(fromBeforeEach, ui, "@BeforeEach and the test share the test's pump");
             AtomicBoolean shown = new AtomicBoolean();
@@ -66,7 +66,7 @@ class CorobridgeExtensionTest {
         @CorobridgeTest(pumpName = "method")
         void aMethodsSettingsWin(ManualPump ui) {
             SEEN.add(ui);
-            assertEquals("method", ui.name());
+            assertEquals("method", ui.getName());
         }
     }
 
@@ -111,7 +111,7 @@ class CorobridgeExtensionTest {
     static class DefaultsSample {
         @Test
         void namedUi(ManualPump ui) {
-            assertEquals("ui", ui.name());
+            assertEquals("ui", ui.getName());
         }
     }
 
@@ -122,7 +122,7 @@ class CorobridgeExtensionTest {
         class Inner {
             @Test
             void namedByTheEnclosingClass(ManualPump ui) {
-                assertEquals("outer", ui.name());
+                assertEquals("outer", ui.getName());
             }
         }
     }

@@ -107,7 +107,7 @@ public final class BoardService {
             try {
                 pump.execute(() -> {
                     if (trace != null) {
-                        trace.record(pump.name(), "apply");
+                        trace.record(pump.getName(), "apply");
                     }
                     try {
                         result.complete(store.apply(change));
@@ -132,7 +132,7 @@ public final class BoardService {
     public <T> Task<T> onPump(HopTrace trace, String step, java.util.function.Function<BoardStore, T> body) {
         return Task.start(pump, () -> {
             if (trace != null) {
-                trace.record(pump.name(), step);
+                trace.record(pump.getName(), step);
             }
             return body.apply(store);
         });
@@ -232,7 +232,7 @@ public final class BoardService {
                     return WordStats.of(snapshot);
                 })
                 .thenOn(pump, stats -> {
-                    trace.record(pump.name(), "check revision");
+                    trace.record(pump.getName(), "check revision");
                     return store.revision(boardId) == stats.revision() ? stats : stats.stale();
                 });
     }

@@ -166,7 +166,7 @@ public final class Journal implements AutoCloseable {
                 replay.add(e.change());
             }
             LOG.info("Journal: " + replay.size() + " changes read from " + path.toAbsolutePath() + " (format "
-                    + scan.format() + ", " + r.end() + " bytes) on " + ring.name());
+                    + scan.format() + ", " + r.end() + " bytes) on " + ring.getName());
             return new Journal(path, ring, file, replay, r);
         } catch (IOException | RuntimeException e) {
             file.closeAsync();
@@ -416,7 +416,7 @@ public final class Journal implements AutoCloseable {
                 long offset = at;
                 for (Entry e : batch) {
                     if (e.trace != null) {
-                        e.trace.record(ring.name(), "journal");
+                        e.trace.record(ring.getName(), "journal");
                     }
                     e.promise.complete(offset);
                     offset += e.size();

@@ -44,7 +44,7 @@ class KotlinBoardController(private val boards: BoardService) {
     /** Runs [body] on the pump, the only thread allowed to touch the boards. */
     private suspend fun <T> onPump(trace: HopTrace, step: String, body: (BoardStore) -> T): T =
         withContext(pump.dispatcher) {
-            trace.record(pump.name(), step)
+            trace.record(pump.name, step)
             body(boards.store())
         }
 

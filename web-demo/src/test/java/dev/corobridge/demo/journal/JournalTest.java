@@ -98,7 +98,7 @@ class JournalTest {
             assertThat(m.fsyncs()).isEqualTo(1);
             assertThat(m.largestBatch()).isEqualTo(64);
             assertThat(trace.hops()).singleElement().satisfies(h -> {
-                assertThat(h.context()).isEqualTo(j.ring().name());
+                assertThat(h.context()).isEqualTo(j.ring().getName());
                 assertThat(h.note()).isEqualTo("journal");
             });
         }

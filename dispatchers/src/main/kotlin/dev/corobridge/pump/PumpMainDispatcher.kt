@@ -5,27 +5,7 @@ import kotlinx.coroutines.Delay
 import kotlinx.coroutines.DisposableHandle
 import kotlinx.coroutines.InternalCoroutinesApi
 import kotlinx.coroutines.MainCoroutineDispatcher
-import kotlinx.coroutines.internal.MainDispatcherFactory
 import kotlin.coroutines.CoroutineContext
-
-/**
- * Lets a pump back `Dispatchers.Main` when the application opts in through [MainPump]; never
- * active by accident. Below Swing's and JavaFX's factories unless `-Dcorobridge.main=pump`.
- * Registered only by the corobridge-main artifact (its `META-INF/services`), as kotlinx-coroutines-swing
- * registers Swing's: corobridge-dispatchers alone leaves `Dispatchers.Main` to others.
- */
-@OptIn(InternalCoroutinesApi::class)
-class PumpMainDispatcherFactory : MainDispatcherFactory {
-
-    override val loadPriority: Int
-        get() = if (MainPump.requestedBySystemProperty()) 1_000 else -1
-
-    override fun createDispatcher(allFactories: List<MainDispatcherFactory>): MainCoroutineDispatcher =
-        PumpMainDispatcher(isImmediate = false)
-
-    override fun hintOnError(): String =
-        "For a corobridge pump as Dispatchers.Main, call MainPump.install(pump) before using it"
-}
 
 /**
  * `Dispatchers.Main`: delegates every call to the pump [MainPump] has installed at that moment.
@@ -74,5 +54,5 @@ internal class PumpMainDispatcher(private val isImmediate: Boolean) : MainCorout
         target().invokeOnTimeout(timeMillis, block, context)
 
     override fun toString(): String = toStringInternalImpl()
-        ?: ("MainPump[${MainPump.current()?.name() ?: "no pump installed"}]" + if (isImmediate) ".immediate" else "")
+        ?: ("MainPump[${MainPump.current()?.name ?: "no pump installed"}]" + if (isImmediate) ".immediate" else "")
 }
