@@ -12,7 +12,8 @@ import java.util.Set;
  * The bad input sweep: a table of malformed requests (bad JSON, wrong types, huge bodies,
  * traversal attempts in every path and name parameter, odd unicode, ill-formed UTF-8, duplicate
  * keys, missing or wrong content types and codings, framing a client library would not send,
- * wrong methods and media types, ids never made), each of which must get a 4xx with problem JSON
+ * wrong methods and media types, ids never made, broken chunked bodies, a body that stops short),
+ * each of which must get a 4xx with problem JSON
  * whose detail shows no internals, never a 5xx, and leave the state unchanged (the board list and
  * the journal's change count are compared before and after). The test that runs it also checks
  * the service's log for ERROR lines.
@@ -237,7 +238,17 @@ public final class BadInput {
                     List.of("Content-Type: application/json", "Content-Length: 12", "Content-Length: 13"),
                     "{\"name\":\"x\"}", S400));
             t.add(raw(f + "NUL in a header", "GET", boards, List.of("X-A: a\u0000b"), null, S400));
+            // a chunked body that breaks after the request reached its handler
+            List<String> chunked = List.of("Content-Type: application/json", "Transfer-Encoding: chunked");
+            t.add(raw(f + "a chunk size that is not hex", "POST", notes, chunked, "zz\r\n{\"text\":\"x\"}\r\n0\r\n\r\n", S400));
+            t.add(raw(f + "a bad chunk size after a good chunk", "POST", notes, chunked,
+                    "4\r\n{\"te\r\n-1\r\nxt\":\"x\"}\r\n0\r\n\r\n", S400));
         }
+        // A body that stops short of its Content-Length: 408 once demo.http.body-timeout has passed
+        // (the sweep waits for the answer, as long as the service's timeout; once, not per face: the
+        // deadline is the transport's).
+        t.add(raw("a body that stops short of its Content-Length", "POST", "/api/boards/" + b + "/notes",
+                List.of("Content-Type: application/json", "Content-Length: 100"), "{\"text\":\"never fin", Set.of(408)));
         t.add(c("unknown route", "GET", "/api/nope", null, (String) null, S404));
         t.add(c("unknown nested route", "GET", "/api/boards/x/y/z/w", null, (String) null, S400_404));
         return t;

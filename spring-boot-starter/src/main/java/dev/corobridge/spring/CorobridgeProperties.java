@@ -134,8 +134,9 @@ public record CorobridgeProperties(@DefaultValue Pump pump, @DefaultValue Ring r
     public enum SuspendDispatcher {
         /**
          * The default: they start on the Netty thread of the request (no hop), and a resumption on
-         * the pump thread (the end of {@code withContext(pump.dispatcher)}) continues on the CPU
-         * dispatcher, so handler code never keeps running on the UI-affinity thread.
+         * the pump thread (the end of {@code withContext(pump.dispatcher)}) continues on the
+         * request's Netty event loop (with {@code answer-on-event-loop=false}, or without Reactor
+         * Netty, on the CPU dispatcher), so handler code never keeps running on the UI-affinity thread.
          */
         OFF_PUMP,
         /**
@@ -155,7 +156,13 @@ public record CorobridgeProperties(@DefaultValue Pump pump, @DefaultValue Ring r
      * @param suspendDispatcher where every Kotlin suspend handler method runs: off-pump (the
      *                          default), none (Spring's Unconfined), pump or cpu; through a
      *                          SuspendHandlerDispatcherFilter bean
+     * @param answerOnEventLoop whether a handler's answer is serialised and written on the Netty
+     *                          event loop of the request's connection (Reactor Netty only): a
+     *                          {@code Task} that completes on another thread hands its value to
+     *                          that loop, and {@code off-pump} leaves the pump for that loop rather
+     *                          than for the CPU dispatcher (default {@code true})
      */
-    public record Webflux(@DefaultValue("off-pump") SuspendDispatcher suspendDispatcher) {
+    public record Webflux(@DefaultValue("off-pump") SuspendDispatcher suspendDispatcher,
+                          @DefaultValue("true") boolean answerOnEventLoop) {
     }
 }

@@ -10,6 +10,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+import org.springframework.util.ClassUtils;
 
 /**
  * {@code Task<T>} as a WebFlux return type, and the dispatcher Kotlin suspend handlers run on
@@ -27,6 +29,22 @@ public class CorobridgeWebFluxAutoConfiguration {
     }
 
     /**
+     * With Reactor Netty: a {@code Task}'s answer is encoded and written on the request's event loop
+     * ({@code corobridge.webflux.answer-on-event-loop}, default true).
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "reactor.netty.Connection")
+    @ConditionalOnProperty(name = "corobridge.webflux.answer-on-event-loop", havingValue = "true", matchIfMissing = true)
+    static class EventLoopAnswerConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        EventLoopAnswerFilter corobridgeEventLoopAnswerFilter() {
+            return new EventLoopAnswerFilter();
+        }
+    }
+
+    /**
      * {@code corobridge.webflux.suspend-dispatcher}: {@code off-pump} (the default: handler code
      * never continues on the pump thread), {@code pump} or {@code cpu} (handlers start there), or
      * {@code none} (Spring's own {@code Dispatchers.Unconfined}).
@@ -39,20 +57,34 @@ public class CorobridgeWebFluxAutoConfiguration {
         /**
          * The default: a suspend handler starts on the request's thread, as with Spring's
          * Unconfined, but whatever resumes it on the pump (the end of {@code withContext(pump)})
-         * continues on the CPU dispatcher, so handler code never holds the UI-affinity thread.
+         * continues on the request's Netty event loop (with Reactor Netty and
+         * {@code corobridge.webflux.answer-on-event-loop}, the default) or on the CPU dispatcher,
+         * so handler code never holds the UI-affinity thread.
          */
         @Bean
         @ConditionalOnProperty(name = "corobridge.webflux.suspend-dispatcher", havingValue = "off-pump", matchIfMissing = true)
         @ConditionalOnBean(value = MessagePump.class, name = CorobridgeAutoConfiguration.CPU_DISPATCHER) // no pump, nothing to leave
         OffPumpHandlerFilter corobridgeOffPumpHandlerFilter(MessagePump pump,
-                @Qualifier(CorobridgeAutoConfiguration.CPU_DISPATCHER) CoroutineDispatcher cpu) {
-            return new OffPumpHandlerFilter(new OffPumpDispatcher(pump, cpu));
+                @Qualifier(CorobridgeAutoConfiguration.CPU_DISPATCHER) CoroutineDispatcher cpu,
+                Environment environment) {
+            OffPumpDispatcher toCpu = new OffPumpDispatcher(pump, cpu);
+            boolean toLoop = environment.getProperty("corobridge.webflux.answer-on-event-loop", Boolean.class, true)
+                    && ClassUtils.isPresent("reactor.netty.Connection", getClass().getClassLoader());
+            return toLoop ? new OffPumpHandlerFilter(EventLoops.offPump(pump, toCpu)) : new OffPumpHandlerFilter(toCpu);
         }
 
         @Bean
         @ConditionalOnProperty(name = "corobridge.webflux.suspend-dispatcher", havingValue = "pump")
         SuspendHandlerDispatcherFilter corobridgePumpSuspendHandlerFilter(MessagePump pump) {
             return new SuspendHandlerDispatcherFilter(pump.getDispatcher());
+        }
+
+        /** Keeps the Netty types out of this class's code, for applications without Reactor Netty. */
+        private static final class EventLoops {
+            static kotlin.jvm.functions.Function1<org.springframework.web.server.ServerWebExchange, CoroutineDispatcher> offPump(
+                    MessagePump pump, CoroutineDispatcher elsewhere) {
+                return new EventLoopOffPumpDispatchers(pump, elsewhere);
+            }
         }
 
         @Bean

@@ -10,25 +10,32 @@ import reactor.core.publisher.Mono
 import kotlin.coroutines.CoroutineContext
 
 /**
- * Runs Kotlin `suspend` WebFlux handler methods on [dispatcher] (an [OffPumpDispatcher] by
- * default), at the price of one attribute per request: no coroutine, no hop.
+ * Runs Kotlin `suspend` WebFlux handler methods on the dispatcher [dispatcherFor] picks for the
+ * request (an [OffPumpDispatcher] by default: to the request's Netty event loop with
+ * [EventLoopOffPumpDispatchers], else to the CPU dispatcher), at the price of one attribute per
+ * request: no coroutine, no hop.
  *
  * How: WebFlux starts a suspend handler method in the coroutine context stored in the exchange
  * attribute [CoWebFilter.COROUTINE_CONTEXT_ATTRIBUTE] (which [CoWebFilter]s set). This filter adds
- * [dispatcher] to that context, or stores it when there is none, and calls the chain. Unlike
- * [SuspendHandlerDispatcherFilter], which wraps the rest of the chain in `withContext` (a coroutine
- * per request, for every request, suspend handler or not), it costs nothing on requests that reach
- * a Java handler.
+ * the chosen dispatcher to that context, or stores it when there is none, and calls the chain.
+ * Unlike [SuspendHandlerDispatcherFilter], which wraps the rest of the chain in `withContext` (a
+ * coroutine per request, for every request, suspend handler or not), it costs requests that reach
+ * a Java handler only the choice (a map lookup) and the attribute.
  *
  * Ordered last, so that the context of every [CoWebFilter] before it (security, MDC, ...) is kept
  * and only its dispatcher is replaced. A [CoWebFilter] ordered after it stores its own context and
  * so undoes this one: order such filters earlier.
  *
- * Thread-safety: immutable; the attribute is set on the request's own exchange.
+ * Thread-safety: immutable ([dispatcherFor] must be safe to call from any thread); the attribute is
+ * set on the request's own exchange.
  */
-class OffPumpHandlerFilter(private val dispatcher: CoroutineDispatcher) : WebFilter, Ordered {
+class OffPumpHandlerFilter(private val dispatcherFor: (ServerWebExchange) -> CoroutineDispatcher) : WebFilter, Ordered {
+
+    /** The same [dispatcher] for every request. */
+    constructor(dispatcher: CoroutineDispatcher) : this(SameDispatcher(dispatcher))
 
     override fun filter(exchange: ServerWebExchange, chain: WebFilterChain): Mono<Void> {
+        val dispatcher = dispatcherFor(exchange)
         val attributes = exchange.attributes
         val context = attributes[CoWebFilter.COROUTINE_CONTEXT_ATTRIBUTE] as CoroutineContext?
         attributes[CoWebFilter.COROUTINE_CONTEXT_ATTRIBUTE] = context?.plus(dispatcher) ?: dispatcher
@@ -37,5 +44,11 @@ class OffPumpHandlerFilter(private val dispatcher: CoroutineDispatcher) : WebFil
 
     override fun getOrder(): Int = Ordered.LOWEST_PRECEDENCE
 
-    override fun toString(): String = "OffPumpHandlerFilter[$dispatcher]"
+    override fun toString(): String = "OffPumpHandlerFilter[$dispatcherFor]"
+
+    /** A named constant choice, so that [toString] says which dispatcher it is. */
+    private class SameDispatcher(private val dispatcher: CoroutineDispatcher) : (ServerWebExchange) -> CoroutineDispatcher {
+        override fun invoke(exchange: ServerWebExchange): CoroutineDispatcher = dispatcher
+        override fun toString(): String = dispatcher.toString()
+    }
 }

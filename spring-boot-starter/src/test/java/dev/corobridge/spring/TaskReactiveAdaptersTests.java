@@ -1,10 +1,14 @@
 package dev.corobridge.spring;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executor;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import dev.corobridge.bridge.Outcome;
+import dev.corobridge.bridge.Promise;
 import dev.corobridge.bridge.Task;
 import org.junit.jupiter.api.Test;
 import org.reactivestreams.Publisher;
@@ -15,6 +19,7 @@ import org.springframework.core.ReactiveAdapterRegistry;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
+import reactor.util.context.Context;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -63,6 +68,49 @@ class TaskReactiveAdaptersTests {
         assertThat(task.isDone()).isFalse();
         subscription.dispose(); // what WebFlux does when the client disconnects
 
+        assertThat(outcome.get(30, TimeUnit.SECONDS)).isInstanceOf(Outcome.Cancelled.class);
+    }
+
+    @Test
+    void anAnswerExecutorInTheContextDeliversEveryOutcome() {
+        List<Runnable> handedOver = new ArrayList<>();
+        Executor answer = handedOver::add; // holds each delivery until the test runs it
+        Context context = Context.of(TaskReactiveAdapters.ANSWER_EXECUTOR, answer);
+
+        Promise<String> value = new Promise<>();
+        CompletableFuture<Object> seen = new CompletableFuture<>();
+        Mono.from(adapter().toPublisher(Task.of(value))).contextWrite(context)
+                .subscribe(seen::complete, seen::completeExceptionally, () -> seen.complete("empty"));
+        value.complete("board-1");
+        assertThat(seen).isNotDone(); // not delivered on the completing thread
+        assertThat(handedOver).hasSize(1);
+        handedOver.removeFirst().run();
+        assertThat(seen).isCompletedWithValue("board-1");
+
+        StepVerifier.create(Mono.from(adapter().toPublisher(Task.failed(new IllegalStateException("stale version"))))
+                        .contextWrite(context))
+                .then(() -> handedOver.removeFirst().run())
+                .expectErrorMessage("stale version").verify(Duration.ofSeconds(30));
+        StepVerifier.create(Mono.from(adapter().toPublisher(Task.completed(null))).contextWrite(context))
+                .then(() -> handedOver.removeFirst().run())
+                .expectComplete().verify(Duration.ofSeconds(30));
+        Task<String> cancelled = Task.of(new Promise<>());
+        cancelled.cancel();
+        StepVerifier.create(Mono.from(adapter().toPublisher(cancelled)).contextWrite(context))
+                .then(() -> handedOver.removeFirst().run())
+                .expectError(java.util.concurrent.CancellationException.class).verify(Duration.ofSeconds(30));
+        assertThat(handedOver).isEmpty();
+    }
+
+    @Test
+    void disposingCancelsTheTaskAlsoWithAnAnswerExecutor() throws Exception {
+        Task<String> task = Task.from(new CompletableFuture<String>());
+        CompletableFuture<Outcome<String>> outcome = new CompletableFuture<>();
+        task.onComplete(outcome::complete);
+        Executor answer = Runnable::run;
+        Disposable subscription = Mono.from(adapter().toPublisher(task))
+                .contextWrite(Context.of(TaskReactiveAdapters.ANSWER_EXECUTOR, answer)).subscribe();
+        subscription.dispose();
         assertThat(outcome.get(30, TimeUnit.SECONDS)).isInstanceOf(Outcome.Cancelled.class);
     }
 

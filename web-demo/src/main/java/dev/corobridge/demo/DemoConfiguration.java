@@ -23,6 +23,8 @@ import dev.corobridge.demo.journal.Journal;
 import dev.corobridge.demo.journal.JournalHealthIndicator;
 import dev.corobridge.demo.web.ProblemJsonHandler;
 import dev.corobridge.demo.web.RequestGuardFilter;
+import dev.corobridge.demo.web.ClientFaultSummary;
+import dev.corobridge.demo.web.RequestBodyTimeout;
 import dev.corobridge.demo.web.RequestHeaderTimeout;
 import dev.corobridge.demo.web.ServiceState;
 import dev.corobridge.demo.web.TransportProblemHandler;
@@ -109,16 +111,28 @@ public class DemoConfiguration {
         return builder -> builder.enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION);
     }
 
+    /** Counts client faults at the transport level: one WARN line a minute at most. */
+    @Bean
+    ClientFaultSummary clientFaultSummary() {
+        return new ClientFaultSummary();
+    }
+
     /** Problem JSON for the requests the HTTP decoder refuses before Spring sees them. */
     @Bean
-    NettyServerCustomizer transportProblems() {
-        return TransportProblemHandler.customizer();
+    NettyServerCustomizer transportProblems(ClientFaultSummary faults) {
+        return TransportProblemHandler.customizer(faults);
     }
 
     /** Slow clients: a deadline for each request's headers ({@code demo.http.header-timeout}). */
     @Bean
-    RequestHeaderTimeout requestHeaderTimeout(DemoProperties properties) {
-        return new RequestHeaderTimeout(properties.http().headerTimeout());
+    RequestHeaderTimeout requestHeaderTimeout(DemoProperties properties, ClientFaultSummary faults) {
+        return new RequestHeaderTimeout(properties.http().headerTimeout(), faults);
+    }
+
+    /** Slow clients: a deadline for each request's body ({@code demo.http.body-timeout}). */
+    @Bean
+    RequestBodyTimeout requestBodyTimeout(DemoProperties properties, ClientFaultSummary faults) {
+        return new RequestBodyTimeout(properties.http().bodyTimeout(), faults);
     }
 
     @Bean
@@ -127,8 +141,8 @@ public class DemoConfiguration {
     }
 
     @Bean
-    ProblemJsonHandler problemJsonHandler(ServiceState state, ShutdownProperties shutdown) {
-        return new ProblemJsonHandler(state, shutdown.retryAfter());
+    ProblemJsonHandler problemJsonHandler(ServiceState state, ShutdownProperties shutdown, ClientFaultSummary faults) {
+        return new ProblemJsonHandler(state, shutdown.retryAfter(), faults);
     }
 
     /** Refuses new requests and ends streams and long polls as soon as the context starts closing. */

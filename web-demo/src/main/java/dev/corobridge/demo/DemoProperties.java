@@ -37,12 +37,23 @@ public record DemoProperties(@DefaultValue("./data") Path dataDir,
      *                      must be complete within this, or the request is answered 408 and the
      *                      connection closed (a client sending its headers a byte at a time would
      *                      otherwise hold the connection forever); 1s..10m
+     * @param bodyTimeout   once a request's headers arrived, its body must be complete within this
+     *                      (the whole body, however it trickles in), or the connection is closed,
+     *                      after a 408 if nothing of the answer was sent yet; 1s..10m. The default
+     *                      (20s) takes the default {@code demo.max-body} (64KB) at 3.2 KB/s or more:
+     *                      raise it with a larger {@code demo.max-body} for slow clients
      */
-    public record HttpSettings(@DefaultValue("10s") Duration headerTimeout) {
+    public record HttpSettings(@DefaultValue("10s") Duration headerTimeout,
+                               @DefaultValue("20s") Duration bodyTimeout) {
 
         public HttpSettings {
-            if (headerTimeout.compareTo(Duration.ofSeconds(1)) < 0 || headerTimeout.compareTo(Duration.ofMinutes(10)) > 0) {
-                throw new IllegalArgumentException("demo.http.header-timeout must be within 1s..10m, was " + headerTimeout);
+            check("demo.http.header-timeout", headerTimeout);
+            check("demo.http.body-timeout", bodyTimeout);
+        }
+
+        private static void check(String property, Duration timeout) {
+            if (timeout.compareTo(Duration.ofSeconds(1)) < 0 || timeout.compareTo(Duration.ofMinutes(10)) > 0) {
+                throw new IllegalArgumentException(property + " must be within 1s..10m, was " + timeout);
             }
         }
     }

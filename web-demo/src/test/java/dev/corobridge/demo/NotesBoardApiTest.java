@@ -49,6 +49,7 @@ class NotesBoardApiTest {
     static void properties(DynamicPropertyRegistry r) {
         r.add("demo.data-dir", DATA::toString);
         r.add("demo.long-poll-timeout", () -> "2s");
+        r.add("demo.bench.functional-snapshot", () -> "true"); // GET /api/kt/fn/boards/{id}, for web-load
     }
 
     @LocalServerPort
@@ -107,6 +108,26 @@ class NotesBoardApiTest {
         http.get().uri(face + "/boards").exchange().expectStatus().isOk()
                 .expectBody().jsonPath("$[?(@.id == '" + b + "')].revision").isEqualTo(3)
                 .jsonPath("$[?(@.id == '" + b + "')].notes").isEqualTo(0);
+    }
+
+    /** The benchmark's coRouter snapshot answers exactly as the annotated Kotlin handler does. */
+    @Test
+    void theFunctionalSnapshotAnswersAsTheAnnotatedOne() {
+        String b = createBoard("/api/kt", "functional");
+        addNote("/api/kt", b, "milk");
+        String annotated = http.get().uri("/api/kt/boards/{b}", b).exchange().expectStatus().isOk()
+                .expectBody(String.class).returnResult().getResponseBody();
+        String functional = http.get().uri("/api/kt/fn/boards/{b}", b).exchange().expectStatus().isOk()
+                .expectHeader().contentType(MediaType.APPLICATION_JSON)
+                .expectHeader().value("Hop-Trace", t -> {
+                    List<String> steps = List.of(t.split(" > "));
+                    assertThat(steps).hasSize(2);
+                    assertThat(steps.get(1)).startsWith("corobridge-pump@corobridge-pump").endsWith(":snapshot");
+                })
+                .expectBody(String.class).returnResult().getResponseBody();
+        assertThat(functional).isEqualTo(annotated);
+        problem(http.get().uri("/api/kt/fn/boards/b999999").exchange(), 404);
+        problem(http.get().uri("/api/kt/fn/boards/x1").exchange(), 400);
     }
 
     @ParameterizedTest(name = "{0}")

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
 
+import io.netty.channel.Channel;
 import io.netty.handler.codec.DecoderException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -15,6 +16,7 @@ import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
+import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.http.server.reactive.ServerHttpResponseDecorator;
 import org.springframework.web.server.ResponseStatusException;
@@ -24,6 +26,7 @@ import org.springframework.web.server.WebExceptionHandler;
 import org.springframework.web.reactive.resource.NoResourceFoundException;
 import org.springframework.web.util.DisconnectedClientHelper;
 import reactor.core.publisher.Mono;
+import reactor.netty.Connection;
 import reactor.netty.http.server.HttpServerResponse;
 
 import dev.corobridge.bridge.ContextShutdownException;
@@ -44,7 +47,9 @@ import dev.corobridge.demo.board.BoardException;
  *
  * <p>A request the client ended (it closed the connection mid-body or before the answer, or sent
  * bytes the HTTP decoder could not read, which Reactor Netty answers with 400 itself) has nobody to
- * answer and is not the service's fault either: one line at debug level, no stack, no answer.
+ * answer and is not the service's fault either: one line at debug level, no stack, no answer; it is
+ * counted by the {@link ClientFaultSummary} (the one rate-limited WARN line). Every other 4xx is
+ * one line at debug level too.
  * Details speak the client's terms: what is wrong with the request, never a Java signature or a
  * server path.
  *
@@ -57,13 +62,17 @@ public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
 
     private final ServiceState state;
     private final String retryAfterSeconds;
+    private final ClientFaultSummary faults;
 
     /**
      * @param state      whether the service is shutting down
      * @param retryAfter the {@code Retry-After} of a 503 during shutdown (whole seconds, at least 1)
+     * @param faults     counts the requests that clients end (unless their connection's fault was
+     *                   counted already, e.g. by a timeout that closed it)
      */
-    public ProblemJsonHandler(ServiceState state, Duration retryAfter) {
+    public ProblemJsonHandler(ServiceState state, Duration retryAfter, ClientFaultSummary faults) {
         this.state = Objects.requireNonNull(state, "state");
+        this.faults = Objects.requireNonNull(faults, "faults");
         if (retryAfter.toSeconds() < 1) {
             throw new IllegalArgumentException("Retry-After must be at least 1 second, was " + retryAfter);
         }
@@ -84,6 +93,10 @@ public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
             if (LOG.isDebugEnabled()) {
                 LOG.debug("Request " + exchange.getRequest().getMethod() + " " + exchange.getRequest().getPath()
                         + " ended by the client: " + clientFault);
+            }
+            Channel channel = channel(exchange);
+            if (channel == null || !ClientFaultSummary.isCounted(channel)) {
+                faults.record("a request ended by the client: " + clientFault);
             }
             return Mono.empty();
         }
@@ -109,6 +122,9 @@ public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
         } else if (p.status >= 500) {
             LOG.error("Request " + exchange.getRequest().getMethod() + " " + exchange.getRequest().getPath()
                     + " failed: " + p.detail, ex);
+        } else if (LOG.isDebugEnabled()) {
+            LOG.debug("Request " + exchange.getRequest().getMethod() + " " + exchange.getRequest().getPath()
+                    + " answered " + p.status + ": " + p.detail);
         }
         response.setStatusCode(HttpStatusCode.valueOf(p.status));
         HttpHeaders headers = response.getHeaders();
@@ -187,6 +203,16 @@ public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
             }
         }
         return null;
+    }
+
+    /** The Netty connection of an exchange; null where there is none (a mock exchange in a test). */
+    private static Channel channel(ServerWebExchange exchange) {
+        try {
+            return ServerHttpRequestDecorator.getNativeRequest(exchange.getRequest()) instanceof Connection c
+                    ? c.channel() : null;
+        } catch (IllegalArgumentException notAServerRequest) {
+            return null;
+        }
     }
 
     /** Whether the HTTP layer below Spring already sent a response of its own for this request. */

@@ -29,7 +29,8 @@ import reactor.netty.http.server.HttpServer;
  * {@code 408} (problem JSON, {@code Connection: close}) and closes the connection. Without it a
  * client that sends its headers a byte at a time (slowloris) holds a connection for as long as it
  * likes, since every byte resets the idle timeout. Connections with no request under way are the
- * idle timeout's business ({@code server.netty.idle-timeout}), bodies the body read timeout's.
+ * idle timeout's business ({@code server.netty.idle-timeout}), bodies {@link RequestBodyTimeout}'s.
+ * Each expiry is logged at DEBUG and counted by the {@link ClientFaultSummary}.
  *
  * <p>How: two handlers per connection share one state. One sits before Reactor Netty's HTTP codec
  * and sees raw bytes: the first byte while no request is under way starts the deadline. The other
@@ -48,13 +49,19 @@ public final class RequestHeaderTimeout implements NettyServerCustomizer {
     static final String REQUESTS = "corobridge.demo.headerDeadline.requests";
 
     private final Duration timeout;
+    private final ClientFaultSummary faults;
 
-    public RequestHeaderTimeout(Duration timeout) {
+    /**
+     * @param timeout the longest time from a request's first byte to the end of its headers; positive
+     * @param faults  counts the expiries
+     */
+    public RequestHeaderTimeout(Duration timeout, ClientFaultSummary faults) {
         Objects.requireNonNull(timeout, "timeout");
         if (timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("the header timeout must be positive, was " + timeout);
         }
         this.timeout = timeout;
+        this.faults = Objects.requireNonNull(faults, "faults");
     }
 
     @Override
@@ -66,7 +73,7 @@ public final class RequestHeaderTimeout implements NettyServerCustomizer {
         if (pipeline.get(NettyPipeline.HttpCodec) == null) {
             return; // not HTTP/1.1 (e.g. h2c): nothing to time here
         }
-        Deadline deadline = new Deadline(timeout.toNanos());
+        Deadline deadline = new Deadline(timeout.toNanos(), faults);
         pipeline.addBefore(NettyPipeline.HttpCodec, BYTES, deadline.bytes);
         pipeline.addAfter(NettyPipeline.HttpCodec, REQUESTS, deadline.requests);
     }
@@ -76,6 +83,7 @@ public final class RequestHeaderTimeout implements NettyServerCustomizer {
         private static final byte[] TIMEOUT_RESPONSE = response();
 
         final long timeoutNanos;
+        final ClientFaultSummary faults;
         boolean requestUnderWay;
         boolean finalResponseStarted;
         ScheduledFuture<?> expiry;
@@ -119,8 +127,9 @@ public final class RequestHeaderTimeout implements NettyServerCustomizer {
             }
         };
 
-        Deadline(long timeoutNanos) {
+        Deadline(long timeoutNanos, ClientFaultSummary faults) {
             this.timeoutNanos = timeoutNanos;
+            this.faults = faults;
         }
 
         private void cancel() {
@@ -139,6 +148,8 @@ public final class RequestHeaderTimeout implements NettyServerCustomizer {
                 LOG.debug("Connection from " + ctx.channel().remoteAddress() + " closed: its request's headers did not "
                         + "arrive within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms");
             }
+            faults.record(ctx.channel(), "request headers that did not arrive within "
+                    + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms");
             ctx.writeAndFlush(Unpooled.wrappedBuffer(TIMEOUT_RESPONSE)).addListener(ChannelFutureListener.CLOSE);
         }
 

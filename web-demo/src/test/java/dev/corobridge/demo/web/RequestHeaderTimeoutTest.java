@@ -52,10 +52,10 @@ class RequestHeaderTimeoutTest {
     @Test
     void theTimeoutIsCheckedWhenBound() {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> new dev.corobridge.demo.DemoProperties.HttpSettings(
-                java.time.Duration.ofMillis(500))).isInstanceOf(IllegalArgumentException.class)
+                java.time.Duration.ofMillis(500), java.time.Duration.ofSeconds(20))).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("demo.http.header-timeout");
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new RequestHeaderTimeout(java.time.Duration.ZERO))
-                .isInstanceOf(IllegalArgumentException.class);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new RequestHeaderTimeout(java.time.Duration.ZERO,
+                new ClientFaultSummary())).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test

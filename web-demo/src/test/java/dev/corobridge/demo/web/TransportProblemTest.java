@@ -48,4 +48,40 @@ class TransportProblemTest extends LiveServiceTestBase {
         refused("TLS bytes", new byte[] {0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, (byte) 0xfc, 0x03, 0x03, '\r', '\n', '\r', '\n'}, 400);
         assertThat(state()).isEqualTo(before);
     }
+
+    @Test
+    void aBadChunkInsideABodyIsProblemJsonWhenNothingWasAnsweredYet() throws Exception {
+        for (String face : FACES) {
+            String b = createBoard(face, "chunks " + face);
+            String notes = face + "/boards/" + b + "/notes";
+            String before = state();
+            String head = "POST " + notes + " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                    + "Transfer-Encoding: chunked\r\n\r\n";
+            refused(face + ": a chunk size that is not hex", ascii(head + "zz\r\n{\"text\":\"x\"}\r\n0\r\n\r\n"), 400);
+            refused(face + ": a bad chunk size after a good chunk", ascii(head + "4\r\n{\"te\r\n-1\r\nxt\":\"x\"}\r\n0\r\n\r\n"), 400);
+            refused(face + ": a chunk size beyond any length", ascii(head + "fffffffffffffffffff\r\n{\"text\":\"x\"}\r\n0\r\n\r\n"), 400);
+            assertThat(state()).isEqualTo(before);
+        }
+        // The service goes on serving.
+        assertThat(exchange(request("GET", "/api/ping", java.util.List.of(), null)).status()).isEqualTo(200);
+    }
+
+    @Test
+    void aBadChunkAfterACompleteAnswerIsProblemJsonToo() throws Exception {
+        try (RawHttp c = new RawHttp(port)) {
+            // text/plain is refused with 415 before the body is read; then the body goes wrong.
+            c.send(ascii("POST /api/boards HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\n"
+                    + "Transfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n"));
+            RawHttp.Response first = c.read();
+            assertThat(first.status()).isEqualTo(415);
+            c.send(ascii("zz\r\nabc\r\n0\r\n\r\n"));
+            // Reactor Netty answers the broken body after the complete 415: problem JSON as well.
+            RawHttp.Response second = c.read();
+            assertThat(problem(second, 400)).contains("chunked");
+            assertThat(second.header("connection")).isEqualToIgnoringCase("close");
+            assertThat(c.closedByServer()).isTrue();
+        }
+        // The service goes on serving.
+        assertThat(exchange(request("GET", "/api/ping", java.util.List.of(), null)).status()).isEqualTo(200);
+    }
 }
