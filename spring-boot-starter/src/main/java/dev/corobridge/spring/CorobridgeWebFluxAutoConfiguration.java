@@ -81,7 +81,7 @@ public class CorobridgeWebFluxAutoConfiguration {
 
         /** Keeps the Netty types out of this class's code, for applications without Reactor Netty. */
         private static final class EventLoops {
-            static kotlin.jvm.functions.Function1<org.springframework.web.server.ServerWebExchange, CoroutineDispatcher> offPump(
+            static java.util.function.Function<org.springframework.web.server.ServerWebExchange, CoroutineDispatcher> offPump(
                     MessagePump pump, CoroutineDispatcher elsewhere) {
                 return new EventLoopOffPumpDispatchers(pump, elsewhere);
             }

@@ -30,7 +30,7 @@ import reactor.util.context.Context;
  * {@code corobridge.webflux.answer-on-event-loop=false}. Thread-safety: the per-loop cache is a
  * concurrent map; loops are few and live as long as the server.
  */
-public final class EventLoopAnswerFilter implements WebFilter, Ordered {
+final class EventLoopAnswerFilter implements WebFilter, Ordered {
 
     private final ConcurrentHashMap<EventLoop, Context> contexts = new ConcurrentHashMap<>();
 

@@ -1,10 +1,10 @@
 package dev.corobridge.spring;
 
+import java.util.function.Function;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.corobridge.pump.MessagePump;
 import io.netty.channel.EventLoop;
-import kotlin.jvm.functions.Function1;
 import kotlinx.coroutines.CoroutineDispatcher;
 import kotlinx.coroutines.ExecutorsKt;
 import org.springframework.web.server.ServerWebExchange;
@@ -23,7 +23,7 @@ import org.springframework.web.server.ServerWebExchange;
  * <p>Thread-safety: one dispatcher per loop, made once in a concurrent map and shared; loops are
  * few and live as long as the server.
  */
-public final class EventLoopOffPumpDispatchers implements Function1<ServerWebExchange, CoroutineDispatcher> {
+final class EventLoopOffPumpDispatchers implements Function<ServerWebExchange, CoroutineDispatcher> {
 
     private final MessagePump pump;
     private final CoroutineDispatcher elsewhere;
@@ -34,13 +34,13 @@ public final class EventLoopOffPumpDispatchers implements Function1<ServerWebExc
      * @param elsewhere the dispatcher for requests that have no Netty event loop (e.g. an
      *                  {@link OffPumpDispatcher} to the CPU dispatcher)
      */
-    public EventLoopOffPumpDispatchers(MessagePump pump, CoroutineDispatcher elsewhere) {
+    EventLoopOffPumpDispatchers(MessagePump pump, CoroutineDispatcher elsewhere) {
         this.pump = java.util.Objects.requireNonNull(pump, "pump");
         this.elsewhere = java.util.Objects.requireNonNull(elsewhere, "elsewhere");
     }
 
     @Override
-    public CoroutineDispatcher invoke(ServerWebExchange exchange) {
+    public CoroutineDispatcher apply(ServerWebExchange exchange) {
         EventLoop loop = RequestEventLoops.of(exchange);
         if (loop == null) {
             return elsewhere;
@@ -51,6 +51,6 @@ public final class EventLoopOffPumpDispatchers implements Function1<ServerWebExc
 
     @Override
     public String toString() {
-        return "EventLoopOffPumpDispatchers[off " + pump.name() + " to the request's event loop, else " + elsewhere + "]";
+        return "EventLoopOffPumpDispatchers[off " + pump.getName() + " to the request's event loop, else " + elsewhere + "]";
     }
 }

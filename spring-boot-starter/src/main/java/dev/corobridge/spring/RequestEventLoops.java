@@ -21,7 +21,7 @@ import reactor.netty.Connection;
  * <p>Only loaded where Reactor Netty is on the class path (the auto-configuration checks).
  * Thread-safety: stateless; safe from any thread.
  */
-public final class RequestEventLoops {
+final class RequestEventLoops {
 
     private RequestEventLoops() {
     }
@@ -30,7 +30,7 @@ public final class RequestEventLoops {
      * The event loop of the connection {@code exchange} arrived on, or {@code null} when the request
      * is not a Reactor Netty one (another server, a mock exchange). Sees through request decorators.
      */
-    public static @Nullable EventLoop of(ServerWebExchange exchange) {
+    static @Nullable EventLoop of(ServerWebExchange exchange) {
         Object nativeRequest;
         try {
             nativeRequest = ServerHttpRequestDecorator.getNativeRequest(exchange.getRequest());
@@ -45,7 +45,7 @@ public final class RequestEventLoops {
      * hands it to {@code loop}. A loop that refuses the task (it is shutting down) gets it run on
      * the calling thread instead, so that the answer (or its cancellation) is never lost.
      */
-    public static Executor inPlaceOrOn(EventLoop loop) {
+    static Executor inPlaceOrOn(EventLoop loop) {
         return task -> {
             if (loop.inEventLoop()) {
                 task.run();

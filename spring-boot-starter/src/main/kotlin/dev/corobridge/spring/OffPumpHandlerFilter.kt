@@ -4,6 +4,7 @@ import kotlinx.coroutines.CoroutineDispatcher
 import org.springframework.core.Ordered
 import org.springframework.web.server.CoWebFilter
 import org.springframework.web.server.ServerWebExchange
+import java.util.function.Function
 import org.springframework.web.server.WebFilter
 import org.springframework.web.server.WebFilterChain
 import reactor.core.publisher.Mono
@@ -29,13 +30,13 @@ import kotlin.coroutines.CoroutineContext
  * Thread-safety: immutable ([dispatcherFor] must be safe to call from any thread); the attribute is
  * set on the request's own exchange.
  */
-class OffPumpHandlerFilter(private val dispatcherFor: (ServerWebExchange) -> CoroutineDispatcher) : WebFilter, Ordered {
+class OffPumpHandlerFilter(private val dispatcherFor: Function<ServerWebExchange, CoroutineDispatcher>) : WebFilter, Ordered {
 
     /** The same [dispatcher] for every request. */
     constructor(dispatcher: CoroutineDispatcher) : this(SameDispatcher(dispatcher))
 
     override fun filter(exchange: ServerWebExchange, chain: WebFilterChain): Mono<Void> {
-        val dispatcher = dispatcherFor(exchange)
+        val dispatcher = dispatcherFor.apply(exchange)
         val attributes = exchange.attributes
         val context = attributes[CoWebFilter.COROUTINE_CONTEXT_ATTRIBUTE] as CoroutineContext?
         attributes[CoWebFilter.COROUTINE_CONTEXT_ATTRIBUTE] = context?.plus(dispatcher) ?: dispatcher
@@ -47,8 +48,8 @@ class OffPumpHandlerFilter(private val dispatcherFor: (ServerWebExchange) -> Cor
     override fun toString(): String = "OffPumpHandlerFilter[$dispatcherFor]"
 
     /** A named constant choice, so that [toString] says which dispatcher it is. */
-    private class SameDispatcher(private val dispatcher: CoroutineDispatcher) : (ServerWebExchange) -> CoroutineDispatcher {
-        override fun invoke(exchange: ServerWebExchange): CoroutineDispatcher = dispatcher
+    private class SameDispatcher(private val dispatcher: CoroutineDispatcher) : Function<ServerWebExchange, CoroutineDispatcher> {
+        override fun apply(exchange: ServerWebExchange): CoroutineDispatcher = dispatcher
         override fun toString(): String = dispatcher.toString()
     }
 }

@@ -1,5 +1,6 @@
 package dev.corobridge.spring
 
+import dev.corobridge.bridge.Task
 import dev.corobridge.pump.MessagePump
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.reactor.mono
@@ -47,8 +48,8 @@ class EventLoopAnswerTests {
     private val taskHandler = WebHandler { exchange ->
         val requestThread = Thread.currentThread().name
         val gate = CountDownLatch(1)
-        pump.call { gate.await(30, TimeUnit.SECONDS) }
-        val task = pump.call { "pump" }
+        Task.start(pump) { gate.await(30, TimeUnit.SECONDS) }
+        val task = Task.start(pump) { "pump" }
         Mono.create { sink ->
             TaskReactiveAdapters.toMono(task).contextWrite(sink.contextView()).subscribe(sink::success, sink::error)
             gate.countDown() // registered: the task completes on the pump only now
@@ -113,7 +114,7 @@ class EventLoopAnswerTests {
         val elsewhere = OffPumpDispatcher(pump, Dispatchers.Default)
         val exchange = MockServerWebExchange.from(MockServerHttpRequest.get("/"))
         assertThat(RequestEventLoops.of(exchange)).isNull()
-        assertThat(EventLoopOffPumpDispatchers(pump, elsewhere).invoke(exchange)).isSameAs(elsewhere)
+        assertThat(EventLoopOffPumpDispatchers(pump, elsewhere).apply(exchange)).isSameAs(elsewhere)
     }
 
     @Test

@@ -31,7 +31,7 @@ class FunctionalSnapshotRoute {
             val trace = request.attributes()[HopTraces.ATTRIBUTE] as HopTrace
             val id = JsonInput.boardId(request.pathVariable("boardId"))
             val snapshot = withContext(pump.dispatcher) {
-                trace.record(pump.name(), "snapshot")
+                trace.record(pump.name, "snapshot")
                 boards.store().snapshot(id)
             }
             ok().contentType(MediaType.APPLICATION_JSON).bodyValueAndAwait(snapshot)
