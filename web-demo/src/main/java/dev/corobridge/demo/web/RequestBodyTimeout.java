@@ -2,7 +2,6 @@ package dev.corobridge.demo.web;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Objects;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -25,9 +24,7 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import reactor.netty.NettyPipeline;
-import reactor.netty.http.server.HttpServer;
 
 /**
  * A deadline for a request's body: once a request's headers have arrived, its body must be complete
@@ -53,36 +50,22 @@ import reactor.netty.http.server.HttpServer;
  * <p>Thread-safety: each connection's handler runs on its event loop, as does the scheduled expiry,
  * so its state needs no synchronization. Immutable as a customizer; thread-safe.
  */
-public final class RequestBodyTimeout implements NettyServerCustomizer {
+public final class RequestBodyTimeout extends RequestDeadline {
 
     private static final Log LOG = LogFactory.getLog(RequestBodyTimeout.class);
     static final String NAME = "corobridge.demo.bodyDeadline";
-
-    private final Duration timeout;
-    private final ClientFaultSummary faults;
 
     /**
      * @param timeout the longest time from a request's headers to the end of its body; positive
      * @param faults  counts the expiries
      */
     public RequestBodyTimeout(Duration timeout, ClientFaultSummary faults) {
-        Objects.requireNonNull(timeout, "timeout");
-        if (timeout.isNegative() || timeout.isZero()) {
-            throw new IllegalArgumentException("the body timeout must be positive, was " + timeout);
-        }
-        this.timeout = timeout;
-        this.faults = Objects.requireNonNull(faults, "faults");
+        super(LOG, "a request body", timeout, faults);
     }
 
     @Override
-    public HttpServer apply(HttpServer server) {
-        return server.doOnChannelInit((observer, channel, remoteAddress) -> install(channel.pipeline()));
-    }
-
-    private void install(ChannelPipeline pipeline) {
-        if (pipeline.get(NettyPipeline.HttpCodec) != null) { // else not HTTP/1.1 (e.g. h2c): nothing to time here
-            pipeline.addAfter(NettyPipeline.HttpCodec, NAME, new Deadline(timeout.toNanos(), faults));
-        }
+    void install(ChannelPipeline pipeline) {
+        pipeline.addAfter(NettyPipeline.HttpCodec, NAME, new Deadline(this));
     }
 
     /** The deadline of one connection. */
@@ -91,8 +74,7 @@ public final class RequestBodyTimeout implements NettyServerCustomizer {
                 + "\"status\":408,\"detail\":\"the request body did not arrive in time\",\"instance\":null}")
                 .getBytes(StandardCharsets.UTF_8);
 
-        private final long timeoutNanos;
-        private final ClientFaultSummary faults;
+        private final RequestDeadline owner;
         /** A request's body is being read; {@link #dueAt} is when it must be complete. */
         private boolean bodyUnderWay;
         private long dueAt;
@@ -104,9 +86,8 @@ public final class RequestBodyTimeout implements NettyServerCustomizer {
         /** The final response to the oldest unanswered request has begun. */
         private boolean answerBegun;
 
-        Deadline(long timeoutNanos, ClientFaultSummary faults) {
-            this.timeoutNanos = timeoutNanos;
-            this.faults = faults;
+        Deadline(RequestDeadline owner) {
+            this.owner = owner;
         }
 
         @Override
@@ -119,7 +100,7 @@ public final class RequestBodyTimeout implements NettyServerCustomizer {
                 unanswered++;
                 if (!(msg instanceof LastHttpContent)) {
                     bodyUnderWay = true;
-                    dueAt = System.nanoTime() + timeoutNanos;
+                    dueAt = System.nanoTime() + owner.timeoutNanos;
                 }
             }
             if (msg instanceof LastHttpContent) {
@@ -174,13 +155,7 @@ public final class RequestBodyTimeout implements NettyServerCustomizer {
             }
             expired = true;
             boolean answer = unanswered == 1 && !answerBegun;
-            if (LOG.isDebugEnabled()) {
-                LOG.debug("Connection from " + ctx.channel().remoteAddress() + " closed"
-                        + (answer ? " with 408" : "") + ": its request's body did not arrive within "
-                        + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms");
-            }
-            faults.record(ctx.channel(), "a request body that did not arrive within "
-                    + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms");
+            owner.expired(ctx, answer ? " with 408" : "");
             if (!answer) {
                 ctx.close(); // an answer began (or another request waits for one): no second status can be sent
                 return;

@@ -2,7 +2,6 @@ package dev.corobridge.demo.web;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Objects;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -19,9 +18,7 @@ import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.LastHttpContent;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import reactor.netty.NettyPipeline;
-import reactor.netty.http.server.HttpServer;
 
 /**
  * A deadline for a request's headers: once the first byte of a request arrives, its request line
@@ -42,38 +39,23 @@ import reactor.netty.http.server.HttpServer;
  * <p>Thread-safety: each connection's handlers run on its event loop, as does the scheduled expiry,
  * so the shared state needs no synchronization. Immutable as a customizer; thread-safe.
  */
-public final class RequestHeaderTimeout implements NettyServerCustomizer {
+public final class RequestHeaderTimeout extends RequestDeadline {
 
     private static final Log LOG = LogFactory.getLog(RequestHeaderTimeout.class);
     static final String BYTES = "corobridge.demo.headerDeadline.bytes";
     static final String REQUESTS = "corobridge.demo.headerDeadline.requests";
-
-    private final Duration timeout;
-    private final ClientFaultSummary faults;
 
     /**
      * @param timeout the longest time from a request's first byte to the end of its headers; positive
      * @param faults  counts the expiries
      */
     public RequestHeaderTimeout(Duration timeout, ClientFaultSummary faults) {
-        Objects.requireNonNull(timeout, "timeout");
-        if (timeout.isNegative() || timeout.isZero()) {
-            throw new IllegalArgumentException("the header timeout must be positive, was " + timeout);
-        }
-        this.timeout = timeout;
-        this.faults = Objects.requireNonNull(faults, "faults");
+        super(LOG, "request headers", timeout, faults);
     }
 
     @Override
-    public HttpServer apply(HttpServer server) {
-        return server.doOnChannelInit((observer, channel, remoteAddress) -> install(channel.pipeline()));
-    }
-
-    private void install(ChannelPipeline pipeline) {
-        if (pipeline.get(NettyPipeline.HttpCodec) == null) {
-            return; // not HTTP/1.1 (e.g. h2c): nothing to time here
-        }
-        Deadline deadline = new Deadline(timeout.toNanos(), faults);
+    void install(ChannelPipeline pipeline) {
+        Deadline deadline = new Deadline(this);
         pipeline.addBefore(NettyPipeline.HttpCodec, BYTES, deadline.bytes);
         pipeline.addAfter(NettyPipeline.HttpCodec, REQUESTS, deadline.requests);
     }
@@ -82,8 +64,7 @@ public final class RequestHeaderTimeout implements NettyServerCustomizer {
     private static final class Deadline {
         private static final byte[] TIMEOUT_RESPONSE = response();
 
-        final long timeoutNanos;
-        final ClientFaultSummary faults;
+        final RequestDeadline owner;
         boolean requestUnderWay;
         boolean finalResponseStarted;
         ScheduledFuture<?> expiry;
@@ -92,7 +73,7 @@ public final class RequestHeaderTimeout implements NettyServerCustomizer {
             @Override
             public void channelRead(ChannelHandlerContext ctx, Object msg) {
                 if (!requestUnderWay && expiry == null) {
-                    expiry = ctx.executor().schedule(() -> expire(ctx), timeoutNanos, TimeUnit.NANOSECONDS);
+                    expiry = ctx.executor().schedule(() -> expire(ctx), owner.timeoutNanos, TimeUnit.NANOSECONDS);
                 }
                 ctx.fireChannelRead(msg);
             }
@@ -127,9 +108,8 @@ public final class RequestHeaderTimeout implements NettyServerCustomizer {
             }
         };
 
-        Deadline(long timeoutNanos, ClientFaultSummary faults) {
-            this.timeoutNanos = timeoutNanos;
-            this.faults = faults;
+        Deadline(RequestDeadline owner) {
+            this.owner = owner;
         }
 
         private void cancel() {
@@ -144,12 +124,7 @@ public final class RequestHeaderTimeout implements NettyServerCustomizer {
             if (requestUnderWay || !ctx.channel().isActive()) {
                 return;
             }
-            if (LOG.isDebugEnabled()) {
-                LOG.debug("Connection from " + ctx.channel().remoteAddress() + " closed: its request's headers did not "
-                        + "arrive within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms");
-            }
-            faults.record(ctx.channel(), "request headers that did not arrive within "
-                    + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms");
+            owner.expired(ctx, "");
             ctx.writeAndFlush(Unpooled.wrappedBuffer(TIMEOUT_RESPONSE)).addListener(ChannelFutureListener.CLOSE);
         }
 
