@@ -142,10 +142,7 @@ public final class RequestBodyTimeout extends RequestDeadline {
         }
 
         private void cancel() {
-            if (expiry != null) {
-                expiry.cancel(false);
-                expiry = null;
-            }
+            expiry = RequestDeadline.cancel(expiry);
         }
 
         private void expire(ChannelHandlerContext ctx) {

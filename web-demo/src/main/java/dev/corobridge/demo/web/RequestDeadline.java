@@ -2,6 +2,7 @@ package dev.corobridge.demo.web;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.ScheduledFuture;
 
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
@@ -52,6 +53,14 @@ abstract class RequestDeadline implements NettyServerCustomizer {
 
     /** Adds this deadline's handlers for one new connection, around {@link NettyPipeline#HttpCodec}. */
     abstract void install(ChannelPipeline pipeline);
+
+    /** Cancels {@code expiry} if there is one; returns {@code null}, for {@code expiry = cancel(expiry)}. */
+    static ScheduledFuture<?> cancel(ScheduledFuture<?> expiry) {
+        if (expiry != null) {
+            expiry.cancel(false);
+        }
+        return null;
+    }
 
     /** Reports that {@code ctx}'s connection missed the deadline and is being closed ({@code how}: e.g. " with 408"). */
     final void expired(ChannelHandlerContext ctx, String how) {

@@ -113,10 +113,7 @@ public final class RequestHeaderTimeout extends RequestDeadline {
         }
 
         private void cancel() {
-            if (expiry != null) {
-                expiry.cancel(false);
-                expiry = null;
-            }
+            expiry = RequestDeadline.cancel(expiry);
         }
 
         private void expire(ChannelHandlerContext ctx) {
