@@ -18,6 +18,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import kotlinx.coroutines.CoroutineDispatcher;
@@ -207,18 +208,8 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
 
     /** Applies {@code fn} to the value on {@code executor}. */
     public <R> Task<R> thenOn(Executor executor, Function<? super T, ? extends R> fn) {
-        Objects.requireNonNull(executor, "executor");
-        Objects.requireNonNull(fn, "fn");
-        String ctx = contextName(executor);
-        Task<R> next = derived(ctx);
-        onComplete(o -> {
-            if (o instanceof Outcome.Success<T> s) {
-                next.runOn(executor, ctx, () -> next.succeed(fn.apply(s.value())));
-            } else {
-                next.decide(castFailure(o));
-            }
-        });
-        return next;
+        return continueOn(executor, fn, (next, o) -> o instanceof Outcome.Success<T> s
+                ? () -> next.succeed(fn.apply(s.value())) : null);
     }
 
     /** Applies {@code fn} to the value on {@code dispatcher}. */
@@ -231,23 +222,12 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
      * returns. Cancelling the result cancels that awaitable.
      */
     public <R> Task<R> thenComposeOn(Executor executor, Function<? super T, ? extends Awaitable<R>> fn) {
-        Objects.requireNonNull(executor, "executor");
-        Objects.requireNonNull(fn, "fn");
-        String ctx = contextName(executor);
-        Task<R> next = derived(ctx);
-        onComplete(o -> {
-            if (o instanceof Outcome.Success<T> s) {
-                next.runOn(executor, ctx, () -> {
-                    Awaitable<R> inner = Objects.requireNonNull(fn.apply(s.value()), "thenComposeOn function returned null");
-                    next.setCanceller(inner::cancel);
-                    inner.onComplete(next::decide);
-                    return null;
-                });
-            } else {
-                next.decide(castFailure(o));
-            }
-        });
-        return next;
+        return continueOn(executor, fn, (next, o) -> o instanceof Outcome.Success<T> s ? () -> {
+            Awaitable<R> inner = Objects.requireNonNull(fn.apply(s.value()), "thenComposeOn function returned null");
+            next.setCanceller(inner::cancel);
+            inner.onComplete(next::decide);
+            return null;
+        } : null);
     }
 
     /** {@link #thenComposeOn(Executor, Function)} on a dispatcher. */
@@ -260,15 +240,29 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
      * and cancellation is not recovered (it still cancels).
      */
     public Task<T> recoverOn(Executor executor, Function<? super Throwable, ? extends T> fn) {
+        return continueOn(executor, fn, (next, o) -> o instanceof Outcome.Failure<T> f
+                ? () -> next.succeed(fn.apply(f.error())) : null);
+    }
+
+    /**
+     * The step after this task, run on {@code executor} (the body of {@link #thenOn},
+     * {@link #thenComposeOn} and {@link #recoverOn}): once this task completes, {@code stage} is
+     * given the new task and this task's outcome and returns the work to run on {@code executor}
+     * for it, or null for an outcome the step passes on unchanged (it must then be a failure or
+     * cancellation, or {@code R} must be {@code T}).
+     */
+    private <R> Task<R> continueOn(Executor executor, Object fn,
+            BiFunction<Task<R>, Outcome<T>, Callable<?>> stage) {
         Objects.requireNonNull(executor, "executor");
         Objects.requireNonNull(fn, "fn");
         String ctx = contextName(executor);
-        Task<T> next = derived(ctx);
+        Task<R> next = derived(ctx);
         onComplete(o -> {
-            if (o instanceof Outcome.Failure<T> f) {
-                next.runOn(executor, ctx, () -> next.succeed(fn.apply(f.error())));
+            Callable<?> work = stage.apply(next, o);
+            if (work != null) {
+                next.runOn(executor, ctx, work);
             } else {
-                next.decide(o);
+                next.decide(castFailure(o));
             }
         });
         return next;
@@ -569,7 +563,8 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
 
     @SuppressWarnings("unchecked")
     private static <R> Outcome<R> castFailure(Outcome<?> o) {
-        return (Outcome<R>) o; // only Failure or Cancelled: no value of the wrong type travels
+        // only Failure or Cancelled, or (recoverOn) a value of the same type: no value of the wrong type travels
+        return (Outcome<R>) o;
     }
 
     static Executor executorOf(CoroutineDispatcher dispatcher) {

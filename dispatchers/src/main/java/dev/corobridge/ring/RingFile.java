@@ -215,18 +215,18 @@ public final class RingFile implements AutoCloseable {
     }
 
     RingOp<Integer> submitReadFully(ByteBuffer dst, long position) {
-        Objects.requireNonNull(dst, "dst");
-        checkPosition(position);
-        RingOp<Integer> whole = new RingOp<>("read", path.toString());
-        new FullTransfer(whole, dst, position, true).next(0);
-        return whole;
+        return submitFully(Objects.requireNonNull(dst, "dst"), position, true);
     }
 
     RingOp<Integer> submitWriteFully(ByteBuffer src, long position) {
-        Objects.requireNonNull(src, "src");
+        return submitFully(Objects.requireNonNull(src, "src"), position, false);
+    }
+
+    /** One operation that reads ({@code read}) or writes all of {@code buffer}, one transfer after another. */
+    private RingOp<Integer> submitFully(ByteBuffer buffer, long position, boolean read) {
         checkPosition(position);
-        RingOp<Integer> whole = new RingOp<>("write", path.toString());
-        new FullTransfer(whole, src, position, false).next(0);
+        RingOp<Integer> whole = new RingOp<>(read ? "read" : "write", path.toString());
+        new FullTransfer(whole, buffer, position, read).next(0);
         return whole;
     }
 

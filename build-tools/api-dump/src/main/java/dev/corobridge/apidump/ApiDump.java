@@ -325,9 +325,7 @@ public final class ApiDump {
 
         private String classLine(ClassDecl c) {
             int access = c.sourceAccess();
-            StringBuilder line = new StringBuilder();
-            annotations(line, access, c.marks());
-            line.append((access & Opcodes.ACC_PUBLIC) != 0 ? "public " : "protected ");
+            StringBuilder line = declaration(access, c.marks());
             String kind;
             if (c.is(Opcodes.ACC_ANNOTATION)) {
                 kind = "@interface";
@@ -378,18 +376,10 @@ public final class ApiDump {
         }
 
         private static String fieldLine(Member m, Marks marks, Map<String, String> typeArguments) {
-            StringBuilder line = new StringBuilder();
-            annotations(line, m.access(), marks);
-            line.append(m.is(Opcodes.ACC_PUBLIC) ? "public " : "protected ");
-            if (m.is(Opcodes.ACC_STATIC)) {
-                line.append("static ");
-            }
-            if (m.is(Opcodes.ACC_FINAL)) {
-                line.append("final ");
-            }
-            if (m.is(Opcodes.ACC_VOLATILE)) {
-                line.append("volatile ");
-            }
+            StringBuilder line = declaration(m.access(), marks);
+            keyword(line, m, Opcodes.ACC_STATIC, "static");
+            keyword(line, m, Opcodes.ACC_FINAL, "final");
+            keyword(line, m, Opcodes.ACC_VOLATILE, "volatile");
             line.append(typeArguments == null ? JavaSyntax.fieldType(m.descriptor(), null, Map.of())
                     : JavaSyntax.fieldType(m.descriptor(), m.signature(), typeArguments)).append(' ').append(m.name());
             if (m.constantValue() != null) {
@@ -400,23 +390,15 @@ public final class ApiDump {
 
         private String methodLine(ClassDecl c, Member m, Marks marks, KotlinFacts.Member k,
                 Map<String, String> typeArguments) {
-            StringBuilder line = new StringBuilder();
-            annotations(line, m.access(), marks);
-            line.append(m.is(Opcodes.ACC_PUBLIC) ? "public " : "protected ");
-            if (m.is(Opcodes.ACC_STATIC)) {
-                line.append("static ");
-            }
+            StringBuilder line = declaration(m.access(), marks);
+            keyword(line, m, Opcodes.ACC_STATIC, "static");
             if (m.is(Opcodes.ACC_ABSTRACT)) {
                 line.append("abstract ");
             } else if (c.isInterface() && !m.is(Opcodes.ACC_STATIC)) {
                 line.append("default ");
             }
-            if (m.is(Opcodes.ACC_FINAL)) {
-                line.append("final ");
-            }
-            if (m.is(Opcodes.ACC_SYNTHETIC)) {
-                line.append("synthetic ");
-            }
+            keyword(line, m, Opcodes.ACC_FINAL, "final");
+            keyword(line, m, Opcodes.ACC_SYNTHETIC, "synthetic");
             if (k != null && k.inline()) {
                 line.append("inline ");
             }
@@ -454,7 +436,9 @@ public final class ApiDump {
             return c.name().substring(c.name().lastIndexOf('/') + 1);
         }
 
-        private static void annotations(StringBuilder line, int access, Marks marks) {
+        /** The start of a declaration's line: its annotations, then {@code public} or {@code protected}. */
+        private static StringBuilder declaration(int access, Marks marks) {
+            StringBuilder line = new StringBuilder();
             if ((access & Opcodes.ACC_DEPRECATED) != 0) {
                 line.append("@Deprecated ");
             }
@@ -463,6 +447,15 @@ public final class ApiDump {
             }
             if (marks.publishedApi()) {
                 line.append("@PublishedApi ");
+            }
+            line.append((access & Opcodes.ACC_PUBLIC) != 0 ? "public " : "protected ");
+            return line;
+        }
+
+        /** Appends {@code keyword} and a space if {@code m} has the access {@code flag}. */
+        private static void keyword(StringBuilder line, Member m, int flag, String keyword) {
+            if (m.is(flag)) {
+                line.append(keyword).append(' ');
             }
         }
     }

@@ -140,48 +140,52 @@ final class JavaSyntax {
 
         @Override
         public SignatureVisitor visitClassBound() {
-            TypeBuilder bound = new TypeBuilder(typeArguments);
+            TypeBuilder bound = type();
             typeParameters.getLast().classBound = bound;
             return bound;
         }
 
         @Override
         public SignatureVisitor visitInterfaceBound() {
-            TypeBuilder bound = new TypeBuilder(typeArguments);
-            typeParameters.getLast().interfaceBounds.add(bound);
-            return bound;
+            return addedTo(typeParameters.getLast().interfaceBounds);
         }
 
         @Override
         public SignatureVisitor visitSuperclass() {
-            superClass = new TypeBuilder(typeArguments);
+            superClass = type();
             return superClass;
         }
 
         @Override
         public SignatureVisitor visitInterface() {
-            TypeBuilder type = new TypeBuilder(typeArguments);
-            interfaces.add(type);
-            return type;
+            return addedTo(interfaces);
         }
 
         @Override
         public SignatureVisitor visitParameterType() {
-            TypeBuilder type = new TypeBuilder(typeArguments);
-            parameters.add(type);
-            return type;
+            return addedTo(parameters);
         }
 
         @Override
         public SignatureVisitor visitReturnType() {
-            returnType = new TypeBuilder(typeArguments);
+            returnType = type();
             return returnType;
         }
 
         @Override
         public SignatureVisitor visitExceptionType() {
-            TypeBuilder type = new TypeBuilder(typeArguments);
-            exceptions.add(type);
+            return addedTo(exceptions);
+        }
+
+        /** A builder for the next type in the signature, resolving the type arguments in scope. */
+        private TypeBuilder type() {
+            return new TypeBuilder(typeArguments);
+        }
+
+        /** A builder for the next type in the signature, appended to {@code types}. */
+        private TypeBuilder addedTo(List<TypeBuilder> types) {
+            TypeBuilder type = type();
+            types.add(type);
             return type;
         }
 
