@@ -11,13 +11,15 @@ import reactor.core.publisher.Mono
 import kotlin.coroutines.CoroutineContext
 
 /**
- * Runs Kotlin `suspend` WebFlux handler methods on the dispatcher [dispatcherFor] picks for the
- * request (an [OffPumpDispatcher] by default: to the request's Netty event loop with
+ * Runs Kotlin `suspend` WebFlux handler methods and `coRouter {}` handlers on the dispatcher
+ * [dispatcherFor] picks for the request (an [OffPumpDispatcher] by default: to the request's Netty
+ * event loop with
  * [EventLoopOffPumpDispatchers], else to the CPU dispatcher), at the price of one attribute per
  * request: no coroutine, no hop.
  *
- * How: WebFlux starts a suspend handler method in the coroutine context stored in the exchange
- * attribute [CoWebFilter.COROUTINE_CONTEXT_ATTRIBUTE] (which [CoWebFilter]s set). This filter adds
+ * How: WebFlux starts a suspend handler method, and a functional `coRouter {}` route its handler,
+ * in the coroutine context stored in the exchange attribute
+ * [CoWebFilter.COROUTINE_CONTEXT_ATTRIBUTE] (which [CoWebFilter]s set). This filter adds
  * the chosen dispatcher to that context, or stores it when there is none, and calls the chain.
  * Unlike [SuspendHandlerDispatcherFilter], which wraps the rest of the chain in `withContext` (a
  * coroutine per request, for every request, suspend handler or not), it costs requests that reach

@@ -2,7 +2,9 @@ package dev.corobridge.spring
 
 import dev.corobridge.pump.MessagePump
 import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.withContext
+import kotlin.coroutines.ContinuationInterceptor
 import org.assertj.core.api.Assertions.assertThat
 import org.junit.jupiter.api.AfterAll
 import org.junit.jupiter.api.Test
@@ -13,6 +15,10 @@ import org.springframework.test.web.reactive.server.WebTestClient
 import org.springframework.test.web.reactive.server.expectBody
 import org.springframework.web.bind.annotation.GetMapping
 import org.springframework.web.bind.annotation.RestController
+import org.springframework.web.reactive.function.server.HandlerStrategies
+import org.springframework.web.reactive.function.server.bodyValueAndAwait
+import org.springframework.web.reactive.function.server.coRouter
+import org.springframework.web.server.WebFilter
 import java.time.Duration
 
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -91,6 +97,47 @@ class SuspendHandlerDispatcherFilterTests {
         runner.withPropertyValues("corobridge.webflux.suspend-dispatcher=none").run {
             assertThat(it).doesNotHaveBean(SuspendHandlerDispatcherFilter::class.java)
             assertThat(it).doesNotHaveBean(OffPumpHandlerFilter::class.java)
+        }
+    }
+
+    /**
+     * The same guarantee for functional routes: `coRouter {}` starts its handlers in the coroutine
+     * context of the exchange attribute the starter's filter sets, as annotated suspend methods.
+     */
+    @Test
+    fun `by default code after a step on the pump does not stay on the pump in a coRouter handler`() {
+        val runner = ReactiveWebApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(CorobridgeAutoConfiguration::class.java,
+                CorobridgeWebFluxAutoConfiguration::class.java))
+            .withPropertyValues("corobridge.pump.name=router-test-pump", "corobridge.ring.count=1",
+                "corobridge.ring.size=16", "corobridge.ring.force-fallback=true")
+        runner.run { ctx ->
+            val pump = ctx.getBean(MessagePump::class.java)
+            val routes = coRouter {
+                GET("/after-pump") {
+                    val onPump = withContext(pump.dispatcher) { Thread.currentThread().name }
+                    ok().bodyValueAndAwait("$onPump>${Thread.currentThread().name}")
+                }
+                GET("/dispatcher") { ok().bodyValueAndAwait(currentCoroutineContext()[ContinuationInterceptor].toString()) }
+            }
+            fun client(filters: List<WebFilter>): WebTestClient {
+                val strategies = HandlerStrategies.builder()
+                filters.forEach { strategies.webFilter(it) }
+                return WebTestClient.bindToRouterFunction(routes).handlerStrategies(strategies.build()).build()
+                    .mutate().responseTimeout(Duration.ofSeconds(30)).build()
+            }
+            val starters = ctx.getBeanProvider(WebFilter::class.java).orderedStream().toList()
+            assertThat(starters).anyMatch { it is OffPumpHandlerFilter }
+            val client = client(starters)
+            repeat(20) {
+                val (onPump, after) = client.threadOf("/after-pump").split(">")
+                assertThat(onPump).startsWith("router-test-pump")
+                assertThat(after).`as`("the coRouter handler's code after withContext(pump)").doesNotStartWith("router-test-pump")
+            }
+            // The handler runs in the starter's dispatcher; without the filter, in Spring's default, Unconfined
+            // (which goes on wherever the last step resumed it: after a pump step, the pump).
+            assertThat(client.threadOf("/dispatcher")).startsWith("OffPumpDispatcher[off router-test-pump")
+            assertThat(client(emptyList()).threadOf("/dispatcher")).isEqualTo(Dispatchers.Unconfined.toString())
         }
     }
 

@@ -49,7 +49,6 @@ class NotesBoardApiTest {
     static void properties(DynamicPropertyRegistry r) {
         r.add("demo.data-dir", DATA::toString);
         r.add("demo.long-poll-timeout", () -> "2s");
-        r.add("demo.bench.functional-snapshot", () -> "true"); // GET /api/kt/fn/boards/{id}, for web-load
     }
 
     @LocalServerPort
@@ -110,14 +109,14 @@ class NotesBoardApiTest {
                 .jsonPath("$[?(@.id == '" + b + "')].notes").isEqualTo(0);
     }
 
-    /** The benchmark's coRouter snapshot answers exactly as the annotated Kotlin handler does. */
+    /** The Kotlin snapshot (a coRouter route) answers exactly as the Java one, with its pump step in Hop-Trace. */
     @Test
-    void theFunctionalSnapshotAnswersAsTheAnnotatedOne() {
+    void theKotlinSnapshotAnswersAsTheJavaOne() {
         String b = createBoard("/api/kt", "functional");
         addNote("/api/kt", b, "milk");
-        String annotated = http.get().uri("/api/kt/boards/{b}", b).exchange().expectStatus().isOk()
+        String java = http.get().uri("/api/boards/{b}", b).exchange().expectStatus().isOk()
                 .expectBody(String.class).returnResult().getResponseBody();
-        String functional = http.get().uri("/api/kt/fn/boards/{b}", b).exchange().expectStatus().isOk()
+        String kotlin = http.get().uri("/api/kt/boards/{b}", b).exchange().expectStatus().isOk()
                 .expectHeader().contentType(MediaType.APPLICATION_JSON)
                 .expectHeader().value("Hop-Trace", t -> {
                     List<String> steps = List.of(t.split(" > "));
@@ -125,9 +124,9 @@ class NotesBoardApiTest {
                     assertThat(steps.get(1)).startsWith("corobridge-pump@corobridge-pump").endsWith(":snapshot");
                 })
                 .expectBody(String.class).returnResult().getResponseBody();
-        assertThat(functional).isEqualTo(annotated);
-        problem(http.get().uri("/api/kt/fn/boards/b999999").exchange(), 404);
-        problem(http.get().uri("/api/kt/fn/boards/x1").exchange(), 400);
+        assertThat(kotlin).isEqualTo(java);
+        problem(http.get().uri("/api/kt/boards/b999999").exchange(), 404);
+        problem(http.get().uri("/api/kt/boards/x1").exchange(), 400);
     }
 
     @ParameterizedTest(name = "{0}")

@@ -34,8 +34,8 @@ import dev.corobridge.demo.board.WordStats;
  * The Java face of the notes board: every handler returns a {@link Task}, which the starter
  * adapts for WebFlux (a client that disconnects cancels the task). Each change is three steps:
  * prepare on the pump (validate, assign ids), commit (journal on the ring, then apply on the
- * pump), answer. The Kotlin face ({@code KotlinBoardController}) writes the same flows with
- * {@code suspend} functions.
+ * pump), answer. The Kotlin face ({@code KotlinBoardRoutes}) writes the same flows as
+ * {@code suspend} functions behind {@code coRouter} routes.
  */
 @RestController
 @RequestMapping(path = "/api/boards", produces = MediaType.APPLICATION_JSON_VALUE)

@@ -1,0 +1,210 @@
+package dev.corobridge.demo.web
+
+import dev.corobridge.bridge.HopTrace
+import dev.corobridge.bridge.await
+import dev.corobridge.demo.BoardService
+import dev.corobridge.demo.board.BoardStore
+import dev.corobridge.demo.board.Change
+import dev.corobridge.demo.board.WordStats
+import dev.corobridge.demo.web.PathEndpoints.Endpoint
+import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.reactor.awaitSingle
+import kotlinx.coroutines.withContext
+import org.springframework.context.annotation.Bean
+import org.springframework.context.annotation.Configuration
+import org.springframework.http.HttpMethod
+import org.springframework.http.MediaType
+import org.springframework.web.reactive.function.BodyInserters
+import org.springframework.web.reactive.function.server.RouterFunction
+import org.springframework.web.reactive.function.server.ServerRequest
+import org.springframework.web.reactive.function.server.ServerResponse
+import org.springframework.web.reactive.function.server.awaitBodyOrNull
+import org.springframework.web.reactive.function.server.bodyValueAndAwait
+import org.springframework.web.reactive.function.server.buildAndAwait
+import org.springframework.web.reactive.function.server.coRouter
+import org.springframework.web.server.ServerWebInputException
+import tools.jackson.databind.JsonNode
+import java.net.URI
+
+/**
+ * The Kotlin face of the notes board, `/api/kt/boards/...`: the same flows as the Java
+ * [BoardController], written as `suspend` functions behind functional `coRouter {}` routes. A change
+ * is `withContext(pump) { prepare }`, then `commit(...).await()` (journal on the ring, apply on the
+ * pump), then the answer; each handler runs in a coroutine that a client disconnect cancels.
+ *
+ * Why functional routes rather than annotated `suspend` methods: Spring invokes an annotated
+ * suspend method through kotlin-reflect on every request, which cost 35 to 40 % of this face's CPU
+ * under load; a `coRouter` lambda is called directly (benchmarks/README.md, "Web demo under load").
+ * What annotations gave for free, method, `Content-Type` and `Accept` matching with Spring's 405,
+ * 415 and 406 answers and OPTIONS, [PathEndpoints] does the same way, and errors reach the same
+ * `WebExceptionHandler` ([ProblemJsonHandler]) as the Java face's: the two faces answer alike
+ * (FacesAnswerAlikeTest).
+ *
+ * The handler code runs off the pump: the starter's `corobridge.webflux.suspend-dispatcher=off-pump`
+ * puts its dispatcher in the coroutine context `coRouter` starts handlers in, so the code after a
+ * `withContext(pump.dispatcher)` step does not go on running on the pump thread.
+ */
+@Configuration(proxyBeanMethods = false)
+class KotlinBoardRoutes {
+
+    @Bean
+    fun kotlinBoardRouter(boards: BoardService): RouterFunction<ServerResponse> {
+        val face = Face(boards)
+        val json = MediaType.APPLICATION_JSON
+        val sse = MediaType.TEXT_EVENT_STREAM
+        val boardsPath = PathEndpoints(
+            Endpoint(HttpMethod.GET, null, json, face::listBoards),
+            Endpoint(HttpMethod.POST, json, json, face::createBoard))
+        // "/events" is the board list's stream; as with annotated handlers, a client that does not take
+        // an event stream reaches "/{boardId}" with the id "events" instead.
+        val listEvents = PathEndpoints(
+            Endpoint(HttpMethod.GET, null, sse, face::boardListEvents),
+            Endpoint(HttpMethod.GET, null, json) { face.board(it, "events") })
+        val board = PathEndpoints(Endpoint(HttpMethod.GET, null, json, face::board))
+        val notes = PathEndpoints(Endpoint(HttpMethod.POST, json, json, face::addNote))
+        val note = PathEndpoints(
+            Endpoint(HttpMethod.GET, null, json, face::note),
+            Endpoint(HttpMethod.PUT, json, json, face::editNote),
+            Endpoint(HttpMethod.DELETE, null, json, face::deleteNote))
+        val events = PathEndpoints(Endpoint(HttpMethod.GET, null, sse, face::events))
+        val stats = PathEndpoints(Endpoint(HttpMethod.GET, null, json, face::stats))
+        val changes = PathEndpoints(Endpoint(HttpMethod.GET, null, json, face::changes))
+        return coRouter {
+            "/api/kt/boards" { boardsPath.answer(it) }
+            "/api/kt/boards/events" { listEvents.answer(it) }
+            "/api/kt/boards/{boardId}" { board.answer(it) }
+            "/api/kt/boards/{boardId}/notes" { notes.answer(it) }
+            "/api/kt/boards/{boardId}/notes/{noteId}" { note.answer(it) }
+            "/api/kt/boards/{boardId}/events" { events.answer(it) }
+            "/api/kt/boards/{boardId}/stats" { stats.answer(it) }
+            "/api/kt/boards/{boardId}/changes" { changes.answer(it) }
+        }
+    }
+
+    /** The handlers: one per endpoint, each the same steps as its Java twin. Thread-safe (stateless). */
+    private class Face(private val boards: BoardService) {
+
+        private val pump = boards.pump()
+
+        /** Runs [body] on the pump, the only thread allowed to touch the boards. */
+        private suspend fun <T> onPump(trace: HopTrace, step: String, body: (BoardStore) -> T): T =
+            withContext(pump.dispatcher) {
+                trace.record(pump.name, step)
+                body(boards.store())
+            }
+
+        private fun trace(request: ServerRequest): HopTrace = HopTraces.of(request.exchange())
+
+        private fun boardId(request: ServerRequest): String = JsonInput.boardId(request.pathVariable("boardId"))
+
+        private fun noteId(request: ServerRequest): String = JsonInput.noteId(request.pathVariable("noteId"))
+
+        /** A query parameter as `@RequestParam String` reads it: its values joined by commas, `null` if absent. */
+        private fun query(request: ServerRequest, name: String): String? =
+            request.queryParams()[name]?.let { if (it.size == 1) it[0] else it.joinToString(",") }
+
+        /** The JSON body, required as `@RequestBody` requires it. */
+        private suspend fun body(request: ServerRequest): JsonNode =
+            request.awaitBodyOrNull<JsonNode>() ?: throw ServerWebInputException("No request body")
+
+        private suspend fun json(value: Any): ServerResponse =
+            ServerResponse.ok().contentType(MediaType.APPLICATION_JSON).bodyValueAndAwait(value)
+
+        private suspend fun created(location: String, value: Any): ServerResponse =
+            ServerResponse.created(URI.create(location)).contentType(MediaType.APPLICATION_JSON).bodyValueAndAwait(value)
+
+        suspend fun createBoard(request: ServerRequest): ServerResponse {
+            val trace = trace(request)
+            val name = JsonInput.boardName(body(request))
+            val change = onPump(trace, "prepare") { it.prepareCreateBoard(name) }
+            val board = boards.commit(change, trace).await().board()
+            return created("/api/kt/boards/${board.id()}", board)
+        }
+
+        suspend fun listBoards(request: ServerRequest): ServerResponse =
+            json(onPump(trace(request), "list") { it.list() })
+
+        /** The board list, live, as on the Java face. */
+        suspend fun boardListEvents(request: ServerRequest): ServerResponse =
+            ServerResponse.ok().contentType(MediaType.TEXT_EVENT_STREAM)
+                .body(BodyInserters.fromServerSentEvents(boards.boardListEvents())).awaitSingle()
+
+        suspend fun board(request: ServerRequest): ServerResponse = board(request, request.pathVariable("boardId"))
+
+        suspend fun board(request: ServerRequest, boardId: String): ServerResponse {
+            val id = JsonInput.boardId(boardId)
+            return json(onPump(trace(request), "snapshot") { it.snapshot(id) })
+        }
+
+        suspend fun addNote(request: ServerRequest): ServerResponse {
+            val body = body(request) // read first, as Spring resolves a @RequestBody before the handler runs
+            val trace = trace(request)
+            val id = boardId(request)
+            val text = JsonInput.noteText(body)
+            val change = onPump(trace, "prepare") { it.prepareAddNote(id, text) }
+            val note = boards.commit(change, trace).await().note()
+            return created("/api/kt/boards/$id/notes/${note.id()}", note)
+        }
+
+        suspend fun note(request: ServerRequest): ServerResponse {
+            val b = boardId(request)
+            val n = noteId(request)
+            return json(onPump(trace(request), "read") { it.note(b, n) })
+        }
+
+        suspend fun editNote(request: ServerRequest): ServerResponse {
+            val body = body(request)
+            val trace = trace(request)
+            val b = boardId(request)
+            val n = noteId(request)
+            val edit = JsonInput.edit(body)
+            val change = onPump(trace, "prepare") { it.prepareEditNote(b, n, edit.text(), edit.expectedVersion()) }
+            return json(boards.commit(change, trace).await().note())
+        }
+
+        suspend fun deleteNote(request: ServerRequest): ServerResponse {
+            val trace = trace(request)
+            val b = boardId(request)
+            val n = noteId(request)
+            val version = JsonInput.version(query(request, "expectedVersion"), "expectedVersion", Change.ANY_VERSION)
+            val change = onPump(trace, "prepare") { it.prepareDeleteNote(b, n, version) }
+            boards.commit(change, trace).await()
+            return ServerResponse.noContent().buildAndAwait()
+        }
+
+        suspend fun events(request: ServerRequest): ServerResponse {
+            val id = boardId(request)
+            return ServerResponse.ok().contentType(MediaType.TEXT_EVENT_STREAM)
+                .body(BodyInserters.fromServerSentEvents(boards.events(id))).awaitSingle()
+        }
+
+        suspend fun stats(request: ServerRequest): ServerResponse {
+            val trace = trace(request)
+            val id = boardId(request)
+            val snapshot = onPump(trace, "snapshot") { it.snapshot(id) }
+            val stats = withContext(boards.cpu()) {
+                trace.record("cpu", "count words")
+                WordStats.of(snapshot)
+            }
+            return json(onPump(trace, "check revision") { if (it.revision(id) == stats.revision()) stats else stats.stale() })
+        }
+
+        /**
+         * Long poll: the board once its revision is above `after`; 409 if the board has not reached
+         * `after` (the client's revision cannot be this board's), as on the Java face.
+         */
+        suspend fun changes(request: ServerRequest): ServerResponse {
+            val trace = trace(request)
+            val id = boardId(request)
+            val revision = JsonInput.version(query(request, "after"), "after", 0)
+            val waiter = onPump(trace, "wait") { it.awaitRevision(id, revision, boards.longPollTimeout()) }
+            val snapshot = try {
+                waiter.await()
+            } catch (e: CancellationException) {
+                waiter.cancel() // client gone: withdraw the waiter now, not at the next change
+                throw e
+            }
+            return json(snapshot)
+        }
+    }
+}
