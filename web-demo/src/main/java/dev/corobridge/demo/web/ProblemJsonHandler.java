@@ -245,7 +245,7 @@ public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
             // "JSON decoding error: Unexpected character ..." without Jackson's source excerpt.
             int src = m.indexOf(" at [Source");
             m = src >= 0 ? m.substring(0, src) : m;
-            return "malformed JSON: " + JsonInput.printable(m, 200);
+            return "malformed JSON: " + JsonInput.printable(withoutParserTerms(m), 200);
         }
         String reason = in.getReason();
         if (reason == null) {
@@ -254,6 +254,27 @@ public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
         int signature = reason.indexOf(" for: "); // Spring appends the handler method's signature
         return JsonInput.printable(signature >= 0 ? reason.substring(0, signature) : reason, 200);
     }
+
+    /**
+     * Jackson's message without the parser's own vocabulary: Spring's "JSON decoding error: " prefix,
+     * asides that name Jackson's types ("(bound as `tools.jackson.databind.JsonNode`)",
+     * "(`JsonToken.START_OBJECT`)") and the switch that refused ("not allowed as per
+     * `DeserializationFeature.FAIL_ON_TRAILING_TOKENS`"). What remains says what is wrong with the JSON.
+     */
+    static String withoutParserTerms(String message) {
+        String m = message.startsWith("JSON decoding error: ") ? message.substring("JSON decoding error: ".length()) : message;
+        m = PARSER_ASIDE.matcher(m).replaceAll("");
+        m = PARSER_SWITCH.matcher(m).replaceAll("");
+        m = QUOTED_TYPE.matcher(m).replaceAll("");
+        return m.replace("`", "").replaceAll("\\s{2,}", " ").trim();
+    }
+
+    /** "(... `x` ...)" with no nested parentheses: an aside that quotes an implementation name. */
+    private static final java.util.regex.Pattern PARSER_ASIDE = java.util.regex.Pattern.compile("\\s*\\([^()]*`[^()]*\\)");
+    /** ": not allowed as per `Feature.NAME`" and the like. */
+    private static final java.util.regex.Pattern PARSER_SWITCH = java.util.regex.Pattern.compile(":?\\s*[^:;.]*\\bas per `[^`]*`");
+    /** Any other back-quoted dotted name (a Java type or constant). */
+    private static final java.util.regex.Pattern QUOTED_TYPE = java.util.regex.Pattern.compile("`[^`\\s]*\\.[^`\\s]*`");
 
     private static Problem problem(int status, String title, String detail, HttpHeaders headers) {
         String slug = title.toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9]+", "-").replaceAll("(^-|-$)", "");

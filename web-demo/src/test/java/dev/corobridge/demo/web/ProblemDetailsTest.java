@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
+import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -38,6 +39,31 @@ class ProblemDetailsTest extends LiveServiceTestBase {
             assertThat(problem(r, 400)).contains("Transfer-Encoding");
             assertThat(r.header("connection")).isEqualToIgnoringCase("close");
         }
+        assertThat(state()).isEqualTo(before);
+    }
+
+    /**
+     * Jackson's messages name its own types and switches ("bound as `tools.jackson.databind.JsonNode`",
+     * "DeserializationFeature.FAIL_ON_TRAILING_TOKENS"): a malformed body's detail keeps only what
+     * is wrong with the JSON, on both faces.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"/api", "/api/kt"})
+    void malformedJsonIsNamedInTheClientsTerms(String face) throws Exception {
+        String b = createBoard(face, "malformed");
+        String before = state();
+        List<String> bodies = List.of("{\"name\":\"a\"} {\"name\":\"b\"}", "{\"name\":\"a\"} x", "{\"name\":\"a\"}]",
+                "{\"name\":\"a\",}", "{\"name\":", "{name:\"a\"}", "{\"name\":\"a\" \"b\"}", "nul", "{\"name\":01}");
+        SoftAssertions softly = new SoftAssertions();
+        for (String path : List.of(face + "/boards", face + "/boards/" + b + "/notes")) {
+            for (String body : bodies) {
+                String detail = problem(exchange(json("POST", path, body.getBytes(StandardCharsets.UTF_8))), 400);
+                softly.assertThat(detail).as("%s %s", path, body).startsWith("malformed JSON")
+                        .doesNotContainIgnoringCase("jackson").doesNotContain("Feature").doesNotContain("bound as")
+                        .doesNotContain("`").doesNotContain("java.").doesNotContain("dev.corobridge");
+            }
+        }
+        softly.assertAll();
         assertThat(state()).isEqualTo(before);
     }
 
