@@ -13,9 +13,8 @@ import kotlin.coroutines.CoroutineContext
 /**
  * Runs Kotlin `suspend` WebFlux handler methods and `coRouter {}` handlers on the dispatcher
  * [dispatcherFor] picks for the request (an [OffPumpDispatcher] by default: to the request's Netty
- * event loop with
- * [EventLoopOffPumpDispatchers], else to the CPU dispatcher), at the price of one attribute per
- * request: no coroutine, no hop.
+ * event loop with [EventLoopOffPumpDispatchers], else to the CPU dispatcher), at the price of one
+ * attribute per request: no coroutine, no hop.
  *
  * How: WebFlux starts a suspend handler method, and a functional `coRouter {}` route its handler,
  * in the coroutine context stored in the exchange attribute
