@@ -18,8 +18,9 @@ import kotlin.coroutines.CoroutineContext
  *
  * **Cost per resume.** When nothing changed: one volatile read, `Thread.currentThread()` and two
  * identity comparisons (the thread, and the coroutine context object, which stays the same object
- * for one coroutine). Only a changed context object looks up the dispatcher and the note; only a
- * real hop allocates (the step marker, and the [Hop] unless it is the trace's first).
+ * for one coroutine). Only another thread or context object (a `withContext` block, a child's first
+ * resume) looks up the dispatcher and the note and allocates a new step marker; only a real hop
+ * also records (a [Hop] allocated unless it is the trace's first).
  *
  * **Thread-safety.** Children of the task's coroutine may resume concurrently on several threads
  * and share this recorder: each resume compares against the last step and replaces it without a

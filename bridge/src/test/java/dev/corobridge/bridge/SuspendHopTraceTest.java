@@ -68,6 +68,13 @@ class SuspendHopTraceTest {
     }
 
     @Test
+    void aThenOnAfterACoroutineTaskContinuesItsTrace() throws Exception {
+        Task<String> shown = Task.fromSuspend(a, routes::crossToB).thenOn(b, v -> v + " shown");
+        assertTrue(shown.join(WAIT).endsWith(" shown"));
+        assertEquals(List.of("A", "Dispatchers.Default", "A", "B", "A", "B"), contexts(shown), shown.trace().toString());
+    }
+
+    @Test
     void kotlinxPoolsAreNamedAsKotlinNamesThem() throws Exception {
         Task<String> onDefault = Task.start(Dispatchers.getDefault(), () -> "x");
         Task<String> onIo = Task.start(Dispatchers.getIO(), () -> "y");
