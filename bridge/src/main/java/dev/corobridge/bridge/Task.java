@@ -23,6 +23,7 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import kotlinx.coroutines.CoroutineDispatcher;
 import kotlinx.coroutines.Deferred;
+import kotlinx.coroutines.Dispatchers;
 import kotlinx.coroutines.ExecutorCoroutineDispatcher;
 import kotlinx.coroutines.ExecutorsKt;
 
@@ -73,7 +74,11 @@ import kotlinx.coroutines.ExecutorsKt;
  * original of the same class (the original is its cause), so that awaiters never see each other's
  * traces and the original is never changed; an exception that cannot be copied faithfully is
  * rethrown unchanged, without the trace (see {@link Awaitable#join()}). {@link #trace()} returns
- * the hops (bounded; {@link Tasks#setTracing}).
+ * the hops (bounded; {@link Tasks#setTracing}): one per stage of a Java chain, and for a task backed
+ * by a coroutine ({@link #fromSuspend}, {@link TaskScope#fork}, Kotlin's {@code scope.task {}}) one
+ * per start or resume of the coroutine on another thread or context than the last step, recorded
+ * by the coroutine itself (a {@code HopNote} in its context labels a step). Contexts appear under
+ * readable names: an {@link ExecutionContext}'s, {@code Dispatchers.Default}, {@code Dispatchers.IO}.
  *
  * <p><b>Thread-safety.</b> Safe from any thread.
  *
@@ -96,7 +101,12 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
     }
 
     Task(String name) {
-        this(name, Tasks.isTracing() ? new HopTrace(TRACE_CAPACITY) : null);
+        this(name, newTrace());
+    }
+
+    /** A trace for a new task, or {@code null} when tracing is off ({@link Tasks#setTracing}). */
+    static HopTrace newTrace() {
+        return Tasks.isTracing() ? new HopTrace(TRACE_CAPACITY) : null;
     }
 
     // ------------------------------------------------------------------ start
@@ -132,7 +142,8 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
      * without arguments, {@code Task.fromSuspend(dispatcher, userService::current)}, a lambda that
      * passes the continuation on for one with arguments,
      * {@code Task.fromSuspend(dispatcher, cont -> userService.load(id, cont))}; no type witness is
-     * needed. The task is backed by a coroutine: cancelling it cancels the coroutine.
+     * needed. The task is backed by a coroutine: cancelling it cancels the coroutine, and every hop
+     * the coroutine makes (a {@code withContext} to another context and back) is in {@link #trace()}.
      */
     public static <T> Task<T> fromSuspend(CoroutineDispatcher dispatcher, SuspendCall<T> call) {
         return TaskCoroutines.startSuspend(Objects.requireNonNull(dispatcher, "dispatcher"),
@@ -178,9 +189,13 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
         return t;
     }
 
-    /** The task of a kotlinx {@code Deferred}: cancellation flows both ways. */
+    /**
+     * The task of a kotlinx {@code Deferred}: cancellation flows both ways. Its trace stays empty: the
+     * coroutine was started elsewhere, without a hop recorder (start it with {@code scope.task {}}
+     * to have its hops).
+     */
     public static <T> Task<T> fromDeferred(Deferred<? extends T> deferred) {
-        return TaskCoroutines.taskOf(Objects.requireNonNull(deferred, "deferred"), "Deferred");
+        return TaskCoroutines.taskOf(Objects.requireNonNull(deferred, "deferred"), "Deferred", newTrace());
     }
 
     /**
@@ -498,7 +513,7 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
     }
 
     private <R> Task<R> derived(String ctx) {
-        return new Task<>(name + " → " + ctx, trace != null ? trace : (Tasks.isTracing() ? new HopTrace(TRACE_CAPACITY) : null));
+        return new Task<>(name + " → " + ctx, trace != null ? trace : newTrace());
     }
 
     /** Runs a stage on {@code executor}, settling this task with what it throws. */
@@ -572,6 +587,12 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
         if (dispatcher instanceof BoundDispatcher b) {
             return b.context(); // e.g. a pump's: rejects after shutdown instead of falling back
         }
+        if (dispatcher == KotlinxPools.DEFAULT_DISPATCHER) {
+            return KotlinxPools.DEFAULT; // named as Kotlin names it, not after its CoroutineScheduler
+        }
+        if (dispatcher == KotlinxPools.IO_DISPATCHER) {
+            return KotlinxPools.IO;
+        }
         if (dispatcher instanceof Executor e) {
             return e;
         }
@@ -589,6 +610,32 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
             return n.name();
         }
         return executor.getClass().getSimpleName().isEmpty() ? executor.toString() : executor.getClass().getSimpleName();
+    }
+
+    /**
+     * The readable name of a coroutine dispatcher (any {@code ContinuationInterceptor}) for hop
+     * traces: the {@link ExecutionContext}'s name for a context's own dispatcher (a pump's, a ring's,
+     * or {@code context.asCoroutineDispatcher()}), {@code "Dispatchers.Default"} /
+     * {@code "Dispatchers.IO"} for kotlinx's pools, an executor dispatcher by its executor as
+     * {@link #start(Executor, Callable)} names it, anything else by its {@code toString()}.
+     */
+    static String contextName(Object dispatcher) {
+        if (dispatcher == null) {
+            return "no dispatcher";
+        }
+        if (dispatcher instanceof BoundDispatcher b) {
+            return b.context().getName();
+        }
+        if (dispatcher == KotlinxPools.DEFAULT_DISPATCHER) {
+            return KotlinxPools.DEFAULT.name();
+        }
+        if (dispatcher == KotlinxPools.IO_DISPATCHER) {
+            return KotlinxPools.IO.name();
+        }
+        if (dispatcher instanceof ExecutorCoroutineDispatcher ecd) {
+            return contextName(ecd.getExecutor());
+        }
+        return dispatcher.toString();
     }
 
     private static Throwable unwrapCompletion(Throwable e) {
@@ -640,6 +687,14 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
         public void execute(Runnable command) {
             delegate.execute(command);
         }
+    }
+
+    /** kotlinx's shared pools with the names Kotlin code knows them by, for hop traces. */
+    private static final class KotlinxPools {
+        static final CoroutineDispatcher DEFAULT_DISPATCHER = Dispatchers.getDefault();
+        static final CoroutineDispatcher IO_DISPATCHER = Dispatchers.getIO();
+        static final NamedExecutor DEFAULT = new NamedExecutor("Dispatchers.Default", ExecutorsKt.asExecutor(DEFAULT_DISPATCHER));
+        static final NamedExecutor IO = new NamedExecutor("Dispatchers.IO", ExecutorsKt.asExecutor(IO_DISPATCHER));
     }
 
     /** Virtual threads for {@link #startVirtual}, named for traces. */

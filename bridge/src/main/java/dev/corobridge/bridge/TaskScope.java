@@ -30,6 +30,8 @@ import kotlinx.coroutines.Job;
  *   <li>Kotlin code started in {@link #getCoroutineScope()} joins the same tree, so Kotlin children and
  *       Java forks are cancelled together.</li>
  *   <li>Cancelling the scope (or a parent Kotlin job you attach it to) cancels all forks.</li>
+ *   <li>Each fork's task has a hop trace of its own: its start and every resume of its coroutine on
+ *       another context or thread (see {@link Task#trace()}).</li>
  * </ul>
  *
  * <p><b>Thread-safety.</b> Safe from any thread; {@link #joinAll()} and {@link #close()} block and

@@ -8,7 +8,6 @@ import kotlinx.coroutines.CoroutineName
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.Deferred
-import kotlinx.coroutines.async
 import kotlinx.coroutines.suspendCancellableCoroutine
 import kotlin.coroutines.ContinuationInterceptor
 import kotlin.coroutines.CoroutineContext
@@ -70,8 +69,26 @@ private fun <T> valueOf(outcome: Outcome<T>, source: Awaitable<T>): T = when (ou
 /**
  * The failure as this awaiter receives it (checked ones too: Kotlin has none): a copy with the hop
  * trace attached, or the original, unchanged, if it cannot be copied faithfully.
+ *
+ * The copy leaves out the artificial `_COROUTINE` boundary frames that kotlinx's stack-trace
+ * recovery (on with `-ea` or debug mode) puts into the failure of a coroutine that crossed
+ * `withContext`: with them, the copy (same class as its cause) would look like one of kotlinx's own
+ * recovered copies, and the recovery of this `await` would rebuild the exception from its cause and
+ * drop the hop trace. Without them kotlinx copies the awaiter's copy, which stays in the cause chain.
  */
-private fun withHops(error: Throwable, source: Awaitable<*>): Throwable = Waiting.forAwaiter(error, source)
+private fun withHops(error: Throwable, source: Awaitable<*>): Throwable {
+    val mine = Waiting.forAwaiter(error, source)
+    if (mine !== error) {
+        val frames = mine.stackTrace
+        if (frames.any { it.className.startsWith(ARTIFICIAL_FRAME_PREFIX) }) {
+            mine.stackTrace = frames.filterNot { it.className.startsWith(ARTIFICIAL_FRAME_PREFIX) }.toTypedArray()
+        }
+    }
+    return mine
+}
+
+/** The class-name prefix of the boundary frames kotlinx's stack-trace recovery inserts. */
+private const val ARTIFICIAL_FRAME_PREFIX = "_COROUTINE."
 
 /**
  * Starts [block] as a coroutine in this scope and hands it to Java callers as a [Task]: the task
@@ -81,13 +98,19 @@ private fun withHops(error: Throwable, source: Awaitable<*>): Throwable = Waitin
  * The task is named (in its `toString()` and hop traces) after the [CoroutineName] of the
  * coroutine's context (this scope's plus [context]) if it has one, else after its dispatcher
  * (`MessagePump[ui]`, `Dispatchers.Default`), else "task".
+ *
+ * **Hops are recorded** (while [Tasks.isTracing]): every start or resume of the coroutine — and
+ * of the `withContext` blocks and children inside it — on another thread or context than the last
+ * step is a [Hop] of [Task.trace], named after the context (`ui`, `Dispatchers.Default`) and
+ * labelled with the innermost [HopNote], else the task's name. A failure awaited with `await()` or
+ * `join()` carries them in a [HopTraceException], as a Java `thenOn` chain's does.
  */
 @JvmOverloads
 fun <T> CoroutineScope.task(
     context: CoroutineContext = EmptyCoroutineContext,
     start: CoroutineStart = CoroutineStart.DEFAULT,
     block: suspend CoroutineScope.() -> T,
-): Task<T> = taskOf(async(context, start, block), taskName(coroutineContext + context))
+): Task<T> = tracedTask(context, start, taskName(coroutineContext + context), block)
 
 /** A task's name from its coroutine's context: its [CoroutineName], else its dispatcher, else "task". */
 internal fun taskName(context: CoroutineContext): String =

@@ -6,11 +6,11 @@ import kotlinx.coroutines.CompletableJob
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.CoroutineName
 import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.DelicateCoroutinesApi
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.GlobalScope
 import kotlinx.coroutines.Job
-import kotlinx.coroutines.async
 import kotlinx.coroutines.joinAll
 import kotlinx.coroutines.launch
 import java.util.concurrent.Callable
@@ -22,10 +22,10 @@ internal fun newScopeJob(): CompletableJob = Job()
 internal fun newScope(job: Job, name: String): CoroutineScope = CoroutineScope(job + CoroutineName(name))
 
 internal fun <T> fork(scope: CoroutineScope, dispatcher: CoroutineDispatcher, body: Callable<out T>): Task<T> =
-    taskOf(scope.async(dispatcher) { body.call() }, dispatcher.toString())
+    scope.tracedTask(dispatcher, CoroutineStart.DEFAULT, dispatcher.toString()) { body.call() }
 
 internal fun <T> forkSuspend(scope: CoroutineScope, dispatcher: CoroutineDispatcher, call: SuspendCall<T>): Task<T> =
-    taskOf(scope.async(dispatcher) { call.call() }, dispatcher.toString())
+    scope.tracedTask(dispatcher, CoroutineStart.DEFAULT, dispatcher.toString()) { call.call() }
 
 /**
  * Completes when every child forked so far has finished: with `null` if none failed, else with the

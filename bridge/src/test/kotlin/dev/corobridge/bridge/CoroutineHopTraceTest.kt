@@ -1,0 +1,146 @@
+package dev.corobridge.bridge
+
+import kotlinx.coroutines.CoroutineName
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.SupervisorJob
+import kotlinx.coroutines.cancel
+import kotlinx.coroutines.coroutineScope
+import kotlinx.coroutines.launch
+import kotlinx.coroutines.runBlocking
+import kotlinx.coroutines.withContext
+import kotlinx.coroutines.yield
+import org.junit.jupiter.api.AfterEach
+import org.junit.jupiter.api.Test
+import java.time.Duration
+import kotlin.test.assertEquals
+import kotlin.test.assertFailsWith
+import kotlin.test.assertTrue
+import kotlin.test.fail
+
+/**
+ * Coroutine-backed tasks record their hops by themselves: every resume on another context or
+ * thread is a step of `task.trace()`, named after the context, and a failure carries them all.
+ */
+class CoroutineHopTraceTest {
+    private val a = SingleThreadContext("A")
+    private val b = SingleThreadContext("B")
+    private val scope = CoroutineScope(SupervisorJob())
+    private val routes = HopRoutes(a, b)
+
+    @AfterEach
+    fun tearDown() {
+        scope.cancel()
+        a.close()
+        b.close()
+    }
+
+    private fun contexts(task: Task<*>) = task.trace().hops().map { it.context() }
+
+    @Test
+    fun `scope task records A, Default, A, B, A in order with readable names and threads`() {
+        val task = scope.task(a.dispatcher) { routes.crossToB() }
+        assertArrivedOnB(task.join(WAIT))
+        val hops = task.trace().hops()
+        assertEquals(listOf("A", "Dispatchers.Default", "A", "B", "A"), hops.map { it.context() }, task.trace().toString())
+        for (i in listOf(0, 2, 4)) assertTrue(hops[i].thread().startsWith("A-thread"), hops[i].thread())
+        assertTrue(hops[1].thread().startsWith("DefaultDispatcher-worker"), hops[1].thread())
+        assertTrue(hops[3].thread().startsWith("B-thread"), hops[3].thread())
+    }
+
+    @Test
+    fun `a failure after crossing A, Default and B carries a HopTraceException listing every hop`() = runBlocking<Unit> {
+        val task = scope.task(a.dispatcher) { routes.failOnB() }
+        val e = assertFailsWith<IllegalStateException> { task.await() }
+        assertEquals("failed on B", e.message)
+        // kotlinx debug mode may rethrow a copy whose cause is the awaiter's copy: look along the chain.
+        val hops = generateSequence<Throwable>(e) { it.cause }.flatMap { it.suppressed.asSequence() }
+            .filterIsInstance<HopTraceException>().firstOrNull() ?: fail("no HopTraceException on " + e.stackTraceToString())
+        val message = hops.message!!
+        for (step in listOf("1. A @ A-thread", "2. Dispatchers.Default @ DefaultDispatcher-worker", "3. A @ A-thread", "4. B @ B-thread")) {
+            assertTrue(message.contains(step), message)
+        }
+    }
+
+    @Test
+    fun `a coroutine that resumes on the same thread records no extra step`() {
+        val task = scope.task(a.dispatcher) {
+            repeat(5) { yield() } // each yield is a dispatch back to A's one thread
+            withContext(a.dispatcher) { yield() } // the same context: no switch either
+            "stayed"
+        }
+        assertEquals("stayed", task.join(WAIT))
+        assertEquals(listOf("A"), contexts(task), task.trace().toString())
+    }
+
+    @Test
+    fun `a step is labelled with HopNote, otherwise with the task's name`() {
+        val task = scope.task(a.dispatcher + CoroutineName("load board")) {
+            withContext(Dispatchers.Default + HopNote("render")) { routes.afterCallerSuspended() }
+            "ok"
+        }
+        assertEquals("ok", task.join(WAIT))
+        val hops = task.trace().hops()
+        assertEquals(listOf("load board", "render", "load board"), hops.map { it.note() }, task.trace().toString())
+        assertEquals(listOf("A", "Dispatchers.Default", "A"), hops.map { it.context() })
+    }
+
+    @Test
+    fun `a HopNote on the same thread records a labelled step`() {
+        val task = scope.task(a.dispatcher) {
+            withContext(HopNote("validate")) { }
+            "ok"
+        }
+        assertEquals("ok", task.join(WAIT))
+        assertEquals(listOf("A", "A"), contexts(task), task.trace().toString())
+        assertEquals("validate", task.trace().hops()[1].note())
+    }
+
+    @Test
+    fun `a task started inside a task keeps its own trace`() {
+        val outer = scope.task(a.dispatcher) {
+            val inner = task(b.dispatcher) { "inner" } // inherits the outer recorder, replaces it with its own
+            inner.await()
+            inner
+        }
+        val inner = outer.join(WAIT)
+        assertEquals(listOf("B"), contexts(inner), inner.trace().toString())
+        assertEquals(listOf("A"), contexts(outer), outer.trace().toString()) // resumed on A's one thread: no hop
+    }
+
+    @Test
+    fun `children resuming concurrently on the pool record into the task's trace without corrupting it`() {
+        val task = scope.task(a.dispatcher) {
+            coroutineScope {
+                repeat(16) { launch(Dispatchers.Default) { repeat(50) { yield() } } }
+            }
+            "done"
+        }
+        assertEquals("done", task.join(WAIT))
+        val trace = task.trace()
+        val hops = trace.hops()
+        assertEquals("A", hops.first().context())
+        assertTrue(hops.size in 2..trace.capacity(), trace.toString())
+        assertTrue(hops.drop(1).all { it.context() == "Dispatchers.Default" || it.context() == "A" }, trace.toString())
+        assertTrue(hops.drop(1).any { it.context() == "Dispatchers.Default" }, trace.toString())
+    }
+
+    @Test
+    fun `with tracing off a coroutine task records nothing`() {
+        Tasks.setTracing(false)
+        try {
+            val task = scope.task(a.dispatcher) { routes.crossToB() }
+            assertArrivedOnB(task.join(WAIT))
+            assertEquals(emptyList(), contexts(task))
+        } finally {
+            Tasks.setTracing(true)
+        }
+    }
+
+    /** Thread names may carry kotlinx's debug suffix (" @coroutine#3") in tests. */
+    private fun assertArrivedOnB(result: String) = assertTrue(result.startsWith("arrived@B-thread"), result)
+
+    private companion object {
+        val WAIT: Duration = Duration.ofSeconds(30)
+    }
+}
