@@ -2,6 +2,9 @@ package dev.corobridge.bridge;
 
 import dev.corobridge.bridge.internal.BoundDispatcher;
 import dev.corobridge.bridge.internal.OutcomeCell;
+import dev.corobridge.context.CapturedContext;
+import dev.corobridge.context.ContextPropagation;
+import dev.corobridge.context.RestoredContext;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -79,6 +82,17 @@ import kotlinx.coroutines.ExecutorsKt;
  * per start or resume of the coroutine on another thread or context than the last step, recorded
  * by the coroutine itself (a {@code HopNote} in its context labels a step). Contexts appear under
  * readable names: an {@link ExecutionContext}'s, {@code Dispatchers.Default}, {@code Dispatchers.IO}.
+ * A Java stage is labelled with {@link HopNote#on(Executor, String)}:
+ * {@code task.thenOn(HopNote.on(ui, "render"), v -> render(v))}. A task of a {@code Deferred}
+ * started elsewhere ({@link #fromDeferred}, Kotlin's {@code asTask()}) records where it completed.
+ *
+ * <h2>Context travels</h2>
+ * A task captures the thread-bound context of the thread that creates it — SLF4J's MDC and the
+ * thread-locals registered with Micrometer's {@code ContextRegistry}, such as the current
+ * observation and tracing span — and restores it around every step it runs, on whatever thread,
+ * removing it again afterwards; the stages of a chain carry the values of its first task. See
+ * {@link dev.corobridge.context.ContextPropagation} (on by default; nothing to do when neither
+ * library is present).
  *
  * <p><b>Thread-safety.</b> Safe from any thread.
  *
@@ -90,14 +104,28 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
 
     private final String name;
     private final HopTrace trace;
+    /** What each step restores on its thread ({@link ContextPropagation}); null: nothing to carry. */
+    private final CapturedContext context;
     private volatile Runnable canceller;
     private volatile boolean detached;
     /** For {@link #of(Awaitable)} (and its {@link #withTimeout}): what decides this task's cancellation. */
     private volatile Awaitable<T> adopted;
 
-    Task(String name, HopTrace trace) {
+    Task(String name, HopTrace trace, CapturedContext context) {
         this.name = name;
         this.trace = trace;
+        this.context = context;
+    }
+
+    /** A task that carries the context of the current thread. */
+    Task(String name, HopTrace trace) {
+        this(name, trace, capturedHere());
+    }
+
+    /** The current thread's context for a new task, or null when there is nothing to carry. */
+    static CapturedContext capturedHere() {
+        CapturedContext c = ContextPropagation.capture();
+        return c.isEmpty() ? null : c;
     }
 
     Task(String name) {
@@ -120,7 +148,7 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
         Objects.requireNonNull(body, "body");
         String ctx = contextName(executor);
         Task<T> t = new Task<>(ctx);
-        t.submit(executor, ctx, new Start<>(t, ctx, body)); // one object for the stage and its runnable
+        t.submit(executor, ctx, new Start<>(t, ctx, noteOf(executor, ctx), body)); // one object for the stage and its runnable
         return t;
     }
 
@@ -190,12 +218,13 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
     }
 
     /**
-     * The task of a kotlinx {@code Deferred}: cancellation flows both ways. Its trace stays empty: the
-     * coroutine was started elsewhere, without a hop recorder (start it with {@code scope.task {}}
-     * to have its hops).
+     * The task of a kotlinx {@code Deferred}: cancellation flows both ways. The coroutine was started
+     * elsewhere, without a hop recorder, so its trace holds one step, where it completed (start it
+     * with {@code scope.task {}} to have every hop).
      */
+    @SuppressWarnings("unchecked")
     public static <T> Task<T> fromDeferred(Deferred<? extends T> deferred) {
-        return TaskCoroutines.taskOf(Objects.requireNonNull(deferred, "deferred"), "Deferred", newTrace());
+        return TaskCoroutines.taskOf((Deferred<T>) Objects.requireNonNull(deferred, "deferred"), "Deferred");
     }
 
     /**
@@ -275,7 +304,7 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
         onComplete(o -> {
             Callable<?> work = stage.apply(next, o);
             if (work != null) {
-                next.runOn(executor, ctx, work);
+                next.runOn(executor, ctx, noteOf(executor, next.name), work);
             } else {
                 next.decide(castFailure(o));
             }
@@ -512,24 +541,36 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
         }
     }
 
+    /** The next stage of a chain: shares this task's trace and carries its context. */
     private <R> Task<R> derived(String ctx) {
-        return new Task<>(name + " → " + ctx, trace != null ? trace : newTrace());
+        return new Task<>(name + " → " + ctx, trace != null ? trace : newTrace(), context);
     }
 
     /** Runs a stage on {@code executor}, settling this task with what it throws. */
-    private void runOn(Executor executor, String ctx, Callable<?> stage) {
+    private void runOn(Executor executor, String ctx, String note, Callable<?> stage) {
         Runnable run = () -> {
             if (isDone()) {
                 return; // cancelled before it started: never run the body
             }
-            hop(ctx, name);
+            hop(ctx, note);
+            CapturedContext c = context;
+            RestoredContext restored = c != null ? c.restore() : null;
             try {
                 stage.call();
             } catch (Throwable e) {
                 failWith(e);
+            } finally {
+                if (restored != null) {
+                    restored.close();
+                }
             }
         };
         submit(executor, ctx, run);
+    }
+
+    /** The note of a step on {@code executor}: its {@link HopNote#on} label, else {@code fallback}. */
+    private static String noteOf(Executor executor, String fallback) {
+        return executor instanceof NotedExecutor n ? n.note() : fallback;
     }
 
     /** Hands {@code run} to {@code executor}; a rejection cancels this task as shut down. */
@@ -545,11 +586,13 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
     private static final class Start<T> implements Runnable {
         private final Task<T> task;
         private final String ctx;
+        private final String note;
         private final Callable<? extends T> body;
 
-        Start(Task<T> task, String ctx, Callable<? extends T> body) {
+        Start(Task<T> task, String ctx, String note, Callable<? extends T> body) {
             this.task = task;
             this.ctx = ctx;
+            this.note = note;
             this.body = body;
         }
 
@@ -558,11 +601,17 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
             if (task.isDone()) {
                 return; // cancelled before it started: never run the body
             }
-            task.hop(ctx, task.name);
+            task.hop(ctx, note);
+            CapturedContext c = task.context;
+            RestoredContext restored = c != null ? c.restore() : null;
             try {
                 task.succeed(body.call());
             } catch (Throwable e) {
                 task.failWith(e);
+            } finally {
+                if (restored != null) {
+                    restored.close();
+                }
             }
         }
     }
@@ -580,6 +629,11 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
     private static <R> Outcome<R> castFailure(Outcome<?> o) {
         // only Failure or Cancelled, or (recoverOn) a value of the same type: no value of the wrong type travels
         return (Outcome<R>) o;
+    }
+
+    /** What a coroutine-backed task's coroutine restores at each resume (Kotlin helpers in this package). */
+    CapturedContext capturedContext() {
+        return context;
     }
 
     static Executor executorOf(CoroutineDispatcher dispatcher) {
@@ -603,6 +657,9 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
     }
 
     static String contextName(Executor executor) {
+        if (executor instanceof NotedExecutor n) {
+            return contextName(n.delegate());
+        }
         if (executor instanceof ExecutionContext c) {
             return c.getName();
         }

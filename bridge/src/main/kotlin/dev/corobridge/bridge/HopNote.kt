@@ -1,5 +1,7 @@
 package dev.corobridge.bridge
 
+import kotlinx.coroutines.CoroutineDispatcher
+import java.util.concurrent.Executor
 import kotlin.coroutines.AbstractCoroutineContextElement
 import kotlin.coroutines.CoroutineContext
 
@@ -19,12 +21,28 @@ import kotlin.coroutines.CoroutineContext
  * step always shows. Hops without a note are labelled with the task's name. A note only labels:
  * it changes nothing else about the coroutine. Immutable; safe to share.
  *
+ * From Java, [HopNote.on] labels a stage of a chain the same way:
+ * `task.thenOn(HopNote.on(pool, "render"), v -> render(v))`.
+ *
  * @property note what the step does, shown after the context in the trace
  */
 class HopNote(val note: String) : AbstractCoroutineContextElement(HopNote) {
 
-    /** The key of [HopNote] in a coroutine context. */
-    companion object Key : CoroutineContext.Key<HopNote>
+    /** The key of [HopNote] in a coroutine context, and the Java face of labelling. */
+    companion object Key : CoroutineContext.Key<HopNote> {
+
+        /**
+         * [executor] with its steps labelled [note] in hop traces: `Task.start(HopNote.on(ui,
+         * "apply"), ...)`, `task.thenOn(HopNote.on(pool, "render"), ...)`. The steps run on
+         * [executor] as before and show under its context name.
+         */
+        @JvmStatic
+        fun on(executor: Executor, note: String): Executor = NotedExecutor(executor, note)
+
+        /** [on] for a coroutine dispatcher, from Java: `task.thenOn(HopNote.on(Dispatchers.getDefault(), "render"), ...)`. */
+        @JvmStatic
+        fun on(dispatcher: CoroutineDispatcher, note: String): Executor = NotedExecutor(Task.executorOf(dispatcher), note)
+    }
 
     override fun toString() = "HopNote($note)"
 }

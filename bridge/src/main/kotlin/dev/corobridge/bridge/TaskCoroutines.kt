@@ -2,6 +2,7 @@
 
 package dev.corobridge.bridge
 
+import dev.corobridge.context.PropagatedContext
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.CoroutineStart
@@ -9,6 +10,7 @@ import kotlinx.coroutines.DelicateCoroutinesApi
 import kotlinx.coroutines.Deferred
 import kotlinx.coroutines.GlobalScope
 import kotlinx.coroutines.async
+import kotlin.coroutines.ContinuationInterceptor
 import kotlin.coroutines.CoroutineContext
 
 // Coroutine plumbing behind Task's Java factories. Internal: the public Kotlin API is in TaskKt.
@@ -20,9 +22,11 @@ internal fun <T> startSuspend(dispatcher: CoroutineDispatcher, call: SuspendCall
     GlobalScope.tracedTask(dispatcher, CoroutineStart.DEFAULT, dispatcher.toString()) { call.call() }
 
 /**
- * Starts [block] with `async` in this scope as a [Task] named [name] whose hops are recorded: when
- * tracing is on, the coroutine's context gets a [HopRecorder] writing to the task's trace (a
- * recorder inherited from an enclosing traced task is replaced, so each task keeps its own trace).
+ * Starts [block] with `async` in this scope as a [Task] named [name] whose hops are recorded and
+ * whose context travels: when tracing is on, the coroutine's context gets a [HopRecorder] writing
+ * to the task's trace (a recorder inherited from an enclosing traced task is replaced, so each task
+ * keeps its own trace); when there is context to carry (`ContextPropagation`), a
+ * [PropagatedContext] with the values of the starting thread.
  */
 internal fun <T> CoroutineScope.tracedTask(
     context: CoroutineContext,
@@ -31,18 +35,28 @@ internal fun <T> CoroutineScope.tracedTask(
     block: suspend CoroutineScope.() -> T,
 ): Task<T> {
     val trace = Task.newTrace()
-    val traced = if (trace != null) context + HopRecorder(trace, name) else context
-    return taskOf(async(traced, start, block), name, trace)
+    val captured = Task.capturedHere()
+    var full = context
+    if (trace != null) full += HopRecorder(trace, name)
+    if (captured != null) full += PropagatedContext(captured)
+    return link(async(full, start, block), Task(name, trace, captured), recordsHops = true)
 }
 
 /**
- * Links a Deferred and a Task: completion flows to the task, cancellation both ways. The task keeps
- * [trace] (the one its coroutine records into), or a trace of its own that nothing records into
- * when [trace] is null and tracing is on (a Deferred started elsewhere).
+ * The task of a Deferred started elsewhere: it carries the current thread's context for its
+ * stages, and its trace (when tracing is on) records where the Deferred completed, since nothing
+ * recorded its coroutine's hops.
  */
-internal fun <T> taskOf(deferred: Deferred<T>, name: String, trace: HopTrace? = Task.newTrace()): Task<T> {
-    val task = Task<T>(name, trace)
+internal fun <T> taskOf(deferred: Deferred<T>, name: String): Task<T> =
+    link(deferred, Task(name, Task.newTrace()), recordsHops = false)
+
+/** Links a Deferred and a Task: completion flows to the task, cancellation both ways. */
+private fun <T> link(deferred: Deferred<T>, task: Task<T>, recordsHops: Boolean): Task<T> {
     deferred.invokeOnCompletion { cause ->
+        if (!recordsHops) { // before settling, so awaiters see the step
+            val dispatcher = (deferred as? CoroutineScope)?.coroutineContext?.get(ContinuationInterceptor)
+            task.hop(Task.contextName(dispatcher), "completed")
+        }
         if (cause == null) {
             @Suppress("UNCHECKED_CAST", "OPT_IN_USAGE")
             task.settle(Outcome.Success(deferred.getCompleted()))

@@ -1,0 +1,27 @@
+package dev.corobridge.bridge;
+
+import java.util.Objects;
+import java.util.concurrent.Executor;
+
+/**
+ * An executor whose steps are labelled in hop traces ({@link HopNote#on(Executor, String)}): it runs
+ * everything on {@code delegate}, and a task step on it is recorded under the delegate's context
+ * name with {@code note} as the hop's note. Immutable; as thread-safe as the delegate.
+ */
+record NotedExecutor(Executor delegate, String note) implements Executor {
+
+    NotedExecutor {
+        Objects.requireNonNull(delegate, "executor");
+        Objects.requireNonNull(note, "note");
+    }
+
+    @Override
+    public void execute(Runnable command) {
+        delegate.execute(command);
+    }
+
+    @Override
+    public String toString() {
+        return delegate + " (" + note + ")";
+    }
+}

@@ -1,0 +1,117 @@
+package dev.corobridge.context;
+
+import dev.corobridge.context.internal.MdcValues;
+import dev.corobridge.context.internal.RegistryValues;
+import java.util.Objects;
+import java.util.concurrent.Callable;
+
+/**
+ * The thread-bound context captured on one thread ({@link ContextPropagation#capture()}): SLF4J's
+ * MDC and the thread-locals of Micrometer's {@code ContextRegistry}, to put back on another thread
+ * around a piece of work.
+ *
+ * <pre>{@code
+ * CapturedContext ctx = ContextPropagation.capture();        // on the request's thread
+ * executor.execute(() -> {
+ *     try (RestoredContext r = ctx.restore()) {              // on the worker
+ *         log.info("has the request's MDC and trace");
+ *     }                                                      // the worker's own values are back
+ * });
+ * }</pre>
+ * Tasks do this by themselves at every hop; this class is for work handed to code that is not a
+ * task. {@link #wrap(Runnable)} and {@link #wrap(Callable)} do the same for a runnable.
+ *
+ * <p><b>Restoring.</b> {@link #restore()} sets the MDC to exactly the captured map and each registered
+ * thread-local to its captured value (those not captured are cleared, so the work sees what the
+ * capturing thread saw, not what the worker had); {@link RestoredContext#close()} puts back what the
+ * thread had before. The MDC is set before the registry's thread-locals and put back after them,
+ * so a tracing library that writes trace ids into the MDC when its span is put in scope finds the
+ * captured map and leaves the thread's own map behind it.
+ *
+ * <p><b>Thread-safety.</b> Immutable: one captured context may be restored on many threads at once
+ * (each restore returns its own {@link RestoredContext}, to be closed on the thread that restored).
+ */
+public final class CapturedContext {
+
+    /** Nothing captured: restoring it changes nothing. */
+    public static final CapturedContext NONE = new CapturedContext(null, null);
+
+    /** The MDC map (an immutable copy), or null. */
+    private final Object mdc;
+    /** A Micrometer {@code ContextSnapshot}, or null. */
+    private final Object registry;
+
+    CapturedContext(Object mdc, Object registry) {
+        this.mdc = mdc;
+        this.registry = registry;
+    }
+
+    /** Whether nothing was captured ({@link #NONE}). */
+    public boolean isEmpty() {
+        return this == NONE;
+    }
+
+    /**
+     * Puts the captured values on the current thread until the returned scope is closed (on this
+     * thread; closing twice does nothing).
+     */
+    public RestoredContext restore() {
+        if (isEmpty()) {
+            return RestoredContext.NOTHING;
+        }
+        boolean setMdc = MdcValues.PRESENT; // also when the captured MDC was empty: the work sees it empty
+        Object previousMdc = setMdc ? MdcValues.install(mdc) : null;
+        AutoCloseable registryScope;
+        try {
+            registryScope = registry != null ? RegistryValues.install(registry) : null;
+        } catch (RuntimeException | Error e) {
+            if (setMdc) {
+                MdcValues.reinstate(previousMdc);
+            }
+            throw e;
+        }
+        return new RestoredContext(setMdc, previousMdc, registryScope);
+    }
+
+    /** {@code body} run with this context restored around it. */
+    public Runnable wrap(Runnable body) {
+        Objects.requireNonNull(body, "body");
+        if (isEmpty()) {
+            return body;
+        }
+        return () -> {
+            try (RestoredContext r = restore()) {
+                body.run();
+            }
+        };
+    }
+
+    /** {@code body} called with this context restored around it. */
+    public <T> Callable<T> wrap(Callable<T> body) {
+        Objects.requireNonNull(body, "body");
+        if (isEmpty()) {
+            return body;
+        }
+        return () -> {
+            try (RestoredContext r = restore()) {
+                return body.call();
+            }
+        };
+    }
+
+    /**
+     * The captured values written into a Reactor {@code Context} or another context type known to
+     * Micrometer's {@code ContextRegistry} (those of the registry's thread-locals; the MDC goes only
+     * if an MDC accessor is registered). Returns {@code context} unchanged when nothing was captured
+     * from the registry.
+     */
+    public <C> C writeTo(C context) {
+        Objects.requireNonNull(context, "context");
+        return registry != null ? RegistryValues.writeTo(registry, context) : context;
+    }
+
+    @Override
+    public String toString() {
+        return "CapturedContext[mdc=" + mdc + ", registry=" + registry + "]";
+    }
+}

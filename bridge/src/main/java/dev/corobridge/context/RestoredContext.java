@@ -1,0 +1,45 @@
+package dev.corobridge.context;
+
+import dev.corobridge.context.internal.MdcValues;
+import dev.corobridge.context.internal.RegistryValues;
+
+/**
+ * The scope of a {@link CapturedContext#restore()}: closing it puts back the values the thread had
+ * before — the registry's thread-locals first, then the MDC (the reverse of restoring).
+ *
+ * <p><b>Thread-safety.</b> Close it on the thread that restored, once; a second close does nothing.
+ */
+public final class RestoredContext implements AutoCloseable {
+
+    static final RestoredContext NOTHING = new RestoredContext(false, null, null);
+
+    private final boolean mdcSet;
+    private final Object previousMdc;
+    private AutoCloseable registryScope;
+    private boolean closed;
+
+    RestoredContext(boolean mdcSet, Object previousMdc, AutoCloseable registryScope) {
+        this.mdcSet = mdcSet;
+        this.previousMdc = previousMdc;
+        this.registryScope = registryScope;
+    }
+
+    /** Puts back the thread's previous values. */
+    @Override
+    public void close() {
+        if (closed || this == NOTHING) {
+            return;
+        }
+        closed = true;
+        try {
+            if (registryScope != null) {
+                RegistryValues.close(registryScope);
+            }
+        } finally {
+            registryScope = null;
+            if (mdcSet) {
+                MdcValues.reinstate(previousMdc);
+            }
+        }
+    }
+}
