@@ -3,7 +3,9 @@ package dev.corobridge.reactor;
 import dev.corobridge.bridge.Outcome;
 import dev.corobridge.bridge.Registration;
 import dev.corobridge.bridge.Task;
+import dev.corobridge.reactor.internal.SubscriberContext;
 import java.util.Objects;
+import java.util.function.Supplier;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Mono;
 
@@ -18,6 +20,15 @@ import reactor.core.publisher.Mono;
  *
  * <p>The Kotlin extensions {@code Task.toMono()} and {@code Publisher.asTask()} (in
  * {@code TaskMonoKt}) do the same.
+ *
+ * <p><b>Context, both ways.</b> A task carries the thread-bound context of the thread that created it
+ * (see {@code dev.corobridge.context.ContextPropagation}); at the boundary with Reactor that context
+ * becomes Reactor's and back: {@link #fromPublisher} subscribes with the current thread's values of
+ * the thread-locals registered with Micrometer's {@code ContextRegistry} in the subscriber
+ * {@code Context} (so {@code Mono.deferContextual}, WebClient or a traced repository see the
+ * caller's trace), and {@link #defer} creates its task with the subscriber's {@code Context}
+ * values set as those thread-locals (so the task and every hop it makes carry them). Both need
+ * {@code io.micrometer:context-propagation} on the class path (as Reactor's own propagation does).
  *
  * <p><b>Thread-safety.</b> Stateless; safe from any thread. A {@code Mono} of a task emits on the
  * thread that completes the task (or the subscribing thread if it is already done); a task of a
@@ -55,9 +66,30 @@ public final class TaskMono {
     }
 
     /**
+     * A {@code Mono} that creates its task when subscribed — {@code supplier} is called once per
+     * subscription — with the subscriber's Reactor {@code Context} set, for the time of the call, as
+     * the thread-locals registered with Micrometer's {@code ContextRegistry}: the task captures them
+     * and carries them across its hops. Otherwise as {@link #toMono}: the value, failure or
+     * cancellation of the task; disposing the subscription cancels it.
+     *
+     * <pre>{@code
+     * return TaskMono.defer(() -> Task.start(pump, () -> board.snapshot()));  // a WebFlux handler
+     * }</pre>
+     *
+     * @throws NullPointerException if {@code supplier} is {@code null} (or, at subscription, returns null)
+     */
+    public static <T> Mono<T> defer(Supplier<? extends Task<T>> supplier) {
+        Objects.requireNonNull(supplier, "supplier");
+        return Mono.deferContextual(context -> toMono(Objects.requireNonNull(
+                SubscriberContext.with(context, supplier), "TaskMono.defer supplier returned null")));
+    }
+
+    /**
      * A task of the first element of {@code publisher} ({@code null} if it completes empty, as an
      * empty {@code Mono} does), or of its error. It subscribes at once and requests one element;
      * once it has one it cancels the subscription. Cancelling the task cancels the subscription.
+     * The subscription's Reactor {@code Context} holds the current thread's context (see the class
+     * comment).
      *
      * @throws NullPointerException if {@code publisher} is {@code null}
      */

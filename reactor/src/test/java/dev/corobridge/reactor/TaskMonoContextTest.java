@@ -1,0 +1,99 @@
+package dev.corobridge.reactor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.corobridge.bridge.Task;
+import io.micrometer.context.ContextRegistry;
+import java.time.Duration;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+import reactor.util.context.Context;
+
+/**
+ * Issue 15, item 2: the Reactor Context and a task's captured context meet at the Mono/Task
+ * boundary, both ways, for thread-locals registered with Micrometer's ContextRegistry.
+ */
+class TaskMonoContextTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final String KEY = "test.reactor.tenant";
+    private static final ThreadLocal<String> TENANT = new ThreadLocal<>();
+
+    private final ExecutorService worker = Executors.newSingleThreadExecutor(r -> new Thread(r, "worker"));
+
+    @BeforeAll
+    static void register() {
+        ContextRegistry.getInstance().registerThreadLocalAccessor(KEY, TENANT);
+    }
+
+    @AfterAll
+    static void unregister() {
+        ContextRegistry.getInstance().removeThreadLocalAccessor(KEY);
+    }
+
+    @AfterEach
+    void tearDown() throws InterruptedException {
+        TENANT.remove();
+        worker.shutdown();
+        assertTrue(worker.awaitTermination(30, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void aPublisherSubscribedFromATaskSeesTheTasksValuesInItsReactorContext() throws Exception {
+        Mono<String> readsContext = Mono.deferContextual(c -> Mono.just(c.getOrDefault(KEY, "none")));
+        TENANT.set("acme");
+        assertEquals("acme", TaskMono.fromPublisher(readsContext).join(WAIT), "from the calling thread");
+        // From inside a task on another thread: the task's captured value, not the worker's.
+        Task<String> inTask = Task.start(worker, () -> TaskMono.fromPublisher(readsContext).join(WAIT));
+        TENANT.remove();
+        assertEquals("acme", inTask.join(WAIT));
+        assertEquals("none", TaskMono.fromPublisher(readsContext).join(WAIT), "nothing set: nothing in the Context");
+    }
+
+    @Test
+    void aDeferredTaskCarriesItsSubscribersContextAcrossItsHopsAndLeavesNoThreadLocalBehind() throws Exception {
+        AtomicInteger created = new AtomicInteger();
+        Mono<String> m = TaskMono.defer(() -> {
+            created.incrementAndGet();
+            return Task.start(worker, TENANT::get).thenOn(worker, v -> v + "/" + TENANT.get());
+        });
+        assertEquals(0, created.get(), "nothing is created before subscription");
+        assertEquals("acme/acme", m.contextWrite(Context.of(KEY, "acme")).block(WAIT));
+        assertEquals("globex/globex", m.contextWrite(Context.of(KEY, "globex")).block(WAIT));
+        assertEquals(2, created.get(), "one task per subscription");
+        assertNull(TENANT.get(), "the subscribing thread keeps its own (empty) value");
+        assertEquals("null", Task.start(worker, () -> String.valueOf(TENANT.get())).join(WAIT), "the worker keeps nothing");
+    }
+
+    @Test
+    void aDeferredTasksFailureAndCancellationReachTheSubscriber() throws Exception {
+        Mono<String> failing = TaskMono.defer(() -> Task.start(worker, () -> { throw new IllegalStateException("no " + TENANT.get()); }));
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> failing.contextWrite(Context.of(KEY, "acme")).block(WAIT));
+        assertTrue(e.getMessage().contains("no acme"), e.getMessage());
+
+        CountDownLatch never = new CountDownLatch(1);
+        Task<?>[] started = new Task<?>[1];
+        Mono<Object> blocked = TaskMono.defer(() -> {
+            Task<Object> t = Task.start(worker, () -> { never.await(); return null; });
+            started[0] = t;
+            return t;
+        });
+        blocked.subscribe().dispose();
+        assertThrows(CancellationException.class, () -> started[0].join(WAIT));
+        never.countDown();
+        assertThrows(NullPointerException.class, () -> TaskMono.defer(null));
+        assertThrows(NullPointerException.class, () -> TaskMono.defer(() -> null).block(WAIT));
+    }
+}
