@@ -2,6 +2,8 @@ package dev.corobridge.bridge;
 
 import dev.corobridge.bridge.internal.BoundDispatcher;
 import dev.corobridge.bridge.internal.OutcomeCell;
+import dev.corobridge.bridge.internal.StepObserver;
+import dev.corobridge.bridge.internal.StepObservers;
 import dev.corobridge.context.CapturedContext;
 import dev.corobridge.context.ContextPropagation;
 import dev.corobridge.context.RestoredContext;
@@ -101,12 +103,23 @@ import kotlinx.coroutines.ExecutorsKt;
 public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
 
     private static final int TRACE_CAPACITY = 16;
+    private static final java.lang.invoke.VarHandle OBSERVED;
+
+    static {
+        try {
+            OBSERVED = java.lang.invoke.MethodHandles.lookup().findVarHandle(Task.class, "observed", StepObserver.Step.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private final String name;
     private final HopTrace trace;
     /** What each step restores on its thread ({@link ContextPropagation}); null: nothing to carry. */
     private final CapturedContext context;
     private volatile Runnable canceller;
+    /** The observation of this task's work, until it ends ({@link #observeHere}). */
+    private volatile StepObserver.Step observed;
     private volatile boolean detached;
     /** For {@link #of(Awaitable)} (and its {@link #withTimeout}): what decides this task's cancellation. */
     private volatile Awaitable<T> adopted;
@@ -253,7 +266,7 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
     /** Applies {@code fn} to the value on {@code executor}. */
     public <R> Task<R> thenOn(Executor executor, Function<? super T, ? extends R> fn) {
         return continueOn(executor, fn, (next, o) -> o instanceof Outcome.Success<T> s
-                ? () -> next.succeed(fn.apply(s.value())) : null);
+                ? () -> new Outcome.Success<>(fn.apply(s.value())) : null);
     }
 
     /** Applies {@code fn} to the value on {@code dispatcher}. */
@@ -270,7 +283,7 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
             Awaitable<R> inner = Objects.requireNonNull(fn.apply(s.value()), "thenComposeOn function returned null");
             next.setCanceller(inner::cancel);
             inner.onComplete(next::decide);
-            return null;
+            return null; // decided when the inner awaitable is
         } : null);
     }
 
@@ -285,7 +298,7 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
      */
     public Task<T> recoverOn(Executor executor, Function<? super Throwable, ? extends T> fn) {
         return continueOn(executor, fn, (next, o) -> o instanceof Outcome.Failure<T> f
-                ? () -> next.succeed(fn.apply(f.error())) : null);
+                ? () -> new Outcome.Success<>(fn.apply(f.error())) : null);
     }
 
     /**
@@ -293,16 +306,17 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
      * {@link #thenComposeOn} and {@link #recoverOn}): once this task completes, {@code stage} is
      * given the new task and this task's outcome and returns the work to run on {@code executor}
      * for it, or null for an outcome the step passes on unchanged (it must then be a failure or
-     * cancellation, or {@code R} must be {@code T}).
+     * cancellation, or {@code R} must be {@code T}). The work returns the new task's outcome, or
+     * null when it arranged for the task to be decided later.
      */
     private <R> Task<R> continueOn(Executor executor, Object fn,
-            BiFunction<Task<R>, Outcome<T>, Callable<?>> stage) {
+            BiFunction<Task<R>, Outcome<T>, Callable<Outcome<R>>> stage) {
         Objects.requireNonNull(executor, "executor");
         Objects.requireNonNull(fn, "fn");
         String ctx = contextName(executor);
         Task<R> next = derived(ctx);
         onComplete(o -> {
-            Callable<?> work = stage.apply(next, o);
+            Callable<Outcome<R>> work = stage.apply(next, o);
             if (work != null) {
                 next.runOn(executor, ctx, noteOf(executor, next.name), work);
             } else {
@@ -503,6 +517,9 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
     /** A cancelled task cancels the work underneath, once, at the moment it is decided. */
     @Override
     protected void onDecided(Outcome<T> outcome) {
+        if (observed != null) {
+            endObservation(outcome);
+        }
         if (outcome instanceof Outcome.Cancelled) {
             Runnable c = canceller;
             if (c != null) {
@@ -546,26 +563,114 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
         return new Task<>(name + " → " + ctx, trace != null ? trace : newTrace(), context);
     }
 
-    /** Runs a stage on {@code executor}, settling this task with what it throws. */
-    private void runOn(Executor executor, String ctx, String note, Callable<?> stage) {
-        Runnable run = () -> {
-            if (isDone()) {
-                return; // cancelled before it started: never run the body
-            }
-            hop(ctx, note);
-            CapturedContext c = context;
-            RestoredContext restored = c != null ? c.restore() : null;
+    /** Runs a stage on {@code executor}, settling this task with its outcome or what it throws. */
+    private void runOn(Executor executor, String ctx, String note, Callable<Outcome<T>> stage) {
+        submit(executor, ctx, () -> runStep(ctx, note, stage));
+    }
+
+    /**
+     * One step of this task's work on the current thread (a start's body, a stage): unless the task
+     * was already decided (cancelled before it started: the body never runs), records the hop,
+     * restores the task's context, begins its observation, calls {@code body}, and decides the task
+     * with what it returns (null: it will be decided later) or throws — after the observation's
+     * scope closed and before the context is taken away, so the callbacks that run on deciding
+     * still see the task's context.
+     */
+    private void runStep(String ctx, String note, Callable<Outcome<T>> body) {
+        if (isDone()) {
+            return;
+        }
+        hop(ctx, note);
+        CapturedContext c = context;
+        RestoredContext restored = c != null ? c.restore() : null;
+        try {
+            Outcome<T> result;
+            AutoCloseable observing = StepObservers.get() != null ? observeHere(ctx, note) : null;
             try {
-                stage.call();
+                result = body.call();
             } catch (Throwable e) {
-                failWith(e);
+                result = Outcome.ofError(e);
             } finally {
-                if (restored != null) {
-                    restored.close();
+                if (observing != null) {
+                    closeObserving(observing);
                 }
             }
-        };
-        submit(executor, ctx, run);
+            if (result != null) {
+                decide(result);
+            }
+        } finally {
+            if (restored != null) {
+                restored.close();
+            }
+        }
+    }
+
+    /**
+     * Begins the observation of this task's work on the current thread ({@link StepObservers}):
+     * returns the scope to close when the work on this thread is done, or null when nothing observes.
+     * The observation ends when the task is decided ({@link #onDecided}), exactly once.
+     */
+    AutoCloseable observeHere(String ctx, String note) {
+        StepObserver observer = StepObservers.get();
+        if (observer == null) {
+            return null;
+        }
+        try {
+            StepObserver.Step step = observer.begin(name, ctx, note);
+            if (step == null) {
+                return null;
+            }
+            step.hop(ctx, note, Thread.currentThread().getName());
+            adoptObservation(step);
+            return step.open();
+        } catch (Throwable e) {
+            Tasks.reportUncaught(e); // an observer's failure never fails the task
+            return null;
+        }
+    }
+
+    /** Makes {@code step} this task's observation, ended when the task is decided (at once if it is). */
+    void adoptObservation(StepObserver.Step step) {
+        observed = step;
+        Outcome<T> decided = outcomeOrNull();
+        if (decided != null) {
+            endObservation(decided); // decided meanwhile: onDecided may have missed the step
+        }
+    }
+
+    /** The observed step's hop (coroutine-backed tasks: each hop of the coroutine). */
+    void observeHop(String ctx, String note) {
+        StepObserver.Step step = observed;
+        if (step != null) {
+            try {
+                step.hop(ctx, note, Thread.currentThread().getName());
+            } catch (Throwable e) {
+                Tasks.reportUncaught(e);
+            }
+        }
+    }
+
+    private void endObservation(Outcome<T> outcome) {
+        StepObserver.Step step = (StepObserver.Step) OBSERVED.getAndSet(this, null);
+        if (step != null) {
+            try {
+                switch (outcome) {
+                    case Outcome.Success<T> x -> step.end(null, false);
+                    case Outcome.Failure<T> f -> step.end(f.error(), false);
+                    case Outcome.Cancelled<T> c -> step.end(c.cause(), true);
+                }
+            } catch (Throwable e) {
+                Tasks.reportUncaught(e);
+            }
+        }
+    }
+
+    static void closeObserving(AutoCloseable scope) {
+        try {
+            scope.close();
+        } catch (Throwable e) {
+            Tasks.reportUncaught(e);
+        }
     }
 
     /** The note of a step on {@code executor}: its {@link HopNote#on} label, else {@code fallback}. */
@@ -583,7 +688,7 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
     }
 
     /** The body of {@link #start(Executor, Callable)}: what {@link #runOn} does, in one object. */
-    private static final class Start<T> implements Runnable {
+    private static final class Start<T> implements Runnable, Callable<Outcome<T>> {
         private final Task<T> task;
         private final String ctx;
         private final String note;
@@ -598,21 +703,12 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
 
         @Override
         public void run() {
-            if (task.isDone()) {
-                return; // cancelled before it started: never run the body
-            }
-            task.hop(ctx, note);
-            CapturedContext c = task.context;
-            RestoredContext restored = c != null ? c.restore() : null;
-            try {
-                task.succeed(body.call());
-            } catch (Throwable e) {
-                task.failWith(e);
-            } finally {
-                if (restored != null) {
-                    restored.close();
-                }
-            }
+            task.runStep(ctx, note, this);
+        }
+
+        @Override
+        public Outcome<T> call() throws Exception {
+            return new Outcome.Success<>(body.call());
         }
     }
 

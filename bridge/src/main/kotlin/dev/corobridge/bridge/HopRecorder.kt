@@ -5,7 +5,8 @@ import kotlin.coroutines.ContinuationInterceptor
 import kotlin.coroutines.CoroutineContext
 
 /**
- * Records the hops of a coroutine-backed [Task] into its [trace]: a [ThreadContextElement] in the
+ * Records the hops of a coroutine-backed [Task] into its [trace] (when tracing is on) and as events
+ * of its observation (when tasks are observed, `TaskObservations`): a [ThreadContextElement] in the
  * task's coroutine context, so kotlinx calls [updateThreadContext] on the thread that runs the
  * coroutine each time it starts or resumes — and for every coroutine that inherits the element
  * (`withContext` blocks, `async`/`launch` children), which therefore record into the same trace.
@@ -29,8 +30,9 @@ import kotlin.coroutines.CoroutineContext
  * nothing: a recorder changes no thread state.
  */
 internal class HopRecorder(
-    private val trace: HopTrace,
+    private val trace: HopTrace?,
     private val defaultNote: String,
+    private val task: Task<*>,
 ) : ThreadContextElement<Unit> {
 
     companion object Key : CoroutineContext.Key<HopRecorder>
@@ -60,7 +62,10 @@ internal class HopRecorder(
         if (previous != null && previous.thread === thread && previous.dispatcher === dispatcher && previous.note === note) {
             return // another coroutine of the task (a child, a withContext block) in the same place
         }
-        trace.note(Task.contextName(dispatcher), note?.note ?: defaultNote)
+        val contextName = Task.contextName(dispatcher)
+        val label = note?.note ?: defaultNote
+        trace?.note(contextName, label)
+        task.observeHop(contextName, label) // an event of the task's observation, if it has one
     }
 
     override fun restoreThreadContext(context: CoroutineContext, oldState: Unit) {

@@ -2,6 +2,8 @@
 
 package dev.corobridge.bridge
 
+import dev.corobridge.bridge.internal.StepObserver
+import dev.corobridge.bridge.internal.StepObservers
 import dev.corobridge.context.PropagatedContext
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.CoroutineScope
@@ -35,11 +37,33 @@ internal fun <T> CoroutineScope.tracedTask(
     block: suspend CoroutineScope.() -> T,
 ): Task<T> {
     val trace = Task.newTrace()
-    val captured = Task.capturedHere()
+    val step = beginObservation(name, Task.contextName((coroutineContext + context)[ContinuationInterceptor]))
+    val captured = if (step == null) Task.capturedHere() else {
+        // Captured with the task's observation current, so that every resume restores it.
+        val scope = step.open()
+        try {
+            Task.capturedHere()
+        } finally {
+            Task.closeObserving(scope)
+        }
+    }
+    val task = Task<T>(name, trace, captured)
     var full = context
-    if (trace != null) full += HopRecorder(trace, name)
+    if (trace != null || step != null) full += HopRecorder(trace, name, task)
     if (captured != null) full += PropagatedContext(captured)
-    return link(async(full, start, block), Task(name, trace, captured), recordsHops = true)
+    if (step != null) task.adoptObservation(step)
+    return link(async(full, start, block), task, recordsHops = true)
+}
+
+/** The observation of a coroutine task that begins now, or null when nothing observes (see `TaskObservations`). */
+private fun beginObservation(name: String, context: String): StepObserver.Step? {
+    val observer = StepObservers.get() ?: return null
+    return try {
+        observer.begin(name, context, name)
+    } catch (e: Throwable) {
+        Tasks.reportUncaught(e) // an observer's failure never fails the task
+        null
+    }
 }
 
 /**

@@ -1,0 +1,112 @@
+package dev.corobridge.observation;
+
+import dev.corobridge.bridge.internal.StepObserver;
+import dev.corobridge.bridge.internal.StepObservers;
+import io.micrometer.common.KeyValue;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+import java.util.Objects;
+
+/**
+ * One Micrometer {@link Observation} per task that runs work, so that Micrometer Tracing (Brave or
+ * the OpenTelemetry bridge) shows each task as a span of the request that started it, with its hops
+ * as events and its outcome:
+ * <ul>
+ *   <li><b>which tasks:</b> a {@code Task.start}/{@code startVirtual} body, each stage of a chain that
+ *       runs ({@code thenOn}, {@code thenComposeOn}, {@code recoverOn}; a stage skipped by a failure
+ *       is not observed), and every coroutine-backed task ({@code Task.fromSuspend},
+ *       {@code scope.task {}}, {@code TaskScope.fork}); not the tasks of values, futures, Deferreds
+ *       or combinators, which run nothing of their own;</li>
+ *   <li><b>name</b> {@value #NAME}, contextual name the step's label (its {@code HopNote}, else the
+ *       task's name); low-cardinality key values {@value #CONTEXT_KEY} (the context it began on: a
+ *       pump's or ring's name, {@code Dispatchers.Default} ...) and {@value #OUTCOME_KEY}
+ *       ({@code success}, {@code failure}, {@code cancelled}); a failure is the observation's error;</li>
+ *   <li><b>hops</b> are events named {@value #HOP_EVENT} whose contextual name reads
+ *       {@code "<context> (<note>) @ <thread>"}: one for a Java stage, one per hop of a coroutine;</li>
+ *   <li><b>parent</b>: the observation current when the work begins, which is the one current
+ *       where the task was created, because tasks carry it
+ *       ({@link dev.corobridge.context.ContextPropagation}); while the work runs, its observation
+ *       is current, so tasks started from it are its children and log lines carry its span.</li>
+ * </ul>
+ *
+ * <pre>{@code
+ * AutoCloseable observing = TaskObservations.install(observationRegistry); // the Spring Boot starter does this
+ * ...
+ * observing.close(); // tasks created afterwards are not observed
+ * }</pre>
+ *
+ * <p><b>Cost.</b> Nothing when not installed (one volatile read per step) or when the registry is a
+ * no-op one; otherwise one observation per step, as the registry's handlers make it.
+ *
+ * <p><b>Thread-safety.</b> Safe from any thread. One registry at a time: installing another replaces it.
+ * Needs {@code io.micrometer:micrometer-observation} on the class path (an optional dependency).
+ */
+public final class TaskObservations {
+
+    /** The observations' name. */
+    public static final String NAME = "corobridge.task";
+    /** Key of the context a task's work began on. */
+    public static final String CONTEXT_KEY = "corobridge.context";
+    /** Key of the outcome: {@code success}, {@code failure} or {@code cancelled}. */
+    public static final String OUTCOME_KEY = "outcome";
+    /** Name of the hop events. */
+    public static final String HOP_EVENT = "corobridge.hop";
+
+    private TaskObservations() {
+    }
+
+    /**
+     * Observes the tasks that begin work from now on with {@code registry}; closing the returned
+     * handle stops observing (if it is still the installed one). Replaces an installed registry.
+     */
+    public static AutoCloseable install(ObservationRegistry registry) {
+        Objects.requireNonNull(registry, "registry");
+        StepObserver observer = new Observer(registry);
+        StepObservers.set(observer);
+        return () -> StepObservers.clear(observer);
+    }
+
+    /** Whether tasks are observed now. */
+    public static boolean isInstalled() {
+        return StepObservers.get() instanceof Observer;
+    }
+
+    /** Makes observations in {@code registry}. */
+    private record Observer(ObservationRegistry registry) implements StepObserver {
+        @Override
+        public Step begin(String task, String context, String note) {
+            if (registry.isNoop()) {
+                return null;
+            }
+            Observation o = Observation.createNotStarted(NAME, registry)
+                    .contextualName(note)
+                    .lowCardinalityKeyValue(CONTEXT_KEY, context)
+                    .highCardinalityKeyValue("corobridge.task.name", task)
+                    .start();
+            return new ObservedStep(o);
+        }
+    }
+
+    /** One task's observation. */
+    private record ObservedStep(Observation observation) implements StepObserver.Step {
+        @Override
+        public AutoCloseable open() {
+            return observation.openScope();
+        }
+
+        @Override
+        public void hop(String context, String note, String thread) {
+            observation.event(Observation.Event.of(HOP_EVENT, context + " (" + note + ") @ " + thread));
+        }
+
+        @Override
+        public void end(Throwable error, boolean cancelled) {
+            String outcome = cancelled ? "cancelled" : error != null ? "failure" : "success";
+            observation.lowCardinalityKeyValue(KeyValue.of(OUTCOME_KEY, outcome));
+            if (error != null && !cancelled) {
+                observation.error(error);
+            }
+            observation.stop();
+        }
+    }
+}

@@ -1,0 +1,160 @@
+package dev.corobridge.observation;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.corobridge.bridge.HopNote;
+import dev.corobridge.bridge.Promise;
+import dev.corobridge.bridge.SingleThreadContext;
+import dev.corobridge.bridge.Task;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import kotlinx.coroutines.Dispatchers;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 15, item 3: one Observation per task that runs work — name, label, context, hops as events,
+ * outcome — whose parent is the observation current where the task was created, and which is
+ * current while the work runs.
+ */
+class TaskObservationsTest {
+
+    static final Duration WAIT = Duration.ofSeconds(30);
+
+    private final SingleThreadContext pump = new SingleThreadContext("obs-pump");
+    final Recorder recorder = new Recorder();
+    final ObservationRegistry registry = ObservationRegistry.create();
+    private final AutoCloseable installed;
+
+    TaskObservationsTest() {
+        registry.observationConfig().observationHandler(recorder);
+        installed = TaskObservations.install(registry);
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        installed.close();
+        pump.close();
+    }
+
+    /** Records what the handlers see, per observation context. */
+    static final class Recorder implements ObservationHandler<Observation.Context> {
+        final List<Observation.Context> stopped = new CopyOnWriteArrayList<>();
+        final Map<Observation.Context, List<String>> events = new ConcurrentHashMap<>();
+
+        @Override
+        public void onEvent(Observation.Event event, Observation.Context context) {
+            events.computeIfAbsent(context, c -> new CopyOnWriteArrayList<>()).add(event.getName() + ": " + event.getContextualName());
+        }
+
+        @Override
+        public void onStop(Observation.Context context) {
+            stopped.add(context);
+        }
+
+        @Override
+        public boolean supportsContext(Observation.Context context) {
+            return true;
+        }
+
+        /** The stopped task observation labelled {@code contextualName}: it stops before the task's awaiters resume. */
+        Observation.Context task(String contextualName) {
+            for (Observation.Context c : stopped) {
+                if (TaskObservations.NAME.equals(c.getName()) && contextualName.equals(c.getContextualName())) {
+                    return c;
+                }
+            }
+            throw new AssertionError("no stopped task observation '" + contextualName + "' in " + stopped);
+        }
+    }
+
+    private static String key(Observation.Context c, String key) {
+        var kv = c.getLowCardinalityKeyValue(key);
+        return kv == null ? null : kv.getValue();
+    }
+
+    @Test
+    void aStartedTaskAndItsStagesAreObservedAsChildrenOfTheCreatorsObservationAndAreCurrentWhileTheyRun() throws Exception {
+        Observation request = Observation.start("request", registry);
+        Task<Observation> first;
+        Task<Observation> second;
+        try (Observation.Scope s = request.openScope()) {
+            first = Task.start(HopNote.on(pump, "load"), registry::getCurrentObservation);
+            second = first.thenOn(HopNote.on(Dispatchers.getDefault(), "render"), o -> registry.getCurrentObservation());
+        }
+        Observation inFirst = first.join(WAIT);
+        Observation inSecond = second.join(WAIT);
+        request.stop();
+
+        Observation.Context load = recorder.task("load");
+        Observation.Context render = recorder.task("render");
+        assertSame(load, inFirst.getContext(), "the task's observation is current while it runs");
+        assertSame(render, inSecond.getContext());
+        assertSame(request, load.getParentObservation(), "parent: the observation current where the task was created");
+        assertSame(request, render.getParentObservation(), "a stage carries the first task's context");
+        assertEquals("obs-pump", key(load, TaskObservations.CONTEXT_KEY));
+        assertEquals("Dispatchers.Default", key(render, TaskObservations.CONTEXT_KEY));
+        assertEquals("success", key(load, TaskObservations.OUTCOME_KEY));
+        assertEquals(List.of("corobridge.hop: obs-pump (load) @ obs-pump-thread"), recorder.events.get(load));
+        assertNull(registry.getCurrentObservation(), "nothing left current on the test thread");
+        Observation unrelated = Task.start(pump, registry::getCurrentObservation).join(WAIT);
+        assertNull(unrelated.getContext().getParentObservation(), "nothing left current on the pump: the next task's own observation has no parent");
+    }
+
+    @Test
+    void failureAndCancellationAreTheObservationsOutcome() throws Exception {
+        Task<Object> failing = Task.start(HopNote.on(pump, "fails"), () -> { throw new IllegalStateException("boom"); });
+        assertThrows(IllegalStateException.class, () -> failing.join(WAIT));
+        Observation.Context failed = recorder.task("fails");
+        assertEquals("failure", key(failed, TaskObservations.OUTCOME_KEY));
+        assertEquals("boom", failed.getError().getMessage());
+
+        Promise<Integer> gate = new Promise<>();
+        CountDownLatch running = new CountDownLatch(1);
+        Task<Integer> blocked = Task.start(HopNote.on(pump, "blocked"), () -> { running.countDown(); return gate.join(); });
+        assertTrue(running.await(30, TimeUnit.SECONDS));
+        blocked.cancel(); // decided while its body still runs
+        gate.complete(1);
+        assertThrows(CancellationException.class, () -> blocked.join(WAIT));
+        Observation.Context cancelled = recorder.task("blocked");
+        assertEquals("cancelled", key(cancelled, TaskObservations.OUTCOME_KEY));
+        assertNull(cancelled.getError());
+
+        long before = recorder.stopped.size();
+        Task<Integer> skipped = Task.<Integer>failed(new IllegalStateException("x")).thenOn(HopNote.on(pump, "skipped"), x -> x);
+        assertThrows(IllegalStateException.class, () -> skipped.join(WAIT));
+        assertEquals(before, recorder.stopped.size(), "a stage that never runs is not observed");
+    }
+
+    @Test
+    void afterUninstallingNothingIsObserved() throws Exception {
+        installed.close();
+        assertFalse(TaskObservations.isInstalled());
+        Task.start(HopNote.on(pump, "unobserved"), () -> 1).join(WAIT);
+        Task.start(pump, () -> 2).join(WAIT);
+        assertTrue(recorder.stopped.stream().noneMatch(c -> TaskObservations.NAME.equals(c.getName())), recorder.stopped.toString());
+    }
+
+    @Test
+    void aNoopRegistryMakesNoObservation() throws Exception {
+        installed.close();
+        try (AutoCloseable noop = TaskObservations.install(ObservationRegistry.NOOP)) {
+            assertTrue(TaskObservations.isInstalled());
+            assertNull(Task.start(pump, registry::getCurrentObservation).join(WAIT));
+        }
+    }
+}
