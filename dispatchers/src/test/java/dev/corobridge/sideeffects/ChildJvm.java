@@ -22,6 +22,21 @@ public final class ChildJvm {
     private ChildJvm() {
     }
 
+    /**
+     * The class path without SLF4J and Logback, which only the context-propagation tests need:
+     * with them Netty logs its start-up at DEBUG to stdout (which the probes print on) and Logback
+     * sets {@code user.timezone}; the probes check corobridge's own effects, as an application
+     * without a logging backend has them.
+     */
+    static String withoutLogging(String classPath) {
+        return java.util.Arrays.stream(classPath.split(File.pathSeparator))
+                .filter(e -> {
+                    String n = e.replace(File.separatorChar, '/');
+                    return !n.contains("/ch/qos/logback/") && !n.contains("/org/slf4j/");
+                })
+                .collect(java.util.stream.Collectors.joining(File.pathSeparator));
+    }
+
     /** Runs {@code main} with {@code jvmOptions} and {@code args}; fails if it takes over 2 minutes. */
     public static Result run(Class<?> main, List<String> jvmOptions, List<String> args) throws IOException, InterruptedException {
         String java = ProcessHandle.current().info().command()
@@ -30,7 +45,7 @@ public final class ChildJvm {
         command.add(java);
         command.add("--enable-native-access=ALL-UNNAMED");
         command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
+        command.add(withoutLogging(System.getProperty("java.class.path")));
         command.addAll(jvmOptions);
         command.add(main.getName());
         command.addAll(args);
