@@ -56,6 +56,15 @@ import org.openjdk.jmh.runner.IterationType;
  * figures; a {@code HOP} line per trial prints them already divided, over measurement iterations
  * only, plus the target thread's CPU once traffic has stopped ({@code HOP-IDLE}). Run with
  * {@code -prof gc} for B/op. Linux only (reads {@code /proc/self/task}).
+ *
+ * <p>{@code context} (default {@code plain}: the loop above) selects a row of the context
+ * propagation cost study ({@link ContextCase}, run by {@link ContextCostRun}): the n coroutines are
+ * then corobridge tasks ({@code task(Dispatchers.Default) {}}, started on the benchmark thread) with
+ * tracing and propagation switched per row, and in {@code on} the benchmark thread holds a
+ * {@link RequestContext} during every iteration, which each task captures and restores at each of
+ * its resumes, on the target and back on {@code Dispatchers.Default}. Every study row checks at
+ * every hop, on the target's thread, that the context arrived (or, in the other rows, that none
+ * did), and fails otherwise.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -89,6 +98,15 @@ public class PumpHopBenchmark {
     @Param({"1", "2", "4", "8", "16", "32", "64", "128", "256"})
     public int n;
 
+    /** The context propagation study's row ({@link ContextCase}); {@code plain}: not part of it. */
+    @Param({"plain"})
+    public String context;
+
+    ContextCase contextCase;
+    private Runnable switchesBack;
+    /** The request context on the benchmark thread during an iteration of {@code context=on}. */
+    RequestContext request;
+
     CoroutineDispatcher dispatcher;
     MessagePump pump;
     private ExecutorService executor;
@@ -110,6 +128,8 @@ public class PumpHopBenchmark {
     long measuredPumpSpinHits;
     long measuredCallerSleeps;
     long measuredCpuNanos;
+    long measuredCarried;
+    long measuredBare;
     MachineLoad measuredLoad = new MachineLoad(0, 0, 0, 0);
 
     @Setup(Level.Trial)
@@ -117,6 +137,8 @@ public class PumpHopBenchmark {
         if (TRIPS % n != 0) {
             throw new IllegalArgumentException("n=" + n + " must divide " + TRIPS);
         }
+        contextCase = ContextCase.of(context);
+        switchesBack = contextCase.applySwitches();
         switch (target) {
             case "pump" -> {
                 String spin = System.getProperty(SPIN_PROPERTY);
@@ -158,12 +180,16 @@ public class PumpHopBenchmark {
             targetTid = ThreadStats.tidOf(targetThread.getName());
         }
         sink = new HopSink(targetThread);
+        if (contextCase.checked()) {
+            sink.check = new ContextCheck();
+        }
     }
 
     @Benchmark
     @OperationsPerInvocation(TRIPS)
     public long roundTrip(Counters counters) {
-        long done = HopLoad.run(dispatcher, n, TRIPS / n, sink);
+        long done = contextCase.inTasks() ? HopLoad.runTasks(dispatcher, n, TRIPS / n, sink)
+                : HopLoad.run(dispatcher, n, TRIPS / n, sink);
         if (done != TRIPS) {
             throw new IllegalStateException(target + ": " + done + " round trips instead of " + TRIPS);
         }
@@ -179,8 +205,8 @@ public class PumpHopBenchmark {
             }
             double trips = measuredTrips;
             StringBuilder line = new StringBuilder(String.format(Locale.ROOT,
-                    "HOP target=%s n=%d roundTrips=%d targetSleepsPerOp=%s callerSleepsPerOp=%.4f",
-                    target, n, measuredTrips,
+                    "HOP target=%s n=%d context=%s roundTrips=%d targetSleepsPerOp=%s callerSleepsPerOp=%.4f",
+                    target, n, context, measuredTrips,
                     targetTid < 0 ? "n/a" : String.format(Locale.ROOT, "%.4f", measuredTargetSleeps / trips),
                     measuredCallerSleeps / trips));
             line.append(" pumpWakeupsPerDispatch=").append(pump == null ? "n/a" : String.format(Locale.ROOT,
@@ -191,11 +217,17 @@ public class PumpHopBenchmark {
             }
             line.append(String.format(Locale.ROOT, " cpuNsPerOp=%.0f othersCpuPct=%.1f stealPct=%.1f",
                     measuredCpuNanos / trips, measuredLoad.othersPctOfCore(), measuredLoad.stealPctOfCore()));
+            if (contextCase.checked()) {
+                line.append(" carriedHops=").append(measuredCarried).append(" bareHops=").append(measuredBare);
+            }
             report(line.toString());
             if (targetThread != null) {
                 report(idleCpu());
             }
         } finally {
+            if (switchesBack != null) {
+                switchesBack.run();
+            }
             if (pump != null) {
                 pump.shutdown().get(10, TimeUnit.SECONDS);
             }
@@ -245,8 +277,8 @@ public class PumpHopBenchmark {
             throw new IllegalStateException("thread CPU time not available for " + targetThread);
         }
         return String.format(Locale.ROOT,
-                "HOP-IDLE target=%s n=%d cpuFirst100msPct=%.3f cpuNext1sPct=%.3f sleepsNext1s=%d",
-                target, n, 100.0 * (c1 - c0) / (t1 - t0), 100.0 * (c2 - c1) / (t2 - t1), s2 - s1);
+                "HOP-IDLE target=%s n=%d context=%s cpuFirst100msPct=%.3f cpuNext1sPct=%.3f sleepsNext1s=%d",
+                target, n, context, 100.0 * (c1 - c0) / (t1 - t0), 100.0 * (c2 - c1) / (t2 - t1), s2 - s1);
     }
 
     /**
@@ -272,6 +304,14 @@ public class PumpHopBenchmark {
 
         @Setup(Level.Iteration)
         public void snapshot(PumpHopBenchmark b) {
+            // Iteration set-ups of a Scope.Thread state run on the benchmark thread, before its
+            // invocations: the request context is on the thread that starts the tasks.
+            if (b.contextCase.carries()) {
+                b.request = RequestContext.enter();
+            }
+            if (b.sink.check != null) {
+                b.sink.check.expect(b.request == null ? 0 : b.request.spanId());
+            }
             roundTrips = 0;
             targetSleeps = 0;
             pumpWakeups = 0;
@@ -285,6 +325,10 @@ public class PumpHopBenchmark {
 
         @TearDown(Level.Iteration)
         public void account(PumpHopBenchmark b, IterationParams iteration) {
+            if (b.request != null) {
+                b.request.close();
+                b.request = null;
+            }
             MachineLoad load = MachineLoad.now().minus(loadBefore);
             long cpu = OS.getProcessCpuTime() - cpuBefore;
             targetSleeps = b.targetTid < 0 ? 0 : ThreadStats.voluntarySwitches(b.targetTid) - targetBefore;
@@ -317,6 +361,8 @@ public class PumpHopBenchmark {
                 throw new IllegalStateException("pump counted " + pumpDispatches + " dispatches for "
                         + roundTrips + " round trips");
             }
+            ContextCheck.Tally tally = b.sink.check == null ? null
+                    : b.sink.check.take(b.target + " n=" + b.n + " context=" + b.context, b.contextCase.carries());
             if (iteration.getType() == IterationType.MEASUREMENT) {
                 b.measuredTrips += roundTrips;
                 b.measuredTargetSleeps += targetSleeps;
@@ -327,6 +373,10 @@ public class PumpHopBenchmark {
                 b.measuredCallerSleeps += callerSleeps;
                 b.measuredCpuNanos += cpu;
                 b.measuredLoad = b.measuredLoad.plus(load);
+                if (tally != null) {
+                    b.measuredCarried += tally.carried();
+                    b.measuredBare += tally.bare();
+                }
             }
         }
     }

@@ -40,6 +40,11 @@ public final class PumpHopRun {
             args = java.util.Arrays.copyOfRange(args, 2, args.length);
         }
         CommandLineOptions cli = new CommandLineOptions(args);
+        if (!List.copyOf(cli.getParameter("context").orElse(List.of("plain"))).equals(List.of("plain"))) {
+            // Its tables are by target and N; the study's rows have their own runner and table.
+            throw new IllegalArgumentException("PumpHopRun compares targets with context=plain; for the context "
+                    + "propagation study use ContextCostRun (benchmarks/run-context-cost)");
+        }
         Path report = Files.createTempFile("pump-hop-", ".txt");
         ChainedOptionsBuilder options = new OptionsBuilder().parent(cli);
         if (cli.getIncludes().isEmpty()) {

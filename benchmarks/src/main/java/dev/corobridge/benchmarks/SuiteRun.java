@@ -52,6 +52,11 @@ public final class SuiteRun {
             rest = rest.subList(2, rest.size());
         }
         CommandLineOptions cli = new CommandLineOptions(rest.toArray(String[]::new));
+        if (!List.copyOf(cli.getParameter("context").orElse(List.of("plain"))).equals(List.of("plain"))) {
+            // Its goals compare the ways of one context; the study's rows have their own runner and table.
+            throw new IllegalArgumentException("SuiteRun measures context=plain; for the context propagation study use "
+                    + "ContextCostRun (benchmarks/run-context-cost)");
+        }
         Path report = Files.createTempFile("suite-", ".txt");
         ChainedOptionsBuilder options = new OptionsBuilder().parent(cli);
         if (cli.getIncludes().isEmpty()) {

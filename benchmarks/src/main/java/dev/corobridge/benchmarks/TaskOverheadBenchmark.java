@@ -3,6 +3,7 @@ package dev.corobridge.benchmarks;
 import dev.corobridge.bridge.Task;
 import dev.corobridge.bridge.Tasks;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -59,6 +60,15 @@ import org.openjdk.jmh.runner.IterationType;
  * the benchmark thread plus the executor's threads), process CPU per operation and the busy
  * threads, and the CPU the rest of the machine used. The body records the thread it ran on: a
  * body that did not run, or ran off the single executor's thread, fails the run.
+ *
+ * <p>{@code context} (default {@code plain}: the above) selects a row of the context propagation
+ * cost study ({@link ContextCase}, run by {@link ContextCostRun}, {@code way=task} only): tracing and
+ * propagation are switched per row, and in {@code on} the benchmark thread holds a
+ * {@link RequestContext} during every iteration, which each task captures when it starts and
+ * restores around its body on the executor. On the coroutine side the awaiting coroutine carries
+ * the context as well ({@code PropagatedContext}), so its tasks capture it on the executor and it is
+ * restored at each of its resumes. Every study row checks in each body that the context arrived
+ * (or, in the other rows, that none did), and fails otherwise.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -81,11 +91,21 @@ public class TaskOverheadBenchmark {
     @Param({"task", "taskNoTrace", "cf", "async"})
     public String way;
 
+    /** The context propagation study's row ({@link ContextCase}); {@code plain}: not part of it. */
+    @Param({"plain"})
+    public String context;
+
+    ContextCase contextCase;
+    private Runnable switchesBack;
+    /** The request context on the benchmark thread during an iteration of {@code context=on}. */
+    RequestContext request;
+    long measuredCarried;
+    long measuredBare;
+
     CoroutineDispatcher dispatcher;
     Executor javaExecutor;
     private ExecutorService single;
     private ExecutorCoroutineDispatcher singleDispatcher;
-    private boolean tracingBefore;
     HopSink sink;
     Callable<Integer> body;
     Supplier<Integer> supplier;
@@ -94,8 +114,23 @@ public class TaskOverheadBenchmark {
 
     @Setup(Level.Trial)
     public void start() throws Exception {
-        tracingBefore = Tasks.isTracing();
-        Tasks.setTracing(!way.equals("taskNoTrace"));
+        contextCase = ContextCase.of(context);
+        if (contextCase.checked() && !way.equals("task")) {
+            throw new IllegalArgumentException("context=" + context + " measures Task: run it with -p way=task (way was "
+                    + way + ")");
+        }
+        if (contextCase == ContextCase.BARE) {
+            throw new IllegalArgumentException("context=bare is PumpHopBenchmark's (no Task at all); here the floor is off");
+        }
+        boolean tracingBefore = Tasks.isTracing();
+        Runnable back = contextCase.applySwitches();
+        switchesBack = () -> {
+            back.run();
+            Tasks.setTracing(tracingBefore);
+        };
+        if (!contextCase.checked()) {
+            Tasks.setTracing(!way.equals("taskNoTrace"));
+        }
         switch (executor) {
             case "single" -> {
                 single = HopLoad.namedSingleThreadExecutor(EXECUTOR_THREAD);
@@ -111,6 +146,9 @@ public class TaskOverheadBenchmark {
             throw new IllegalStateException("asExecutor() of the single executor's dispatcher is not the executor");
         }
         sink = new HopSink(ownerThread);
+        if (contextCase.checked()) {
+            sink.check = new ContextCheck();
+        }
         body = () -> {
             sink.touch(1);
             return ONE;
@@ -170,9 +208,17 @@ public class TaskOverheadBenchmark {
             if (probe == null) {
                 throw new IllegalStateException("no iteration ran");
             }
-            Report.result("TaskOverheadBenchmark", Map.of("executor", executor, "side", side, "way", way), probe.values());
+            Map<String, String> values = new LinkedHashMap<>(probe.values());
+            if (contextCase.checked()) {
+                values.put("carriedHops", Long.toString(measuredCarried));
+                values.put("bareHops", Long.toString(measuredBare));
+            }
+            Report.result("TaskOverheadBenchmark",
+                    Map.of("executor", executor, "side", side, "way", way, "context", context), values);
         } finally {
-            Tasks.setTracing(tracingBefore);
+            if (switchesBack != null) {
+                switchesBack.run();
+            }
             if (singleDispatcher != null) {
                 singleDispatcher.close();
             }
@@ -187,6 +233,14 @@ public class TaskOverheadBenchmark {
 
         @Setup(Level.Iteration)
         public void begin(TaskOverheadBenchmark b) {
+            // Iteration set-ups of a Scope.Thread state run on the benchmark thread, before its
+            // invocations: the request context is on the thread that starts the tasks.
+            if (b.contextCase.carries()) {
+                b.request = RequestContext.enter();
+            }
+            if (b.sink.check != null) {
+                b.sink.check.expect(b.request == null ? 0 : b.request.spanId());
+            }
             ops = 0;
             if (b.probe == null) {
                 List<Integer> tids = new ArrayList<>();
@@ -202,10 +256,23 @@ public class TaskOverheadBenchmark {
 
         @TearDown(Level.Iteration)
         public void end(TaskOverheadBenchmark b, IterationParams iteration) {
+            if (b.request != null) {
+                b.request.close();
+                b.request = null;
+            }
             if (b.sink.strays != 0) {
                 throw new IllegalStateException(b.sink.strays + " bodies ran off the executor's thread");
             }
-            b.probe.end(ops, iteration.getType() == IterationType.MEASUREMENT);
+            boolean measured = iteration.getType() == IterationType.MEASUREMENT;
+            if (b.sink.check != null) {
+                ContextCheck.Tally t = b.sink.check.take("TaskOverhead " + b.executor + "/" + b.side + " context=" + b.context,
+                        b.contextCase.carries());
+                if (measured) {
+                    b.measuredCarried += t.carried();
+                    b.measuredBare += t.bare();
+                }
+            }
+            b.probe.end(ops, measured);
         }
     }
 }

@@ -1,5 +1,7 @@
 package dev.corobridge.benchmarks
 
+import dev.corobridge.bridge.await
+import dev.corobridge.bridge.task
 import io.netty.channel.DefaultEventLoop
 import io.vertx.core.Vertx
 import io.vertx.core.VertxOptions
@@ -30,9 +32,12 @@ class HopSink(
     @JvmField var hops = 0L
     /** Hops that ran on a thread other than [owner]: must stay 0, or the numbers lie. */
     @JvmField var strays = 0L
+    /** The context propagation study's check of the hop's thread, or `null` outside the study. */
+    @JvmField var check: ContextCheck? = null
 
     fun touch(i: Int) {
         if (owner != null && Thread.currentThread() !== owner) strays++
+        check?.see()
         value = value * 31 + i
         hops++
     }
@@ -58,6 +63,29 @@ object HopLoad {
             }
         }
         workers.awaitAll().sum()
+    }
+
+    /**
+     * [run] with each of the [n] coroutines a corobridge task (`task(Dispatchers.Default) {}` in
+     * `runBlocking`, started on the calling thread): each captures the calling thread's context
+     * and, while tracing and propagation are on, records and restores it at every resume, on the
+     * target and back on `Dispatchers.Default` (the context propagation cost study).
+     */
+    @JvmStatic
+    fun runTasks(target: CoroutineDispatcher, n: Int, tripsEach: Int, sink: HopSink): Long = runBlocking {
+        val tasks = List(n) {
+            task(Dispatchers.Default) {
+                var done = 0L
+                for (i in 0 until tripsEach) {
+                    withContext(target) { sink.touch(i) }
+                    done++
+                }
+                done
+            }
+        }
+        var sum = 0L
+        for (t in tasks) sum += t.await()
+        sum
     }
 
     /** `executor.asCoroutineDispatcher()`; its `close()` shuts the executor down. */
