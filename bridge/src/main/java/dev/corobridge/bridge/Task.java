@@ -638,6 +638,11 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
         }
     }
 
+    /** Whether this task's work is observed ({@link #adoptObservation} was called and it has not ended yet). */
+    boolean isObservedWork() {
+        return observed != null;
+    }
+
     /** The observed step's hop (coroutine-backed tasks: each hop of the coroutine). */
     void observeHop(String ctx, String note) {
         StepObserver.Step step = observed;
@@ -725,11 +730,6 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
     private static <R> Outcome<R> castFailure(Outcome<?> o) {
         // only Failure or Cancelled, or (recoverOn) a value of the same type: no value of the wrong type travels
         return (Outcome<R>) o;
-    }
-
-    /** What a coroutine-backed task's coroutine restores at each resume (Kotlin helpers in this package). */
-    CapturedContext capturedContext() {
-        return context;
     }
 
     static Executor executorOf(CoroutineDispatcher dispatcher) {

@@ -38,7 +38,7 @@ public final class CapturedContext {
 
     /** The MDC map (an immutable copy), or null. */
     private final Object mdc;
-    /** A Micrometer {@code ContextSnapshot}, or null. */
+    /** The registry's thread-locals ({@code RegistryValues}), or null. */
     private final Object registry;
 
     CapturedContext(Object mdc, Object registry) {
@@ -61,16 +61,16 @@ public final class CapturedContext {
         }
         boolean setMdc = MdcValues.PRESENT; // also when the captured MDC was empty: the work sees it empty
         Object previousMdc = setMdc ? MdcValues.install(mdc) : null;
-        AutoCloseable registryScope;
+        Object previousRegistry;
         try {
-            registryScope = registry != null ? RegistryValues.install(registry) : null;
+            previousRegistry = registry != null ? RegistryValues.install(registry) : null;
         } catch (RuntimeException | Error e) {
             if (setMdc) {
                 MdcValues.reinstate(previousMdc);
             }
             throw e;
         }
-        return new RestoredContext(setMdc, previousMdc, registryScope);
+        return new RestoredContext(setMdc, previousMdc, registry, previousRegistry);
     }
 
     /** {@code body} run with this context restored around it. */

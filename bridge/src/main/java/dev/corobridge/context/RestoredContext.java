@@ -11,17 +11,19 @@ import dev.corobridge.context.internal.RegistryValues;
  */
 public final class RestoredContext implements AutoCloseable {
 
-    static final RestoredContext NOTHING = new RestoredContext(false, null, null);
+    static final RestoredContext NOTHING = new RestoredContext(false, null, null, null);
 
     private final boolean mdcSet;
     private final Object previousMdc;
-    private AutoCloseable registryScope;
+    private final Object registry;
+    private final Object previousRegistry;
     private boolean closed;
 
-    RestoredContext(boolean mdcSet, Object previousMdc, AutoCloseable registryScope) {
+    RestoredContext(boolean mdcSet, Object previousMdc, Object registry, Object previousRegistry) {
         this.mdcSet = mdcSet;
         this.previousMdc = previousMdc;
-        this.registryScope = registryScope;
+        this.registry = registry;
+        this.previousRegistry = previousRegistry;
     }
 
     /** Puts back the thread's previous values. */
@@ -32,11 +34,10 @@ public final class RestoredContext implements AutoCloseable {
         }
         closed = true;
         try {
-            if (registryScope != null) {
-                RegistryValues.close(registryScope);
+            if (registry != null) {
+                RegistryValues.reinstate(registry, previousRegistry);
             }
         } finally {
-            registryScope = null;
             if (mdcSet) {
                 MdcValues.reinstate(previousMdc);
             }

@@ -4,7 +4,6 @@ package dev.corobridge.bridge
 
 import dev.corobridge.bridge.internal.StepObserver
 import dev.corobridge.bridge.internal.StepObservers
-import dev.corobridge.context.PropagatedContext
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.CoroutineStart
@@ -25,10 +24,9 @@ internal fun <T> startSuspend(dispatcher: CoroutineDispatcher, call: SuspendCall
 
 /**
  * Starts [block] with `async` in this scope as a [Task] named [name] whose hops are recorded and
- * whose context travels: when tracing is on, the coroutine's context gets a [HopRecorder] writing
- * to the task's trace (a recorder inherited from an enclosing traced task is replaced, so each task
- * keeps its own trace); when there is context to carry (`ContextPropagation`), a
- * [PropagatedContext] with the values of the starting thread.
+ * observed and whose context travels: the coroutine's context gets a [TaskThreadContext] for the
+ * task (one inherited from an enclosing task is replaced, so each task keeps its own trace) when
+ * tracing is on, tasks are observed, or there is context to carry (`ContextPropagation`).
  */
 internal fun <T> CoroutineScope.tracedTask(
     context: CoroutineContext,
@@ -48,10 +46,8 @@ internal fun <T> CoroutineScope.tracedTask(
         }
     }
     val task = Task<T>(name, trace, captured)
-    var full = context
-    if (trace != null || step != null) full += HopRecorder(trace, name, task)
-    if (captured != null) full += PropagatedContext(captured)
     if (step != null) task.adoptObservation(step)
+    val full = if (trace != null || step != null || captured != null) context + TaskThreadContext(trace, name, task, captured) else context
     return link(async(full, start, block), task, recordsHops = true)
 }
 

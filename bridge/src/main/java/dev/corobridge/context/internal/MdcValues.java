@@ -7,7 +7,7 @@ import org.slf4j.MDC;
  * SLF4J's MDC for {@code dev.corobridge.context}: capture, install, reinstate. Only touched when
  * {@link #PRESENT} (slf4j-api on the class path), so the library runs without SLF4J.
  *
- * <p>The MDC is carried whole, as a map: captured as an immutable copy ({@code null} when empty),
+ * <p>The MDC is carried whole, as a map: captured as a private copy ({@code null} when empty),
  * installed with {@code MDC.setContextMap} (which copies it into the thread's own map), and the
  * previous map (a copy, or {@code null}) put back afterwards. Not public API.
  */
@@ -19,10 +19,13 @@ public final class MdcValues {
     private MdcValues() {
     }
 
-    /** The current thread's MDC as an immutable map, or null when empty. */
+    /**
+     * The current thread's MDC, or null when empty: a copy of the thread's map that nothing changes
+     * afterwards (installing it copies it again, into the worker thread's own map).
+     */
     public static Object capture() {
         Map<String, String> m = MDC.getCopyOfContextMap();
-        return m == null || m.isEmpty() ? null : Map.copyOf(m);
+        return m == null || m.isEmpty() ? null : m;
     }
 
     /**

@@ -1,18 +1,26 @@
 package dev.corobridge.context.internal;
 
+import io.micrometer.context.ContextAccessor;
 import io.micrometer.context.ContextRegistry;
-import io.micrometer.context.ContextSnapshot;
-import io.micrometer.context.ContextSnapshotFactory;
+import io.micrometer.context.ThreadLocalAccessor;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 
 /**
  * Micrometer's {@code ContextRegistry} for {@code dev.corobridge.context}: the thread-locals
- * registered there (by Reactor, Micrometer Observation, Spring, the user) captured as a
- * {@code ContextSnapshot} and set around a piece of work. Only touched when {@link #PRESENT}
- * (context-propagation on the class path), so the library runs without it.
+ * registered there (by Reactor, Micrometer Observation, Spring, the user) captured and set around a
+ * piece of work. Only touched when {@link #PRESENT} (context-propagation on the class path), so the
+ * library runs without it. Not public API.
  *
- * <p>Snapshots are made with {@code clearMissing}: installing one also clears the registered
- * thread-locals it has no value for, so the work sees what the capturing thread saw. The global
- * registry is read at each capture, so accessors registered later take part. Not public API.
+ * <p><b>Algorithm.</b> A capture is the registry's accessors at that moment and their values, in two
+ * arrays ({@link Captured}). Installing it walks the accessors in order: it keeps each one's current
+ * value, then sets the captured one ({@code setValue(v)}), or clears the thread-local when nothing
+ * was captured for it ({@code setValue()}; "clear missing": the work sees what the capturing thread
+ * saw); closing walks them in reverse and puts the kept values back ({@code restore(previous)} /
+ * {@code restore()}) — the contract of Micrometer's own {@code ContextSnapshot}, without its maps:
+ * one array per install. The global registry is read at each capture, so accessors registered later
+ * take part in later captures.
  */
 public final class RegistryValues {
 
@@ -22,43 +30,109 @@ public final class RegistryValues {
     private RegistryValues() {
     }
 
+    /** The registry's accessors and their values on the capturing thread; immutable once made. */
+    record Captured(ThreadLocalAccessor<?>[] accessors, Object[] values) {
+    }
+
     /**
      * The current thread's registered thread-locals (possibly none with a value), or null when no
      * thread-local is registered at all.
      */
     public static Object capture() {
-        if (ContextRegistry.getInstance().getThreadLocalAccessors().isEmpty()) {
+        List<ThreadLocalAccessor<?>> registered = ContextRegistry.getInstance().getThreadLocalAccessors();
+        int n = registered.size();
+        if (n == 0) {
             return null;
         }
-        return Factory.CLEARING.captureAll();
+        ThreadLocalAccessor<?>[] accessors = registered.toArray(new ThreadLocalAccessor<?>[0]);
+        Object[] values = new Object[accessors.length];
+        for (int i = 0; i < accessors.length; i++) {
+            values[i] = accessors[i].getValue();
+        }
+        return new Captured(accessors, values);
     }
 
-    /** Whether a snapshot from {@link #capture} holds no value. */
-    public static boolean isEmpty(Object snapshot) {
-        // The default snapshot is a map of accessor keys to values; another kind counts as not empty.
-        return snapshot instanceof java.util.Map<?, ?> m && m.isEmpty();
+    /** Whether a capture holds no value. */
+    public static boolean isEmpty(Object captured) {
+        for (Object v : ((Captured) captured).values()) {
+            if (v != null) {
+                return false;
+            }
+        }
+        return true;
     }
 
-    /** Sets the snapshot's values on this thread; the returned scope puts the previous ones back. */
-    public static AutoCloseable install(Object snapshot) {
-        return ((ContextSnapshot) snapshot).setThreadLocals();
+    /** Sets the captured values on this thread; returns what {@link #reinstate} needs to put the previous ones back. */
+    public static Object install(Object captured) {
+        Captured c = (Captured) captured;
+        ThreadLocalAccessor<?>[] accessors = c.accessors();
+        Object[] previous = new Object[accessors.length];
+        int done = 0;
+        try {
+            for (; done < accessors.length; done++) {
+                previous[done] = accessors[done].getValue();
+                set(accessors[done], c.values()[done], previous[done]);
+            }
+        } catch (RuntimeException | Error e) {
+            reinstate(c, previous, done); // put back what was already set, then fail
+            throw e;
+        }
+        return previous;
     }
 
-    /** Closes what {@link #install} returned. */
-    public static void close(AutoCloseable scope) {
-        ((ContextSnapshot.Scope) scope).close();
+    /** Puts back the values {@link #install} found. */
+    public static void reinstate(Object captured, Object previous) {
+        Captured c = (Captured) captured;
+        reinstate(c, (Object[]) previous, c.accessors().length);
     }
 
-    /** Writes the snapshot's values into {@code context} (e.g. a Reactor {@code Context}). */
-    public static <C> C writeTo(Object snapshot, C context) {
-        return ((ContextSnapshot) snapshot).updateContext(context);
+    private static void reinstate(Captured c, Object[] previous, int count) {
+        RuntimeException failure = null;
+        for (int i = count - 1; i >= 0; i--) {
+            try {
+                restore(c.accessors()[i], c.values()[i], previous[i]);
+            } catch (RuntimeException e) {
+                failure = failure == null ? e : failure; // the others are still put back
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
     }
 
-    private static final class Factory {
-        static final ContextSnapshotFactory CLEARING = ContextSnapshotFactory.builder()
-                .contextRegistry(ContextRegistry.getInstance())
-                .clearMissing(true)
-                .build();
+    @SuppressWarnings("unchecked")
+    private static <V> void set(ThreadLocalAccessor<V> accessor, Object value, Object previous) {
+        if (value != null) {
+            accessor.setValue((V) value);
+        } else if (previous != null) {
+            accessor.setValue(); // captured nothing for it: the work sees none
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <V> void restore(ThreadLocalAccessor<V> accessor, Object value, Object previous) {
+        if (previous != null) {
+            accessor.restore((V) previous);
+        } else if (value != null) {
+            accessor.restore();
+        }
+    }
+
+    /** Writes the captured values into {@code context} (e.g. a Reactor {@code Context}) through the registry's accessor for it. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public static <C> C writeTo(Object captured, C context) {
+        Captured c = (Captured) captured;
+        Map<Object, Object> values = new HashMap<>();
+        for (int i = 0; i < c.accessors().length; i++) {
+            if (c.values()[i] != null) {
+                values.put(c.accessors()[i].key(), c.values()[i]);
+            }
+        }
+        if (values.isEmpty()) {
+            return context;
+        }
+        ContextAccessor accessor = ContextRegistry.getInstance().getContextAccessorForWrite(context);
+        return (C) accessor.writeValues(values, context);
     }
 
     private static boolean present() {

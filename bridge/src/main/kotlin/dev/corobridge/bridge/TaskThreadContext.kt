@@ -1,15 +1,23 @@
 package dev.corobridge.bridge
 
+import dev.corobridge.context.CapturedContext
+import dev.corobridge.context.RestoredContext
 import kotlinx.coroutines.ThreadContextElement
 import kotlin.coroutines.ContinuationInterceptor
 import kotlin.coroutines.CoroutineContext
 
 /**
- * Records the hops of a coroutine-backed [Task] into its [trace] (when tracing is on) and as events
- * of its observation (when tasks are observed, `TaskObservations`): a [ThreadContextElement] in the
- * task's coroutine context, so kotlinx calls [updateThreadContext] on the thread that runs the
- * coroutine each time it starts or resumes — and for every coroutine that inherits the element
- * (`withContext` blocks, `async`/`launch` children), which therefore record into the same trace.
+ * What a coroutine-backed [Task] does each time its coroutine starts or resumes on a thread: a
+ * [ThreadContextElement] in the task's coroutine context, so kotlinx calls [updateThreadContext] on
+ * the thread that runs the coroutine at each start and resume, and [restoreThreadContext] when it
+ * suspends or ends — also for every coroutine that inherits the element (`withContext` blocks,
+ * `async`/`launch` children), which therefore belong to the same task. One element does all three
+ * jobs, because kotlinx allocates per resume when a context holds several thread-context elements:
+ * - **hops**: records the resume as a step of the task's [trace] (when tracing is on) and as an event
+ *   of its observation (when tasks are observed, `TaskObservations`);
+ * - **context**: restores [captured] — the MDC and registered thread-locals of the thread that
+ *   started the task — and puts the thread's own values back when the coroutine leaves the thread
+ *   (`ContextPropagation`; the same as a `PropagatedContext` element).
  *
  * **What is a step.** A resume is recorded as a [Hop] when it runs on another thread, another
  * dispatcher or under another [HopNote] than the last recorded step; a resume on the same thread in
@@ -19,25 +27,29 @@ import kotlin.coroutines.CoroutineContext
  *
  * **Cost per resume.** When nothing changed: one volatile read, `Thread.currentThread()` and two
  * identity comparisons (the thread, and the coroutine context object, which stays the same object
- * for one coroutine). Only another thread or context object (a `withContext` block, a child's first
- * resume) looks up the dispatcher and the note and allocates a new step marker; only a real hop
- * also records (a [Hop] allocated unless it is the trace's first).
+ * for one coroutine), plus the context's restore when there is one to carry. Only another thread or
+ * context object (a `withContext` block, a child's first resume) looks up the dispatcher and the
+ * note and allocates a new step marker; only a real hop also records.
  *
  * **Thread-safety.** Children of the task's coroutine may resume concurrently on several threads
- * and share this recorder: each resume compares against the last step and replaces it without a
+ * and share this element: each resume compares against the last step and replaces it without a
  * lock, so two concurrent resumes may both be recorded (each is a real hop of some coroutine of the
- * task); nothing is lost or corrupted, since [HopTrace] is thread-safe. [restoreThreadContext] does
- * nothing: a recorder changes no thread state.
+ * task); nothing is lost or corrupted, since [HopTrace] is thread-safe. Each resume's restored
+ * context is its own state, put back on the same thread.
  */
-internal class HopRecorder(
+internal class TaskThreadContext(
     private val trace: HopTrace?,
     private val defaultNote: String,
     private val task: Task<*>,
-) : ThreadContextElement<Unit> {
+    private val captured: CapturedContext?,
+) : ThreadContextElement<RestoredContext?> {
 
-    companion object Key : CoroutineContext.Key<HopRecorder>
+    companion object Key : CoroutineContext.Key<TaskThreadContext>
 
     override val key: CoroutineContext.Key<*> get() = Key
+
+    /** Whether hops are recorded or observed at all (else only the context is carried). */
+    private val records = trace != null || task.isObservedWork()
 
     /** Where the last recorded step ran; immutable, replaced at each hop. */
     private class Step(
@@ -50,7 +62,16 @@ internal class HopRecorder(
     @Volatile
     private var last: Step? = null
 
-    override fun updateThreadContext(context: CoroutineContext) {
+    override fun updateThreadContext(context: CoroutineContext): RestoredContext? {
+        if (records) record(context)
+        return captured?.restore()
+    }
+
+    override fun restoreThreadContext(context: CoroutineContext, oldState: RestoredContext?) {
+        oldState?.close()
+    }
+
+    private fun record(context: CoroutineContext) {
         val thread = Thread.currentThread()
         val previous = last
         if (previous != null && previous.thread === thread && previous.context === context) {
@@ -68,9 +89,5 @@ internal class HopRecorder(
         task.observeHop(contextName, label) // an event of the task's observation, if it has one
     }
 
-    override fun restoreThreadContext(context: CoroutineContext, oldState: Unit) {
-        // nothing to restore: recording changes no thread state
-    }
-
-    override fun toString() = "HopRecorder($defaultNote)"
+    override fun toString() = "TaskThreadContext($defaultNote)"
 }
