@@ -23,11 +23,15 @@ import org.junit.jupiter.api.Test;
  * The Kotlin face answers every request exactly as the Java face does: the same status, the same
  * headers that carry meaning (Content-Type, Allow and Accept as sets, Accept-Encoding, Connection,
  * Location),
- * the same body (problem JSON included) and the same steps in {@code Hop-Trace}, for reads, writes,
- * wrong methods, wrong media types, bad ids, bad query parameters and bad bodies. The two faces are
- * written differently (annotated Java handlers returning a {@code Task}; Kotlin {@code coRouter {}}
- * routes), so that Spring's answers for what a route does not accept (405, 406, 415, OPTIONS,
- * HEAD) are the ones a client of either face sees is what this test pins down.
+ * the same body (problem JSON included), the same set of header names and the same steps in
+ * {@code Hop-Trace}, for reads, writes, wrong methods, wrong media types, bad ids, bad query
+ * parameters and bad bodies; and what a route does not accept (OPTIONS, a foreign method, an
+ * {@code Accept} or {@code Content-Type} it does not take, HEAD) is asked of every path. Both faces
+ * are functional routes now (Java {@code RouterFunction}s whose handlers build {@code Task}s; Kotlin
+ * {@code coRouter {}} routes with {@code suspend} handlers), and both once were annotated
+ * controllers: this test passed with each face annotated and the other functional, so that Spring's
+ * answers for annotated handlers (405, 406, 415, OPTIONS, HEAD) are the ones a client of either face
+ * sees is what it pins down.
  */
 class FacesAnswerAlikeTest extends LiveServiceTestBase {
 
