@@ -26,9 +26,12 @@ import org.springframework.web.server.ServerWebInputException
 import tools.jackson.databind.JsonNode
 import java.net.URI
 
+/** What answers a request on this face. */
+private typealias Handler = suspend (ServerRequest) -> ServerResponse
+
 /**
  * The Kotlin face of the notes board, `/api/kt/boards/...`: the same flows as the Java
- * [BoardController], written as `suspend` functions behind functional `coRouter {}` routes. A change
+ * [JavaBoardRoutes], written as `suspend` functions behind functional `coRouter {}` routes. A change
  * is `withContext(pump) { prepare }`, then `commit(...).await()` (journal on the ring, apply on the
  * pump), then the answer; each handler runs in a coroutine that a client disconnect cancels.
  *
@@ -36,9 +39,9 @@ import java.net.URI
  * suspend method through kotlin-reflect on every request, which cost 35 to 40 % of this face's CPU
  * under load; a `coRouter` lambda is called directly (benchmarks/README.md, "Web demo under load").
  * What annotations gave for free, method, `Content-Type` and `Accept` matching with Spring's 405,
- * 415 and 406 answers and OPTIONS, [PathEndpoints] does the same way, and errors reach the same
- * `WebExceptionHandler` ([ProblemJsonHandler]) as the Java face's: the two faces answer alike
- * (FacesAnswerAlikeTest).
+ * 415 and 406 answers and OPTIONS, [PathEndpoints] (shared with the Java face) does the same way,
+ * and errors reach the same `WebExceptionHandler` ([ProblemJsonHandler]) as the Java face's: the
+ * two faces answer alike, and as the annotated controllers did (FacesAnswerAlikeTest).
  *
  * The handler code runs off the pump: the starter's `corobridge.webflux.suspend-dispatcher=off-pump`
  * puts its dispatcher in the coroutine context `coRouter` starts handlers in, so the code after a
@@ -52,23 +55,23 @@ class KotlinBoardRoutes {
         val face = Face(boards)
         val json = MediaType.APPLICATION_JSON
         val sse = MediaType.TEXT_EVENT_STREAM
-        val boardsPath = PathEndpoints(
-            Endpoint(HttpMethod.GET, null, json, face::listBoards),
-            Endpoint(HttpMethod.POST, json, json, face::createBoard))
+        val boardsPath = PathEndpoints.of(
+            endpoint(HttpMethod.GET, null, json, face::listBoards),
+            endpoint(HttpMethod.POST, json, json, face::createBoard))
         // "/events" is the board list's stream; as with annotated handlers, a client that does not take
         // an event stream reaches "/{boardId}" with the id "events" instead.
-        val listEvents = PathEndpoints(
-            Endpoint(HttpMethod.GET, null, sse, face::boardListEvents),
-            Endpoint(HttpMethod.GET, null, json) { face.board(it, "events") })
-        val board = PathEndpoints(Endpoint(HttpMethod.GET, null, json, face::board))
-        val notes = PathEndpoints(Endpoint(HttpMethod.POST, json, json, face::addNote))
-        val note = PathEndpoints(
-            Endpoint(HttpMethod.GET, null, json, face::note),
-            Endpoint(HttpMethod.PUT, json, json, face::editNote),
-            Endpoint(HttpMethod.DELETE, null, json, face::deleteNote))
-        val events = PathEndpoints(Endpoint(HttpMethod.GET, null, sse, face::events))
-        val stats = PathEndpoints(Endpoint(HttpMethod.GET, null, json, face::stats))
-        val changes = PathEndpoints(Endpoint(HttpMethod.GET, null, json, face::changes))
+        val listEvents = PathEndpoints.of(
+            endpoint(HttpMethod.GET, null, sse, face::boardListEvents),
+            endpoint(HttpMethod.GET, null, json) { face.board(it, "events") })
+        val board = PathEndpoints.of(endpoint(HttpMethod.GET, null, json, face::board))
+        val notes = PathEndpoints.of(endpoint(HttpMethod.POST, json, json, face::addNote))
+        val note = PathEndpoints.of(
+            endpoint(HttpMethod.GET, null, json, face::note),
+            endpoint(HttpMethod.PUT, json, json, face::editNote),
+            endpoint(HttpMethod.DELETE, null, json, face::deleteNote))
+        val events = PathEndpoints.of(endpoint(HttpMethod.GET, null, sse, face::events))
+        val stats = PathEndpoints.of(endpoint(HttpMethod.GET, null, json, face::stats))
+        val changes = PathEndpoints.of(endpoint(HttpMethod.GET, null, json, face::changes))
         return coRouter {
             "/api/kt/boards" { boardsPath.answer(it) }
             "/api/kt/boards/events" { listEvents.answer(it) }
@@ -79,6 +82,16 @@ class KotlinBoardRoutes {
             "/api/kt/boards/{boardId}/stats" { stats.answer(it) }
             "/api/kt/boards/{boardId}/changes" { changes.answer(it) }
         }
+    }
+
+    /** An endpoint of a path whose handler is a `suspend` function. */
+    private fun endpoint(method: HttpMethod, consumes: MediaType?, produces: MediaType, handler: Handler) =
+        Endpoint(method, consumes, produces, handler)
+
+    /** Answers [request] with the handler [PathEndpoints] chooses, or the path's own OPTIONS answer. */
+    private suspend fun PathEndpoints<Handler>.answer(request: ServerRequest): ServerResponse {
+        val handler = choose(request) ?: return options().awaitSingle()
+        return handler(request)
     }
 
     /** The handlers: one per endpoint, each the same steps as its Java twin. Thread-safe (stateless). */

@@ -23,11 +23,15 @@ import org.junit.jupiter.api.Test;
  * The Kotlin face answers every request exactly as the Java face does: the same status, the same
  * headers that carry meaning (Content-Type, Allow and Accept as sets, Accept-Encoding, Connection,
  * Location),
- * the same body (problem JSON included) and the same steps in {@code Hop-Trace}, for reads, writes,
- * wrong methods, wrong media types, bad ids, bad query parameters and bad bodies. The two faces are
- * written differently (annotated Java handlers returning a {@code Task}; Kotlin {@code coRouter {}}
- * routes), so that Spring's answers for what a route does not accept (405, 406, 415, OPTIONS,
- * HEAD) are the ones a client of either face sees is what this test pins down.
+ * the same body (problem JSON included), the same set of header names and the same steps in
+ * {@code Hop-Trace}, for reads, writes, wrong methods, wrong media types, bad ids, bad query
+ * parameters and bad bodies; and what a route does not accept (OPTIONS, a foreign method, an
+ * {@code Accept} or {@code Content-Type} it does not take, HEAD) is asked of every path. Both faces
+ * are functional routes now (Java {@code RouterFunction}s whose handlers build {@code Task}s; Kotlin
+ * {@code coRouter {}} routes with {@code suspend} handlers), and both once were annotated
+ * controllers: this test passed with each face annotated and the other functional, so that Spring's
+ * answers for annotated handlers (405, 406, 415, OPTIONS, HEAD) are the ones a client of either face
+ * sees is what it pins down.
  */
 class FacesAnswerAlikeTest extends LiveServiceTestBase {
 
@@ -56,6 +60,7 @@ class FacesAnswerAlikeTest extends LiveServiceTestBase {
             }
         }
         setOrder(h);
+        h.put("names", names(r.headers().keySet()));
         String trace = r.header(HopTraces.HEADER) == null ? "" : List.of(r.header(HopTraces.HEADER).split(" > ")).stream()
                 .map(step -> step.replaceAll("@[^:]*", "")).collect(Collectors.joining(" > "));
         // A length depends on the prefix in "instance" and on new ids: compare its presence only.
@@ -75,6 +80,12 @@ class FacesAnswerAlikeTest extends LiveServiceTestBase {
             headers.computeIfPresent(name, (k, v) -> List.of(v.split(",")).stream().map(String::trim).sorted()
                     .collect(Collectors.joining(",")));
         }
+    }
+
+    /** Which headers an answer has (the date aside): a header only one face sends is a difference too. */
+    private static String names(java.util.Collection<String> names) {
+        return names.stream().map(k -> k.toLowerCase(Locale.ROOT)).filter(k -> !k.equals("date") && !k.equals(":status"))
+                .sorted().collect(Collectors.joining(","));
     }
 
     private static String normalise(String face, String s) {
@@ -209,7 +220,7 @@ class FacesAnswerAlikeTest extends LiveServiceTestBase {
                         "Transfer-Encoding: chunked"),
                 call("add", "POST", bPath + "/notes", "{\"text\":\"more\"}", JSON_CT));
         SoftAssertions soft = new SoftAssertions();
-        for (Call c : calls) {
+        for (Call c : concat(calls, refusals(b, n))) {
             String java = meaning("/api", send("/api", c));
             String kotlin = meaning("/api/kt", send("/api/kt", c));
             soft.assertThat(kotlin).as(c.name() + " [" + c.method() + " " + c.path() + "]").isEqualTo(java);
@@ -225,10 +236,55 @@ class FacesAnswerAlikeTest extends LiveServiceTestBase {
         soft.assertThat(answers.get("/api/kt")).as("edit and delete").isEqualTo(answers.get("/api"));
         soft.assertThat(answers.get("/api")).as("edit and delete").startsWith("200 ").contains("\n204 ");
         // HEAD: the GET's status and headers, no body.
-        for (String path : List.of(bPath, "{F}/boards", "{F}/boards/b999999", "{F}/boards/x1", bPath + "/stats", nPath)) {
+        for (String path : List.of(bPath, "{F}/boards", "{F}/boards/b999999", "{F}/boards/x1", bPath + "/stats", nPath,
+                bPath + "/notes/n999999", bPath + "/notes", bPath + "/changes", bPath + "/changes?after=x",
+                "{F}/boards/b999999/stats", "{F}/boards/" + b + "/x/y")) {
             soft.assertThat(head("/api/kt", path)).as("HEAD " + path).isEqualTo(head("/api", path));
         }
         soft.assertAll();
+    }
+
+    /**
+     * What a route does not accept, asked of every path of the face: OPTIONS, a method no path
+     * declares, media types it does not write, and, where it reads a body, media types it does not
+     * read (alone, and with an {@code Accept} it does not write either: which refusal comes first).
+     */
+    private static List<Call> refusals(String b, String n) {
+        String bPath = "{F}/boards/" + b;
+        String nPath = bPath + "/notes/" + n;
+        List<Call> calls = new ArrayList<>();
+        for (String path : List.of("{F}/boards", "{F}/boards/events", bPath, bPath + "/notes", nPath, bPath + "/events",
+                bPath + "/stats", bPath + "/changes")) {
+            calls.add(call("OPTIONS", "OPTIONS", path, null));
+            calls.add(call("OPTIONS, Accept XML", "OPTIONS", path, null, "Accept: application/xml"));
+            calls.add(call("PATCH", "PATCH", path, "{}", JSON_CT));
+            calls.add(call("PATCH, text/plain", "PATCH", path, "x", "Content-Type: text/plain"));
+            calls.add(call("GET, Accept XML", "GET", path, null, "Accept: application/xml"));
+            calls.add(call("GET, Accept garbage", "GET", path, null, "Accept: garbage"));
+            calls.add(call("GET, Accept JSON refused", "GET", path, null, "Accept: application/json;q=0, text/html"));
+            calls.add(call("DELETE, Accept XML", "DELETE", path, null, "Accept: application/xml"));
+        }
+        for (String[] write : List.of(new String[] {"POST", "{F}/boards", "{\"name\":\"x\"}"},
+                new String[] {"POST", bPath + "/notes", "{\"text\":\"x\"}"},
+                new String[] {"PUT", nPath, "{\"text\":\"x\",\"expectedVersion\":99}"})) {
+            String method = write[0];
+            String path = write[1];
+            String body = write[2];
+            calls.add(call("text/plain", method, path, body, "Content-Type: text/plain"));
+            calls.add(call("no content type", method, path, body));
+            calls.add(call("content type garbage", method, path, body, "Content-Type: garbage"));
+            calls.add(call("text/plain, Accept XML", method, path, body, "Content-Type: text/plain", "Accept: application/xml"));
+            calls.add(call("JSON, Accept XML", method, path, body, JSON_CT, "Accept: application/xml"));
+            calls.add(call("JSON, Accept SSE", method, path, body, JSON_CT, "Accept: text/event-stream"));
+            calls.add(call("JSON, Accept garbage", method, path, body, JSON_CT, "Accept: garbage"));
+        }
+        return calls;
+    }
+
+    private static List<Call> concat(List<Call> a, List<Call> b) {
+        List<Call> all = new ArrayList<>(a);
+        all.addAll(b);
+        return all;
     }
 
     /** A HEAD request's answer: status and the compared headers (the body must be empty). */
@@ -242,6 +298,7 @@ class FacesAnswerAlikeTest extends LiveServiceTestBase {
         }
         h.computeIfPresent("content-length", (k, v) -> "present"); // "instance" names the face's path
         setOrder(h);
+        h.put("names", names(r.headers().map().keySet()));
         return r.statusCode() + " " + h + " body: '" + r.body() + "'";
     }
 
