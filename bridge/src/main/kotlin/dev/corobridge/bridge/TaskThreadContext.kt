@@ -7,7 +7,8 @@ import kotlin.coroutines.ContinuationInterceptor
 import kotlin.coroutines.CoroutineContext
 
 /**
- * What a coroutine-backed [Task] does each time its coroutine starts or resumes on a thread: a
+ * What a coroutine-backed [Task] (or a coroutine recording into a [HopTrace], [recordingHops]) does
+ * each time its coroutine starts or resumes on a thread: a
  * [ThreadContextElement] in the task's coroutine context, so kotlinx calls [updateThreadContext] on
  * the thread that runs the coroutine at each start and resume, and [restoreThreadContext] when it
  * suspends or ends — also for every coroutine that inherits the element (`withContext` blocks,
@@ -40,7 +41,7 @@ import kotlin.coroutines.CoroutineContext
 internal class TaskThreadContext(
     private val trace: HopTrace?,
     private val defaultNote: String,
-    private val task: Task<*>,
+    private val task: Task<*>?,
     private val captured: CapturedContext?,
 ) : ThreadContextElement<RestoredContext?> {
 
@@ -49,7 +50,7 @@ internal class TaskThreadContext(
     override val key: CoroutineContext.Key<*> get() = Key
 
     /** Whether hops are recorded or observed at all (else only the context is carried). */
-    private val records = trace != null || task.isObservedWork()
+    private val records = trace != null || task?.isObservedWork() == true
 
     /** Where the last recorded step ran; immutable, replaced at each hop. */
     private class Step(
@@ -86,7 +87,7 @@ internal class TaskThreadContext(
         val contextName = Task.contextName(dispatcher)
         val label = note?.note ?: defaultNote
         trace?.note(contextName, label)
-        task.observeHop(contextName, label) // an event of the task's observation, if it has one
+        task?.observeHop(contextName, label) // an event of the task's observation, if it has one
     }
 
     override fun toString() = "TaskThreadContext($defaultNote)"

@@ -143,4 +143,19 @@ class CoroutineHopTraceTest {
     private companion object {
         val WAIT: Duration = Duration.ofSeconds(30)
     }
+
+    @Test
+    fun `recordingHops records a plain coroutine's hops into a given trace, labelled`() = runBlocking {
+        val trace = HopTrace()
+        withContext(trace.recordingHops("request")) {
+            withContext(a.dispatcher + HopNote("on A")) { }
+            withContext(b.dispatcher) { }
+        }
+        val hops = trace.hops()
+        val onA = hops.first { it.context() == "A" }
+        val onB = hops.first { it.context() == "B" }
+        assertEquals("on A", onA.note())
+        assertEquals("request", onB.note())
+        assertTrue(hops.indexOf(onA) < hops.indexOf(onB), trace.toString())
+    }
 }
