@@ -54,7 +54,7 @@
     } catch (e) {
       throw new ApiError(0, 'Network error', 'the service could not be reached');
     }
-    if (method !== 'GET') showTrace(method, path, res.status, res.headers.get('Hop-Trace'));
+    if (method !== 'GET') showTrace(method, path, res.status, res.headers.get('Hop-Trace'), res.headers.get('Trace-Id'));
     const text = await res.text();
     let data = null;
     if (text) {
@@ -91,12 +91,14 @@
     if (context.startsWith('http')) return 'http';
     if (context.includes('pump')) return 'pump';
     if (context.includes('ring')) return 'ring';
-    if (context.includes('cpu') || context.includes('dispatcher')) return 'cpu';
+    if (context.includes('cpu') || context.includes('dispatcher') || context.startsWith('Dispatchers.')) return 'cpu';
     return 'other';
   }
 
-  function showTrace(method, path, status, header) {
-    el.traceRequest.textContent = method + ' ' + path + ' → ' + status;
+  function showTrace(method, path, status, header, traceId) {
+    // The trace id is the one in the service's log lines for this request, from the HTTP thread to
+    // the journal's fsync and back (logging.level.dev.corobridge.demo=DEBUG).
+    el.traceRequest.textContent = method + ' ' + path + ' → ' + status + (traceId ? ' · trace ' + traceId : '');
     el.trace.replaceChildren();
     if (!header) {
       el.trace.append(make('li', 'hop hop-none', 'no Hop-Trace header on this response'));

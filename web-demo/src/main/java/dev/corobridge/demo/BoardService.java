@@ -8,6 +8,8 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.Queue;
 
 import kotlinx.coroutines.CoroutineDispatcher;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.springframework.http.codec.ServerSentEvent;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -18,6 +20,9 @@ import dev.corobridge.bridge.HopTrace;
 import dev.corobridge.bridge.Outcome;
 import dev.corobridge.bridge.Promise;
 import dev.corobridge.bridge.Task;
+import dev.corobridge.context.CapturedContext;
+import dev.corobridge.context.ContextPropagation;
+import dev.corobridge.context.RestoredContext;
 import dev.corobridge.demo.board.Applied;
 import dev.corobridge.demo.board.BoardEvent;
 import dev.corobridge.demo.board.BoardException;
@@ -48,6 +53,8 @@ import dev.corobridge.ring.RingPool;
  * in tasks posted to the pump.
  */
 public final class BoardService {
+
+    private static final Log LOG = LogFactory.getLog(BoardService.class);
 
     private final MessagePump pump;
     private final BoardStore store;
@@ -90,37 +97,58 @@ public final class BoardService {
      */
     public Task<Applied> commit(Change change, HopTrace trace) {
         Promise<Applied> result = new Promise<>();
+        // The journal's callbacks run on its ring, outside any task: they carry the committer's
+        // context (MDC, trace) themselves, so the log lines of this change's fsync and apply have it.
+        CapturedContext context = ContextPropagation.capture();
         // The apply is handed to the journal with the record, not registered after append returned:
         // a record durable before that registration would be applied from this thread, possibly
         // after later records — the live state would then differ from what a restart replays.
         journal.append(change, trace, durable -> {
-            if (durable instanceof Outcome.Failure<Long>(JournalClosedException closed)) {
-                // Not a failure of the service: it is stopping (503, like any request at shutdown).
-                result.fail(new BoardException(BoardException.Kind.UNAVAILABLE, "the service is shutting down", closed));
-                return;
-            }
-            if (!(durable instanceof Outcome.Success<Long>)) {
-                result.settle(castFailure(durable));
-                return;
-            }
-            // Posted from the journal's ring in file order (or refused at once): the pump applies in that order.
-            try {
-                pump.execute(() -> {
-                    if (trace != null) {
-                        trace.record(pump.getName(), "apply");
-                    }
-                    try {
-                        result.complete(store.apply(change));
-                    } catch (RuntimeException e) {
-                        result.fail(e);
-                    }
-                });
-            } catch (RejectedExecutionException terminated) {
-                result.fail(new BoardException(BoardException.Kind.UNAVAILABLE,
-                        "the service is shutting down; the change is durable and shows after a restart"));
+            try (RestoredContext restored = context.restore()) {
+                committed(change, durable, result, trace, context);
             }
         });
         return Task.of(result);
+    }
+
+    /** The journal's answer for one change, on its ring: apply it on the pump, or fail the commit. */
+    private void committed(Change change, Outcome<Long> durable, Promise<Applied> result, HopTrace trace, CapturedContext context) {
+        if (LOG.isDebugEnabled() && durable instanceof Outcome.Success<Long> at) {
+            LOG.debug("journal: change durable at offset " + at.value() + " (written and fdatasync'ed)");
+        }
+        if (durable instanceof Outcome.Failure<Long>(JournalClosedException closed)) {
+            // Not a failure of the service: it is stopping (503, like any request at shutdown).
+            result.fail(new BoardException(BoardException.Kind.UNAVAILABLE, "the service is shutting down", closed));
+            return;
+        }
+        if (!(durable instanceof Outcome.Success<Long>)) {
+            result.settle(castFailure(durable));
+            return;
+        }
+        // Posted from the journal's ring in file order (or refused at once): the pump applies in that order.
+        try {
+            pump.execute(context.wrap(() -> {
+                if (trace != null) {
+                    trace.record(pump.getName(), "apply");
+                }
+                logStep("apply");
+                try {
+                    result.complete(store.apply(change));
+                } catch (RuntimeException e) {
+                    result.fail(e);
+                }
+            }));
+        } catch (RejectedExecutionException terminated) {
+            result.fail(new BoardException(BoardException.Kind.UNAVAILABLE,
+                    "the service is shutting down; the change is durable and shows after a restart"));
+        }
+    }
+
+    /** A DEBUG line for a step of a request on the pump ({@code logging.level.dev.corobridge.demo=DEBUG}). */
+    public static void logStep(String step) {
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("pump: " + step);
+        }
     }
 
     @SuppressWarnings("unchecked")
@@ -134,6 +162,7 @@ public final class BoardService {
             if (trace != null) {
                 trace.record(pump.getName(), step);
             }
+            logStep(step);
             return body.apply(store);
         });
     }

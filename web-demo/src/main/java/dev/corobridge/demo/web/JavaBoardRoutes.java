@@ -121,6 +121,7 @@ public class JavaBoardRoutes {
      */
     private static HandlerFunction<ServerResponse> answer(PathEndpoints<HandlerFunction<ServerResponse>> path) {
         return request -> {
+            RequestLog.received(request);
             try {
                 HandlerFunction<ServerResponse> handler = path.choose(request);
                 return handler == null ? path.options() : handler.handle(request);

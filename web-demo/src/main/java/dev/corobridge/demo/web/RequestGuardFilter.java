@@ -62,6 +62,10 @@ public final class RequestGuardFilter implements WebFilter, Ordered {
         exchange.getAttributes().put(HopTraces.ATTRIBUTE, trace);
         exchange.getResponse().beforeCommit(() -> {
             exchange.getResponse().getHeaders().set(HopTraces.HEADER, HopTraces.format(trace));
+            String traceId = TraceIds.of(exchange);
+            if (traceId != null) {
+                exchange.getResponse().getHeaders().set(TraceIds.HEADER, traceId);
+            }
             return Mono.empty();
         });
         if (state.isShuttingDown()) {

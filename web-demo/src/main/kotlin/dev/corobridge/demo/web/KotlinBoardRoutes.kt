@@ -10,6 +10,8 @@ import dev.corobridge.demo.web.PathEndpoints.Endpoint
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.reactor.awaitSingle
 import kotlinx.coroutines.withContext
+import dev.corobridge.bridge.recordingHops
+import dev.corobridge.context.PropagatedContext
 import org.springframework.context.annotation.Bean
 import org.springframework.context.annotation.Configuration
 import org.springframework.http.HttpMethod
@@ -90,8 +92,11 @@ class KotlinBoardRoutes {
 
     /** Answers [request] with the handler [PathEndpoints] chooses, or the path's own OPTIONS answer. */
     private suspend fun PathEndpoints<Handler>.answer(request: ServerRequest): ServerResponse {
+        RequestLog.received(request)
         val handler = choose(request) ?: return options().awaitSingle()
-        return handler(request)
+        // The request's MDC and trace (restored here by Reactor's context propagation) travel with
+        // every hop the handler makes, as a Java Task's do.
+        return withContext(PropagatedContext()) { handler(request) }
     }
 
     /** The handlers: one per endpoint, each the same steps as its Java twin. Thread-safe (stateless). */
@@ -99,10 +104,13 @@ class KotlinBoardRoutes {
 
         private val pump = boards.pump()
 
-        /** Runs [body] on the pump, the only thread allowed to touch the boards. */
+        /**
+         * Runs [body] on the pump, the only thread allowed to touch the boards; the hop is recorded
+         * in the request's [trace] as `pump:step` (by the coroutine, [recordingHops]).
+         */
         private suspend fun <T> onPump(trace: HopTrace, step: String, body: (BoardStore) -> T): T =
-            withContext(pump.dispatcher) {
-                trace.record(pump.name, step)
+            withContext(pump.dispatcher + trace.recordingHops(step)) {
+                BoardService.logStep(step)
                 body(boards.store())
             }
 
