@@ -62,8 +62,11 @@ public final class ContextPropagation {
         }
         Object mdc = MdcValues.PRESENT ? MdcValues.capture() : null;
         Object registry = RegistryValues.PRESENT ? RegistryValues.capture() : null;
-        if (mdc == null && (registry == null || RegistryValues.isEmpty(registry))) {
+        if (mdc == null && registry == null) {
             return CapturedContext.NONE; // nothing to carry: a task leaves the threads it runs on as they are
+        }
+        if (registry == null && RegistryValues.PRESENT) {
+            registry = RegistryValues.captureNone(); // an MDC only: the registered thread-locals are seen empty
         }
         return new CapturedContext(mdc, registry);
     }

@@ -35,13 +35,19 @@ public final class RegistryValues {
     }
 
     /**
-     * The current thread's registered thread-locals (possibly none with a value), or null when no
-     * thread-local is registered at all.
+     * The current thread's registered thread-locals, or null when none is registered or none has a
+     * value here (the common case outside a traced request: then nothing is allocated).
      */
     public static Object capture() {
         List<ThreadLocalAccessor<?>> registered = ContextRegistry.getInstance().getThreadLocalAccessors();
-        int n = registered.size();
-        if (n == 0) {
+        boolean any = false;
+        for (ThreadLocalAccessor<?> a : registered) {
+            if (a.getValue() != null) {
+                any = true;
+                break;
+            }
+        }
+        if (!any) {
             return null;
         }
         ThreadLocalAccessor<?>[] accessors = registered.toArray(new ThreadLocalAccessor<?>[0]);
@@ -52,14 +58,14 @@ public final class RegistryValues {
         return new Captured(accessors, values);
     }
 
-    /** Whether a capture holds no value. */
-    public static boolean isEmpty(Object captured) {
-        for (Object v : ((Captured) captured).values()) {
-            if (v != null) {
-                return false;
-            }
-        }
-        return true;
+    /**
+     * A capture of no value for every registered thread-local (null when none is registered): what a
+     * context that carries an MDC but no registry value installs, so its steps see none either.
+     */
+    public static Object captureNone() {
+        ThreadLocalAccessor<?>[] accessors = ContextRegistry.getInstance().getThreadLocalAccessors()
+                .toArray(new ThreadLocalAccessor<?>[0]);
+        return accessors.length == 0 ? null : new Captured(accessors, new Object[accessors.length]);
     }
 
     /** Sets the captured values on this thread; returns what {@link #reinstate} needs to put the previous ones back. */
