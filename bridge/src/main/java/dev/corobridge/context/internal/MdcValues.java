@@ -1,15 +1,25 @@
 package dev.corobridge.context.internal;
 
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.util.Map;
 import org.slf4j.MDC;
+import org.slf4j.spi.MDCAdapter;
 
 /**
  * SLF4J's MDC for {@code dev.corobridge.context}: capture, install, reinstate. Only touched when
  * {@link #PRESENT} (slf4j-api on the class path), so the library runs without SLF4J.
  *
- * <p>The MDC is carried whole, as a map: captured as a private copy ({@code null} when empty),
- * installed with {@code MDC.setContextMap} (which copies it into the thread's own map), and the
- * previous map (a copy, or {@code null}) put back afterwards. Not public API.
+ * <p>The MDC is carried whole, as a map that nothing changes afterwards ({@code null} when empty),
+ * installed with {@code MDC.setContextMap} (which copies it into the worker thread's own map), and
+ * the thread's previous map put back afterwards. Reading it is where the cost was: SLF4J's
+ * {@code getCopyOfContextMap} copies the map at every call, and Logback's builds a read-only copy
+ * first, so two maps per capture. With Logback the read-only snapshot itself is taken
+ * ({@code LogbackMDCAdapter.getPropertyMap()}: Logback builds it once after each change of the
+ * thread's MDC and replaces it, never changes it, on the next change), so a capture on a thread
+ * whose MDC did not change since the last read allocates nothing. Other adapters are copied.
+ * Not public API.
  */
 public final class MdcValues {
 
@@ -19,12 +29,9 @@ public final class MdcValues {
     private MdcValues() {
     }
 
-    /**
-     * The current thread's MDC, or null when empty: a copy of the thread's map that nothing changes
-     * afterwards (installing it copies it again, into the worker thread's own map).
-     */
+    /** The current thread's MDC as a map nothing changes afterwards, or null when empty. */
     public static Object capture() {
-        Map<String, String> m = MDC.getCopyOfContextMap();
+        Map<String, String> m = snapshot();
         return m == null || m.isEmpty() ? null : m;
     }
 
@@ -33,7 +40,7 @@ public final class MdcValues {
      * when it was empty).
      */
     public static Object install(Object captured) {
-        Map<String, String> previous = MDC.getCopyOfContextMap();
+        Map<String, String> previous = snapshot();
         reinstate(captured);
         return previous == null || previous.isEmpty() ? null : previous;
     }
@@ -45,6 +52,42 @@ public final class MdcValues {
             MDC.clear();
         } else {
             MDC.setContextMap((Map<String, String>) previous);
+        }
+    }
+
+    /** The thread's MDC as a map that is not changed afterwards: Logback's snapshot, else a copy. */
+    @SuppressWarnings("unchecked")
+    private static Map<String, String> snapshot() {
+        MDCAdapter adapter = MDC.getMDCAdapter();
+        if (adapter != null && adapter.getClass() == Logback.ADAPTER) {
+            try {
+                return (Map<String, String>) Logback.PROPERTY_MAP.invokeExact((Object) adapter);
+            } catch (Throwable e) {
+                throw new IllegalStateException("LogbackMDCAdapter.getPropertyMap failed", e);
+            }
+        }
+        return MDC.getCopyOfContextMap();
+    }
+
+    /** Logback's adapter and its snapshot accessor, or nulls when Logback is not the one. */
+    private static final class Logback {
+        static final Class<?> ADAPTER;
+        static final MethodHandle PROPERTY_MAP;
+
+        static {
+            Class<?> adapter = null;
+            MethodHandle propertyMap = null;
+            try {
+                adapter = Class.forName("ch.qos.logback.classic.util.LogbackMDCAdapter", false, MdcValues.class.getClassLoader());
+                propertyMap = MethodHandles.publicLookup()
+                        .findVirtual(adapter, "getPropertyMap", MethodType.methodType(Map.class))
+                        .asType(MethodType.methodType(Map.class, Object.class));
+            } catch (ReflectiveOperationException | LinkageError | RuntimeException e) {
+                adapter = null; // another logging backend, or a Logback without it: copy instead
+                propertyMap = null;
+            }
+            ADAPTER = adapter;
+            PROPERTY_MAP = propertyMap;
         }
     }
 
