@@ -1,6 +1,5 @@
 package dev.corobridge.bridge;
 
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -18,9 +17,10 @@ import java.util.List;
  * <p><b>Cost.</b> Every traced task has a trace, and most traces never hold more than the task's
  * own hop, so that hop costs no allocation: {@link Task} records it with {@link #note}, which keeps
  * its parts (context, note, thread name and id, wall-clock time as seconds and nanos) in fields of
- * the trace, and the {@link Hop} is built only when the trace is read. Later hops live in a plain
- * array allocated at the second hop with room for two and doubled up to {@link #capacity()} when a
- * chain grows longer.
+ * the trace, and the {@link Hop} is built only when the trace is read. Later hops are kept the same
+ * way in slots of a ring allocated at the second hop with room for two and doubled up to
+ * {@link #capacity()} when a chain grows longer; once the ring is full its oldest slot is reused,
+ * so a long-running coroutine's hops allocate nothing.
  */
 public final class HopTrace {
 
@@ -30,7 +30,7 @@ public final class HopTrace {
     private static final int INITIAL_ROOM = 2;
 
     private final int capacity;
-    /** How many hops are kept: the first, and {@code rest[0..size-1)}. */
+    /** How many hops are kept: the first, and {@code count} in the ring. */
     private int size;
     private long dropped;
     /** The first hop once built (by {@link #add}, or from the raw fields when read). */
@@ -43,8 +43,13 @@ public final class HopTrace {
     private boolean firstVirtual;
     private long firstSeconds;
     private int firstNanos;
-    /** The hops after the first, oldest first, in {@code rest[0..size-1)}; {@code null} until the second. */
-    private Hop[] rest;
+    /**
+     * The hops after the first, a ring of at most {@code capacity - 1} slots, oldest at {@code head};
+     * {@code null} until the second hop. Slots are reused once the ring is full, so a long-running
+     * coroutine's hops stop allocating.
+     */
+    private Slot[] ring;
+    private int head;
 
     /** A trace that keeps {@link #DEFAULT_CAPACITY} hops. */
     public HopTrace() {
@@ -70,8 +75,8 @@ public final class HopTrace {
     }
 
     /**
-     * {@link #record} without returning the hop: the first hop of a trace is then kept as its parts
-     * and costs no allocation (the usual case: a task's one hop).
+     * {@link #record} without returning the hop: its parts are kept (in fields for the first hop, in
+     * a reusable slot for the others) and the {@link Hop} is built only when the trace is read.
      */
     void note(String context, String note) {
         java.util.Objects.requireNonNull(context, "context");
@@ -79,10 +84,11 @@ public final class HopTrace {
         java.time.Instant now = java.time.Instant.now(); // only its two numbers are kept: the JIT can drop the object
         long seconds = now.getEpochSecond();
         int nanos = now.getNano();
+        String n = note == null ? "" : note;
         synchronized (this) {
             if (size == 0) {
                 firstContext = context;
-                firstNote = note == null ? "" : note;
+                firstNote = n;
                 firstThread = t.getName();
                 firstThreadId = t.threadId();
                 firstVirtual = t.isVirtual();
@@ -91,8 +97,16 @@ public final class HopTrace {
                 size = 1;
                 return;
             }
+            Slot slot = nextSlot();
+            slot.built = null;
+            slot.context = context;
+            slot.note = n;
+            slot.thread = t.getName();
+            slot.threadId = t.threadId();
+            slot.virtual = t.isVirtual();
+            slot.seconds = seconds;
+            slot.nanos = nanos;
         }
-        add(new Hop(context, t.getName(), t.threadId(), t.isVirtual(), java.time.Instant.ofEpochSecond(seconds, nanos), note));
     }
 
     /** Appends a hop, dropping the oldest hop after the first when the trace is full. */
@@ -104,20 +118,35 @@ public final class HopTrace {
                 size = 1;
                 return;
             }
-            int n = size - 1; // hops in rest
-            if (rest == null) {
-                rest = new Hop[Math.min(capacity - 1, INITIAL_ROOM)];
-            } else if (size == capacity) {
-                System.arraycopy(rest, 1, rest, 0, n - 1); // drop the oldest after the first
-                n--;
-                size--;
-                dropped++;
-            } else if (n == rest.length) {
-                rest = Arrays.copyOf(rest, Math.min(capacity - 1, n * 2));
-            }
-            rest[n] = hop;
-            size++;
+            nextSlot().built = hop;
         }
+    }
+
+    /**
+     * The slot for the next hop after the first (caller holds the lock): a new one while the ring
+     * has room, else the oldest, whose hop is dropped.
+     */
+    private Slot nextSlot() {
+        int n = size - 1; // hops in the ring
+        if (ring == null) {
+            ring = new Slot[Math.min(capacity - 1, INITIAL_ROOM)];
+        } else if (n == capacity - 1) {
+            Slot oldest = ring[head]; // full: reuse the oldest after the first
+            head = (head + 1) % ring.length;
+            dropped++;
+            return oldest;
+        } else if (n == ring.length) {
+            Slot[] grown = new Slot[Math.min(capacity - 1, n * 2)];
+            for (int i = 0; i < n; i++) {
+                grown[i] = ring[(head + i) % ring.length];
+            }
+            ring = grown;
+            head = 0;
+        }
+        Slot slot = new Slot();
+        ring[(head + n) % ring.length] = slot;
+        size++;
+        return slot;
     }
 
     /** A snapshot of the hops kept, oldest first. */
@@ -127,8 +156,8 @@ public final class HopTrace {
         }
         Hop[] all = new Hop[size];
         all[0] = first();
-        if (size > 1) {
-            System.arraycopy(rest, 0, all, 1, size - 1);
+        for (int i = 1; i < size; i++) {
+            all[i] = ring[(head + i - 1) % ring.length].hop();
         }
         return List.of(all);
     }
@@ -143,6 +172,25 @@ public final class HopTrace {
             firstThread = null;
         }
         return first;
+    }
+
+    /** A hop after the first: a {@link Hop} given to {@link #add}, or the parts {@link #note} wrote (guarded by the trace's lock). */
+    private static final class Slot {
+        Hop built;
+        String context;
+        String note;
+        String thread;
+        long threadId;
+        boolean virtual;
+        long seconds;
+        int nanos;
+
+        Hop hop() {
+            if (built == null) {
+                built = new Hop(context, thread, threadId, virtual, java.time.Instant.ofEpochSecond(seconds, nanos), note);
+            }
+            return built;
+        }
     }
 
     /** How many hops were left out because the trace was full. */

@@ -38,6 +38,23 @@ class HopTraceTest {
     }
 
     @Test
+    void aLongRunOfNotedAndRecordedHopsKeepsTheFirstAndTheLatestInOrderWhileSlotsAreReused() {
+        HopTrace trace = new HopTrace(4);
+        for (int i = 0; i < 50; i++) {
+            if (i % 3 == 0) {
+                trace.record("c", "step " + i);
+            } else {
+                trace.note("c", "step " + i);
+            }
+            if (i % 7 == 0) {
+                trace.hops(); // builds (caches) the hops of the slots that are reused later
+            }
+        }
+        assertEquals(List.of("step 0", "step 47", "step 48", "step 49"), trace.hops().stream().map(Hop::note).toList());
+        assertEquals(46, trace.dropped());
+    }
+
+    @Test
     void aNotedFirstHopReadsLikeARecordedOne() throws Exception {
         HopTrace trace = new HopTrace(3);
         java.time.Instant before = java.time.Instant.now();
