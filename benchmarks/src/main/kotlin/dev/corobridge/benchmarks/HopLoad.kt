@@ -53,16 +53,19 @@ object HopLoad {
     @JvmStatic
     fun run(target: CoroutineDispatcher, n: Int, tripsEach: Int, sink: HopSink): Long = runBlocking {
         val workers = List(n) {
-            async(Dispatchers.Default) {
-                var done = 0L
-                for (i in 0 until tripsEach) {
-                    withContext(target) { sink.touch(i) }
-                    done++
-                }
-                done
-            }
+            async(Dispatchers.Default) { trips(target, tripsEach, sink) }
         }
         workers.awaitAll().sum()
+    }
+
+    /** One coroutine's share: [tripsEach] round trips to [target]; returns how many it made. */
+    private suspend fun trips(target: CoroutineDispatcher, tripsEach: Int, sink: HopSink): Long {
+        var done = 0L
+        for (i in 0 until tripsEach) {
+            withContext(target) { sink.touch(i) }
+            done++
+        }
+        return done
     }
 
     /**
@@ -74,14 +77,7 @@ object HopLoad {
     @JvmStatic
     fun runTasks(target: CoroutineDispatcher, n: Int, tripsEach: Int, sink: HopSink): Long = runBlocking {
         val tasks = List(n) {
-            task(Dispatchers.Default) {
-                var done = 0L
-                for (i in 0 until tripsEach) {
-                    withContext(target) { sink.touch(i) }
-                    done++
-                }
-                done
-            }
+            task(Dispatchers.Default) { trips(target, tripsEach, sink) }
         }
         var sum = 0L
         for (t in tasks) sum += t.await()

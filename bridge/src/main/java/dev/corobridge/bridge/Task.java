@@ -585,7 +585,7 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
         RestoredContext restored = c != null ? c.restore() : null;
         try {
             Outcome<T> result;
-            AutoCloseable observing = StepObservers.get() != null ? observeHere(ctx, note) : null;
+            AutoCloseable observing = observeHere(ctx, note);
             try {
                 result = body.call();
             } catch (Throwable e) {

@@ -70,7 +70,7 @@ public final class CapturedContext {
             }
             throw e;
         }
-        return new RestoredContext(setMdc, previousMdc, registry, previousRegistry);
+        return new RestoredContext(previousMdc, registry, previousRegistry);
     }
 
     /** {@code body} run with this context restored around it. */

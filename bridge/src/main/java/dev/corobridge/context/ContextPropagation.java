@@ -70,14 +70,4 @@ public final class ContextPropagation {
         }
         return new CapturedContext(mdc, registry);
     }
-
-    /** Whether SLF4J's MDC is carried (slf4j-api is on the class path). */
-    public static boolean carriesMdc() {
-        return MdcValues.PRESENT;
-    }
-
-    /** Whether the thread-locals of Micrometer's {@code ContextRegistry} are carried (context-propagation is on the class path). */
-    public static boolean carriesContextRegistry() {
-        return RegistryValues.PRESENT;
-    }
 }

@@ -11,16 +11,15 @@ import dev.corobridge.context.internal.RegistryValues;
  */
 public final class RestoredContext implements AutoCloseable {
 
-    static final RestoredContext NOTHING = new RestoredContext(false, null, null, null);
+    static final RestoredContext NOTHING = new RestoredContext(null, null, null);
 
-    private final boolean mdcSet;
+    /** The thread's MDC before (set whenever SLF4J is present, see {@link CapturedContext#restore()}). */
     private final Object previousMdc;
     private final Object registry;
     private final Object previousRegistry;
     private boolean closed;
 
-    RestoredContext(boolean mdcSet, Object previousMdc, Object registry, Object previousRegistry) {
-        this.mdcSet = mdcSet;
+    RestoredContext(Object previousMdc, Object registry, Object previousRegistry) {
         this.previousMdc = previousMdc;
         this.registry = registry;
         this.previousRegistry = previousRegistry;
@@ -38,7 +37,7 @@ public final class RestoredContext implements AutoCloseable {
                 RegistryValues.reinstate(registry, previousRegistry);
             }
         } finally {
-            if (mdcSet) {
+            if (MdcValues.PRESENT) {
                 MdcValues.reinstate(previousMdc);
             }
         }

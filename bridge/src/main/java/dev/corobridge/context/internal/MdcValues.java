@@ -24,7 +24,7 @@ import org.slf4j.spi.MDCAdapter;
 public final class MdcValues {
 
     /** Whether slf4j-api is on the class path. */
-    public static final boolean PRESENT = present();
+    public static final boolean PRESENT = OptionalClasses.present("org.slf4j.MDC", MdcValues.class);
 
     private MdcValues() {
     }
@@ -88,15 +88,6 @@ public final class MdcValues {
             }
             ADAPTER = adapter;
             PROPERTY_MAP = propertyMap;
-        }
-    }
-
-    private static boolean present() {
-        try {
-            Class.forName("org.slf4j.MDC", false, MdcValues.class.getClassLoader());
-            return true;
-        } catch (ClassNotFoundException | LinkageError e) {
-            return false;
         }
     }
 }

@@ -25,7 +25,7 @@ import java.util.Map;
 public final class RegistryValues {
 
     /** Whether context-propagation is on the class path. */
-    public static final boolean PRESENT = present();
+    public static final boolean PRESENT = OptionalClasses.present("io.micrometer.context.ContextRegistry", RegistryValues.class);
 
     private RegistryValues() {
     }
@@ -139,14 +139,5 @@ public final class RegistryValues {
         }
         ContextAccessor accessor = ContextRegistry.getInstance().getContextAccessorForWrite(context);
         return (C) accessor.writeValues(values, context);
-    }
-
-    private static boolean present() {
-        try {
-            Class.forName("io.micrometer.context.ContextRegistry", false, RegistryValues.class.getClassLoader());
-            return true;
-        } catch (ClassNotFoundException | LinkageError e) {
-            return false;
-        }
     }
 }

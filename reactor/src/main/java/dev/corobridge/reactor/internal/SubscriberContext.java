@@ -1,5 +1,6 @@
 package dev.corobridge.reactor.internal;
 
+import dev.corobridge.context.internal.OptionalClasses;
 import io.micrometer.context.ContextSnapshot;
 import io.micrometer.context.ContextSnapshotFactory;
 import java.util.function.Supplier;
@@ -14,7 +15,7 @@ import reactor.util.context.ContextView;
  */
 public final class SubscriberContext {
 
-    private static final boolean PRESENT = present();
+    private static final boolean PRESENT = OptionalClasses.present("io.micrometer.context.ContextSnapshotFactory", SubscriberContext.class);
 
     private SubscriberContext() {
     }
@@ -35,15 +36,6 @@ public final class SubscriberContext {
             try (ContextSnapshot.Scope scope = FACTORY.setThreadLocalsFrom(context)) {
                 return body.get();
             }
-        }
-    }
-
-    private static boolean present() {
-        try {
-            Class.forName("io.micrometer.context.ContextSnapshotFactory", false, SubscriberContext.class.getClassLoader());
-            return true;
-        } catch (ClassNotFoundException | LinkageError e) {
-            return false;
         }
     }
 }
