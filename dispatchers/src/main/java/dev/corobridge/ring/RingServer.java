@@ -29,7 +29,10 @@ import java.util.function.Consumer;
  * waiting reads and writes fail with {@code EBADF} (see {@link RingConnection}). A connection the
  * kernel accepted while the server was closing is closed without reaching {@code onAccept}, so none
  * outlives the server. The pool's shutdown closes its servers too (an adopted group's loops keep
- * running, and would otherwise keep accepting).
+ * running, and would otherwise keep accepting). One end is TCP's, not ours: a client whose handshake
+ * completes just as the listening socket closes can be left half-open by the kernel (its connect
+ * succeeded, the server's kernel kept nothing and sent neither FIN nor reset); it learns so when it
+ * sends (the reply is a reset) or from a read timeout or keep-alive, never from a read alone.
  *
  * <p><b>Thread-safety.</b> Safe from any thread. {@link #close()} waits for the listening socket
  * only where blocking is allowed; on the pump or a ring thread it starts the close and returns.

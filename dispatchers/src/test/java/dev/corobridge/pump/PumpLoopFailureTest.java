@@ -81,8 +81,10 @@ class PumpLoopFailureTest {
         MessagePump p = pump("dying-loop", clock);
         CompletableFuture<Throwable> escaped = runLoop(p);
         onPump(p, () -> { });
-        clock.failNext(1);
-        p.execute(() -> { }); // wakes the loop; its next idle re-check reads the clock
+        // Armed by a task on the pump, not from here: the loop reads the clock whenever it goes idle,
+        // so arming from this thread could kill it before a wake-up post, which would be rejected.
+        // The loop's own idle re-check after this task is the next read.
+        p.execute(() -> clock.failNext(1));
 
         Throwable e = escaped.get(WAIT.toSeconds(), TimeUnit.SECONDS);
         assertTrue(e instanceof LoopBug, "runLoop() must rethrow what killed it, got " + e);

@@ -466,11 +466,19 @@ class RingSocketResetTest {
                 assertTrue(connector.join(WAIT), "connects are refused once the server has closed");
                 String rep = "rep " + i + " on " + t;
                 for (RingConnection c : clients) {
+                    // A byte first: a client whose handshake completed just as the listener closed can
+                    // be left half-open by the kernel (ESTABLISHED here, nothing at the server's end,
+                    // no FIN or RST sent), which TCP only reveals when it sends: the reply is a reset.
+                    // A connection the server leaked would take the byte and never end: still a HANG.
+                    String w = write(c, HELLO);
+                    assertTrue(w.equals("n=8") || w.equals("ECONNRESET") || w.equals("EPIPE") || w.equals("EBADF"),
+                            rep + ": the write is taken or refused, got " + w);
                     String o = read(c, buf);
                     // The end as the peer's FIN, its reset, or (documented in RingConnection) a channel
                     // the transport closed before either was recorded: never a hang or a byte.
                     assertTrue(o.equals("EOF") || o.equals("ECONNRESET") || o.equals("EBADF"),
-                            rep + ": every client sees the end, got " + o);
+                            rep + ": every client sees the end, got " + o + " on " + c.localAddress() + " -> "
+                                    + c.remoteAddress());
                     assertEquals("ok", outcome(c.closeAsync()));
                 }
                 waitUntil(() -> server.connections() == 0, "the server to close every connection");
