@@ -20,7 +20,7 @@ import java.util.function.Consumer;
  *   <li><b>Waiting.</b> From Kotlin, the suspending {@code await()} extension (the coroutine's own
  *       dispatcher resumes it). From Java, {@link #join()} parks a virtual thread cheaply, blocks a
  *       platform thread, and throws {@link IllegalStateException} on a thread that must never block
- *       (the pump), naming the fix. The names follow kotlinx ({@code join()} blocks from Java,
+ *       (the pump, a ring pool's own loops), naming the fix. The names follow kotlinx ({@code join()} blocks from Java,
  *       {@code await()} suspends in Kotlin), so neither shadows the other.</li>
  * </ul>
  *
@@ -66,7 +66,8 @@ public interface Awaitable<T> {
      *
      * <p>Kotlin code suspends with the {@code await()} extension instead of blocking here.
      *
-     * @throws IllegalStateException if called on a thread that must never block (the pump)
+     * @throws IllegalStateException if called, before the outcome is there, on a thread that must never
+     *                               block (the pump, a ring pool's own loops)
      * @throws InterruptedException  if the waiting thread is interrupted
      */
     default T join() throws InterruptedException {

@@ -16,6 +16,13 @@ import java.util.Set;
  * <p>A coroutine running on the ring that awaits one of the ring's operations resumes inline when
  * the completion arrives (zero hops); awaiters elsewhere resume on their own dispatcher.
  *
+ * <p><b>Never block it.</b> Like the pump's, a ring's thread runs every operation of that ring: a
+ * blocking wait there stalls them all, and waiting for one of its own operations would wait forever.
+ * So {@code join()} of unfinished work on the thread of a pool's own ring throws
+ * {@link IllegalStateException} at once, naming the ring and the fix ({@code thenOn}, a virtual
+ * thread, or Kotlin's {@code await()}). The loops of an adopted group are their owner's threads and
+ * are not marked.
+ *
  * <p><b>Thread-safety.</b> Safe from any thread.
  */
 public final class Ring implements ExecutionContext {

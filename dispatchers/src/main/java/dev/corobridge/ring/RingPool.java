@@ -1,5 +1,6 @@
 package dev.corobridge.ring;
 
+import dev.corobridge.bridge.internal.BlockingGuard;
 import io.netty.channel.EventLoop;
 import io.netty.channel.IoEventLoop;
 import io.netty.channel.IoEventLoopGroup;
@@ -149,6 +150,11 @@ public final class RingPool implements AutoCloseable {
                 engine = new BlockingEngine(loop, fileExecutor, metrics);
             }
             String name = adopted == null ? config.name() + "-" + i : config.name() + "-" + i + "(" + threadName(loop) + ")";
+            if (adopted == null) {
+                // A ring's thread is an event loop: join() there fails fast, as on the pump (queued
+                // first, so before any task of the pool's users). Adopted loops are their owner's.
+                loop.execute(() -> BlockingGuard.forbidBlocking(name));
+            }
             rs.add(new Ring(this, i, name, loop, engine));
             i++;
         }
