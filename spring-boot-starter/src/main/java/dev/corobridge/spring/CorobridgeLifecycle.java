@@ -28,6 +28,10 @@ import org.springframework.context.SmartLifecycle;
  * {@code spring.lifecycle.timeout-per-shutdown-phase}, so the grace period handed to the shutdown is
  * capped at 90% of that timeout. The beans' {@code close()} destroy methods cover a context that
  * fails before its lifecycles started (they do nothing more after a completed stop).
+ *
+ * <p>Not restartable: a stopped pump or pool stays terminated, so {@link #start()} after a stop
+ * (the application context's {@code stop()} then {@code start()}, as a checkpoint/restore does)
+ * throws {@link IllegalStateException} instead of reporting a terminated context as running.
  */
 public final class CorobridgeLifecycle implements SmartLifecycle {
 
@@ -44,6 +48,8 @@ public final class CorobridgeLifecycle implements SmartLifecycle {
     private final Duration grace;
     private final Function<Duration, CompletableFuture<?>> shutdown;
     private volatile boolean running;
+    /** A stop has shut the context down: it cannot run again. */
+    private volatile boolean stopped;
 
     /**
      * @param what         what is stopped, for log lines
@@ -73,6 +79,13 @@ public final class CorobridgeLifecycle implements SmartLifecycle {
 
     @Override
     public void start() {
+        if (stopped) {
+            // A pump or pool that was shut down does not come back, and the beans that hold it
+            // cannot be given a new one: say so instead of reporting a dead context as running.
+            throw new IllegalStateException(what + " was shut down by the application context's stop() and cannot "
+                    + "be started again; close the context and create a new one (a checkpoint/restore or a stop/start "
+                    + "cycle of one context is not supported)");
+        }
         running = true;
     }
 
@@ -92,6 +105,7 @@ public final class CorobridgeLifecycle implements SmartLifecycle {
     @Override
     public void stop(Runnable callback) {
         running = false;
+        stopped = true;
         CompletableFuture<?> termination;
         try {
             termination = shutdown.apply(grace);

@@ -11,6 +11,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.web.server.context.WebServerGracefulShutdownLifecycle;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class CorobridgeLifecycleTests {
 
@@ -33,6 +34,22 @@ class CorobridgeLifecycleTests {
         assertThat(pump.get().isTerminated()).isTrue();
         assertThat(pump.get().termination().join().isClean()).isTrue();
         assertThat(pool.get().isTerminated()).isTrue();
+    }
+
+    @Test
+    void startingAgainAfterAStopFailsClearlyInsteadOfReportingADeadPumpAsRunning() {
+        runner.run(context -> {
+            MessagePump pump = context.getBean(MessagePump.class);
+            CorobridgeLifecycle lifecycle = context.getBean("corobridgePumpLifecycle", CorobridgeLifecycle.class);
+            context.stop(); // e.g. a checkpoint (CRaC) or an explicit stop: the pump and the pool shut down
+            assertThat(pump.isTerminated()).isTrue();
+            assertThat(lifecycle.isRunning()).isFalse();
+            assertThatThrownBy(context::start)
+                    .rootCause()
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("cannot be started again"); // the ring pool's, whose phase starts first
+            assertThat(lifecycle.isRunning()).as("a shut-down pump is not reported running").isFalse();
+        });
     }
 
     @Test
