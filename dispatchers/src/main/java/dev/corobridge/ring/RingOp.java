@@ -258,8 +258,16 @@ public final class RingOp<T> implements Awaitable<T> {
         promise.fail(error);
     }
 
-    /** Settles as cancelled (the kernel said ECANCELED, or the work was stopped); {@code true} if this decided it. */
+    /**
+     * Settles as cancelled (the kernel said ECANCELED, or the work was stopped); {@code true} if this
+     * decided it. An operation that {@link #cancel()} withdrew is left to that call, which settles it
+     * right after withdrawing: settling it here first would make that cancel() return {@code false}
+     * for a cancellation it decided.
+     */
     boolean cancelled() {
+        if (phase.get() == WITHDRAWN) {
+            return false;
+        }
         return promise.cancel(cancellation());
     }
 
