@@ -93,18 +93,10 @@ public class ContextRestoreBenchmark {
     private Map<String, String> mdcCopy;
     private long spanId;
 
-    boolean mdc() {
-        return carries.equals("mdc") || carries.equals("both");
-    }
-
-    boolean observation() {
-        return carries.equals("observation") || carries.equals("both");
-    }
-
     @Setup(Level.Trial)
     public void setUp(Shared shared) throws Exception {
-        mdc = mdc();
-        observation = observation();
+        mdc = carries.equals("mdc") || carries.equals("both");
+        observation = carries.equals("observation") || carries.equals("both");
         if (!mdc && !observation) {
             throw new IllegalArgumentException("carries is one of mdc, observation, both: " + carries);
         }

@@ -14,6 +14,7 @@ import io.netty.channel.nio.NioIoHandler;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -30,12 +31,12 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class JoinOnRingThreadTest {
 
-    /** What {@code join()} of {@code task} did on {@code ring}'s thread: its value, or what it threw. */
-    private static CompletableFuture<Object> joinOn(Ring ring, Task<?> task) {
+    /** What {@code body} (a join) did on {@code ring}'s thread: its value, or what it threw. */
+    private static CompletableFuture<Object> outcomeOn(Ring ring, Callable<Object> body) {
         CompletableFuture<Object> result = new CompletableFuture<>();
         ring.execute(() -> {
             try {
-                result.complete(task.join());
+                result.complete(body.call());
             } catch (Throwable e) {
                 result.complete(e);
             }
@@ -50,7 +51,7 @@ class JoinOnRingThreadTest {
         CompletableFuture<String> never = new CompletableFuture<>();
         try {
             Ring ring = pool.getRings().get(1);
-            CompletableFuture<Object> joined = joinOn(ring, Task.from(never));
+            CompletableFuture<Object> joined = outcomeOn(ring, () -> Task.from(never).join());
             Object outcome;
             try {
                 outcome = joined.get(WAIT.toSeconds(), TimeUnit.SECONDS);
@@ -61,7 +62,7 @@ class JoinOnRingThreadTest {
             IllegalStateException e = assertInstanceOf(IllegalStateException.class, outcome);
             assertTrue(e.getMessage().contains("must never block"), e.getMessage());
             assertTrue(e.getMessage().contains(ring.getName()), e.getMessage());
-            assertEquals("done", joinOn(ring, Task.completed("done")).get(WAIT.toSeconds(), TimeUnit.SECONDS),
+            assertEquals("done", outcomeOn(ring, () -> Task.completed("done").join()).get(WAIT.toSeconds(), TimeUnit.SECONDS),
                     "a join of a finished task does not wait, so it is allowed");
         } finally {
             never.complete("released");
@@ -75,14 +76,7 @@ class JoinOnRingThreadTest {
         Path file = Files.writeString(dir.resolve("f"), "abc");
         RingFile f = await(pool.openAsync(file, java.nio.file.StandardOpenOption.READ));
         Ring ring = f.ring();
-        CompletableFuture<Object> joined = new CompletableFuture<>();
-        ring.execute(() -> {
-            try {
-                joined.complete(f.readAsync(ByteBuffer.allocateDirect(16), 0).join());
-            } catch (Throwable e) {
-                joined.complete(e);
-            }
-        });
+        CompletableFuture<Object> joined = outcomeOn(ring, () -> f.readAsync(ByteBuffer.allocateDirect(16), 0).join());
         Object outcome;
         try {
             outcome = joined.get(WAIT.toSeconds(), TimeUnit.SECONDS);
@@ -104,14 +98,9 @@ class JoinOnRingThreadTest {
             RingPool pool = RingPool.adopt(shared, RingPoolConfig.builder().name("adopted-join").build());
             CompletableFuture<String> later = new CompletableFuture<>();
             CompletableFuture<Thread> joining = new CompletableFuture<>();
-            CompletableFuture<Object> joined = new CompletableFuture<>();
-            pool.getRings().get(0).execute(() -> {
+            CompletableFuture<Object> joined = outcomeOn(pool.getRings().get(0), () -> {
                 joining.complete(Thread.currentThread());
-                try {
-                    joined.complete(Task.from(later).join());
-                } catch (Throwable e) {
-                    joined.complete(e);
-                }
+                return Task.from(later).join();
             });
             Thread loop = joining.get(WAIT.toSeconds(), TimeUnit.SECONDS);
             RingTestSupport.waitUntil(() -> loop.getState() == Thread.State.WAITING || joined.isDone(),
