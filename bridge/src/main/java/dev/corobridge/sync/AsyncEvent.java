@@ -33,7 +33,8 @@ import dev.corobridge.bridge.Promise;
  * exactly one setter wins and then runs every callback registered before it; a waiter that
  * registers after it sees the outcome and completes at once (there is no window in between: the
  * registration is a CAS on the same word). Each waiter is a small promise of its own registered as
- * one callback, so withdrawing it is disposing that callback.
+ * one callback, so withdrawing it is disposing that callback; withdrawn callbacks are pruned from
+ * the stack, so waiters that give up do not pile up on an event that is never set.
  *
  * <p><b>Memory effects.</b> Actions before {@code set(v)} happen-before actions after a wait that
  * returns {@code v}.

@@ -11,7 +11,11 @@ import java.util.function.Consumer;
  * One waiter on a shared {@link Promise} (an event, a latch, a wait group's round): its own
  * awaitable, so that cancelling it withdraws this waiter only and leaves the shared promise and
  * the other waiters alone. Cancellation decides at once and withdraws the callback from the
- * shared promise (which prunes withdrawn callbacks, so waiters that give up do not pile up).
+ * shared promise, whenever it happens: a cancellation that decides before the registration is
+ * stored is caught by the check after storing it (one of the two always sees the other, and
+ * withdrawing twice is harmless). The shared promise prunes withdrawn callbacks (see
+ * {@link OutcomeCell}), so waiters that give up do not pile up on it, in whatever order they
+ * register and give up: it keeps at most twice its live waiters and a few more.
  */
 final class Waiter<T> extends OutcomeCell<T> implements Consumer<Outcome<T>> {
 
@@ -29,7 +33,11 @@ final class Waiter<T> extends OutcomeCell<T> implements Consumer<Outcome<T>> {
             return done;
         }
         Waiter<T> w = new Waiter<>();
-        w.registration = shared.onComplete(w);
+        Registration r = shared.onComplete(w);
+        w.registration = r;
+        if (w.outcomeOrNull() instanceof Outcome.Cancelled) {
+            r.dispose(); // cancelled before the registration was stored: onDecided found nothing to withdraw
+        }
         return w;
     }
 
@@ -38,6 +46,7 @@ final class Waiter<T> extends OutcomeCell<T> implements Consumer<Outcome<T>> {
         decide(outcome);
     }
 
+    /** A cancelled waiter withdraws its callback (the registration, or the check in {@link #of}). */
     @Override
     protected void onDecided(Outcome<T> outcome) {
         if (outcome instanceof Outcome.Cancelled) {

@@ -31,11 +31,11 @@ import org.junit.jupiter.api.Test;
  *
  * <p>Random scenarios start on a fresh promise, with no operations before the parallel part (one
  * settle call there would leave nothing to race). Hand-written scenarios start on
- * {@link Ops.AfterWithdrawals}: 32 registered and withdrawn callbacks (none of which may ever run) and
- * one kept callback on top of them, so the scenario's first registration prunes the stack: a copy
- * without the withdrawn callbacks replaces it while other threads register, withdraw and settle,
- * and withdrawing the kept callback afterwards must still work through the copy. Walking those 33
- * callbacks is a bounded loop, so the model checker is told not to take it for a spin loop before
+ * {@link Ops.AfterWithdrawals}: one kept callback and, on top of it, 15 registered and withdrawn
+ * ones (none of which may ever run; one fewer than the promise prunes at), so the scenario's first
+ * withdrawal prunes the stack: a copy without the withdrawn callbacks replaces it while other
+ * threads register, withdraw and settle, and withdrawing a callback that was copied must still work
+ * through the original. Walking those 16 and more callbacks is a bounded loop, so the model checker is told not to take it for a spin loop before
  * 100 iterations (at its default of 10 it switches threads inside the walk in every interleaving,
  * and "withdrawn, then settled" is never explored).
  *
@@ -46,8 +46,11 @@ public class PromiseLincheckTest {
     /** The state of one invocation and its operations. */
     public static class Ops {
 
-        /** Withdrawn callbacks before a hand-written scenario: one more registration triggers the pruning. */
-        private static final int WITHDRAWN_BEFORE = 32;
+        /**
+         * Withdrawn callbacks before a hand-written scenario: one fewer than OutcomeCell's
+         * {@code PRUNE_AT}, so that one more withdrawal prunes the stack.
+         */
+        private static final int WITHDRAWN_BEFORE = 15;
         private static final IllegalStateException FAILURE = new IllegalStateException("failed");
 
         private final Promise<Integer> promise = new Promise<>();
@@ -68,22 +71,22 @@ public class PromiseLincheckTest {
         }
 
         /**
-         * A promise with {@code withdrawnBefore} registered and withdrawn callbacks and, if any, one kept
-         * callback on top of them.
+         * A promise with, if {@code withdrawnBefore > 0}, one kept callback and {@code withdrawnBefore}
+         * registered and withdrawn callbacks on top of it.
          */
         protected Ops(int withdrawnBefore) {
-            for (int i = 0; i < withdrawnBefore; i++) {
-                promise.onComplete(o -> withdrawnRuns.incrementAndGet()).dispose();
-            }
             if (withdrawnBefore > 0) {
                 register();
+            }
+            for (int i = 0; i < withdrawnBefore; i++) {
+                promise.onComplete(o -> withdrawnRuns.incrementAndGet()).dispose();
             }
         }
 
         /**
-         * The start of the hand-written scenarios: pushed onto 32 withdrawn callbacks, the kept one
-         * makes the scenario's first registration prune the stack and copy it; withdrawOldest() then
-         * withdraws it through its original node.
+         * The start of the hand-written scenarios: 15 withdrawn callbacks on the kept one, so the
+         * scenario's first withdrawal prunes the stack and copies the callbacks still kept; a later
+         * withdrawOldest() withdraws a copied one through its original node.
          */
         public static class AfterWithdrawals extends Ops {
             public AfterWithdrawals() {
@@ -234,12 +237,12 @@ public class PromiseLincheckTest {
                 .iterations(0)
                 .invocationsPerIteration(600)
                 .loopIterationsBeforeThreadSwitch(100)
-                // The first registration prunes the stack while two settle calls race it.
-                .addCustomScenario(Scenarios.scenario(c, "", "isDone; outcome", "register", "complete(1)", "cancel"))
-                // A withdrawal through the pruned copy races a settle and another registration.
-                .addCustomScenario(Scenarios.parallel(c, "register; withdrawOldest", "fail", "register"))
-                // Readers of the outcome race the settle calls.
-                .addCustomScenario(Scenarios.parallel(c, "complete(2); isDone", "register; outcome", "cancel; withdrawOldest"))
+                // The first withdrawal prunes the stack while two settle calls race it.
+                .addCustomScenario(Scenarios.scenario(c, "", "isDone; outcome", "register; withdrawOldest", "complete(1)", "cancel"))
+                // A prune races a settle and another registration; then a withdrawal through the copy.
+                .addCustomScenario(Scenarios.parallel(c, "register; withdrawOldest; withdrawOldest", "fail", "register"))
+                // Readers of the outcome race the settle calls and a prune.
+                .addCustomScenario(Scenarios.parallel(c, "complete(2); isDone", "register; outcome", "withdrawOldest; cancel"))
                 .check(c);
     }
 
