@@ -36,7 +36,8 @@
  *       nothing was handed to it yet; otherwise {@code cancel()} returns {@code false} and the wait
  *       completes normally with what it got, because an element or a signal that changed hands
  *       cannot be given back without reordering. A Kotlin coroutine cancelled in that instant
- *       returns normally and meets the cancellation at its next suspension point.</li>
+ *       returns normally and meets the cancellation at its next suspension point; a
+ *       {@code receiveAsFlow()} collection passes the element to its collector and then stops.</li>
  * </ul>
  */
 package dev.corobridge.sync;
