@@ -67,6 +67,11 @@ final class ConditionWait extends OutcomeCell<Void> {
         return false;
     }
 
+    /** Whether a cancel withdrew this wait (it then ends cancelled once the mutex is held again). */
+    boolean isWithdrawn() {
+        return state == WITHDRAWN;
+    }
+
     private void relock(CancellationException cancelled) {
         condition.mutex().lockFor(owner).onComplete(o -> {
             if (o.isSuccess()) {

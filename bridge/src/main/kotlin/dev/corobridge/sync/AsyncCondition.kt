@@ -20,7 +20,8 @@ suspend fun AsyncCondition.await(owner: Any? = null) {
 /**
  * Suspends, holding the mutex, until [predicate] is true: evaluated now and after every signal,
  * always holding the mutex, so spurious and stolen wake-ups are harmless. Cancellation as for
- * [await]: it always ends holding the mutex.
+ * [await]: it always ends holding the mutex; cancelled after a signal chose it, it evaluates
+ * [predicate] once more and returns if it holds, else throws `CancellationException` from its next wait.
  */
 suspend inline fun AsyncCondition.awaitUntil(owner: Any? = null, predicate: () -> Boolean) {
     while (!predicate()) await(owner)
