@@ -24,7 +24,10 @@ import java.util.function.BooleanSupplier;
  *   <li><b>Holding the mutex.</b> {@link #whenSignalled()} and {@link #whenTrue} must be called
  *       holding the mutex (else {@link IllegalStateException}); <em>however the wait ends</em> —
  *       signalled, cancelled, or the predicate threw — its awaitable completes only once the
- *       mutex is held again, so a {@code finally { unlock(); }} is always right.
+ *       mutex is held again, so a {@code finally { unlock(); }} is always right. With an owner
+ *       token, it is held again <em>as that token</em>: if another party that shares the token
+ *       holds the mutex when the wait must take it back, the wait queues behind it rather than
+ *       fail, so {@code finally { unlock(owner); }} releases the wait's own hold, never the other's.
  *       {@link #signal()} and {@link #signalAll()} may be called with or without the mutex.</li>
  *   <li><b>No lost wake-up.</b> A wait is queued before the mutex is released, so a signal from
  *       whoever takes the mutex next always finds it.</li>
@@ -56,7 +59,9 @@ import java.util.function.BooleanSupplier;
  * same wait, and a wait is woken at most once. {@link #signal()} polls waits from the head until
  * one accepts the signal (skipping withdrawn ones) and reports whether one did;
  * {@link #signalAll()} drains the queue. A woken or withdrawn wait then re-acquires the mutex
- * through {@link AsyncMutex}'s own FIFO queue before completing. A {@link #whenTrue} wait is a
+ * through {@link AsyncMutex}'s own FIFO queue before completing (not cancellably; if its owner
+ * token holds the mutex at that moment — kotlinx would refuse that as reentrant — it first queues
+ * without a token behind that holder, then locks as its token). A {@link #whenTrue} wait is a
  * loop of such waits: its cancel records a request and withdraws the wait in progress if it can;
  * a request that could not withdraw it is honoured the next time the loop would wait.
  *

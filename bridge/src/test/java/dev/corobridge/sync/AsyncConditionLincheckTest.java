@@ -27,9 +27,11 @@ import org.junit.jupiter.api.Test;
  *   <li>a wait ended cancelled if and only if a {@code cancel()} of it returned {@code true}: one
  *       that returned {@code false} on a pending wait left it to complete with its signal (success,
  *       as the predicate holds once signalled) — and nothing else cancels or fails a wait;</li>
- *   <li>every wait completed holding the mutex, its callback ran once, and at the end nobody
- *       holds the mutex.</li>
+ *   <li>every wait completed holding the mutex (as its owner token, in the shared-token variant),
+ *       its callback ran once, and at the end nobody holds the mutex.</li>
  * </ul>
+ * {@link SharedTokenOps} runs the same with one owner token for the waits and for another holder
+ * ({@link Ops#holdMutex()}), which may hold the mutex when a wait must take it back.
  */
 class AsyncConditionLincheckTest {
 
@@ -191,6 +193,13 @@ class AsyncConditionLincheckTest {
         }
     }
 
+    /** The same with one owner token for both waits and for {@link Ops#holdMutex()}. */
+    public static class SharedTokenOps extends Ops {
+        public SharedTokenOps() {
+            super("shared-token");
+        }
+    }
+
     @Test
     void modelChecking() {
         new ModelCheckingOptions()
@@ -208,6 +217,22 @@ class AsyncConditionLincheckTest {
     }
 
     @Test
+    void modelCheckingWithASharedOwnerToken() {
+        new ModelCheckingOptions()
+                .iterations(5)
+                .invocationsPerIteration(200)
+                .threads(3)
+                .actorsPerThread(2)
+                .actorsBefore(0)
+                .actorsAfter(1)
+                .verifier(EpsilonVerifier.class)
+                // Another holder with the waits' token has the mutex when a signal wakes A.
+                .addCustomScenario(Scenarios.parallel(SharedTokenOps.class, "holdMutex; signal", "holdMutex"))
+                .addCustomScenario(Scenarios.parallel(SharedTokenOps.class, "holdMutex", "signal", "cancelB"))
+                .check(SharedTokenOps.class);
+    }
+
+    @Test
     void stress() {
         new StressOptions()
                 .iterations(20)
@@ -217,6 +242,6 @@ class AsyncConditionLincheckTest {
                 .actorsBefore(0)
                 .actorsAfter(1)
                 .verifier(EpsilonVerifier.class)
-                .check(Ops.class);
+                .check(SharedTokenOps.class);
     }
 }

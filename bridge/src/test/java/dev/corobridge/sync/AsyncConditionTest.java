@@ -229,6 +229,48 @@ class AsyncConditionTest {
     }
 
     @Test
+    void aWaitWokenWhileAnotherHolderUsesItsOwnerTokenCompletesOnlyHoldingTheMutex() throws Exception {
+        AsyncMutex m = new AsyncMutex();
+        AsyncCondition c = new AsyncCondition(m);
+        Object owner = "worker";
+        assertTrue(m.lockAsync(owner).isDone());
+        Awaitable<Void> w = c.whenSignalled(owner);
+        assertTrue(m.lockAsync(owner).isDone(), "a second party that shares the token takes the free mutex");
+        assertTrue(c.signal());
+        assertFalse(w.isDone(), "woken while the other holder has the mutex: " + w.outcomeOrNull());
+        m.unlock(owner); // the other party's finally: releases its own hold, not the waiter's
+        assertTrue(outcomeOf(w).isSuccess(), "re-acquired after the other holder: " + w.outcomeOrNull());
+        assertTrue(m.holdsLock(owner), "the waiter holds the mutex as its token");
+        m.unlock(owner); // the waiter's finally
+        assertFalse(m.isLocked());
+    }
+
+    @Test
+    void aWhenTrueWaitWokenOrCancelledWhileItsTokenHoldsTheMutexEndsHoldingIt() throws Exception {
+        AsyncMutex m = new AsyncMutex();
+        AsyncCondition c = new AsyncCondition(m);
+        Object owner = "worker";
+        boolean[] ready = {false};
+        m.lockAsync(owner);
+        Awaitable<Void> woken = c.whenTrue(owner, () -> ready[0]);
+        m.lockAsync(owner);
+        Awaitable<Void> withdrawn = c.whenTrue(owner, () -> ready[0]);
+        m.lockAsync(owner); // the other holder sharing the token
+        ready[0] = true;
+        assertTrue(c.signal());
+        assertTrue(withdrawn.cancel());
+        assertFalse(woken.isDone() || withdrawn.isDone(), "neither completes before it holds the mutex");
+        m.unlock(owner);
+        assertTrue(outcomeOf(woken).isSuccess(), "" + woken.outcomeOrNull());
+        assertFalse(withdrawn.isDone(), "FIFO: the withdrawn wait re-acquires next");
+        m.unlock(owner);
+        assertTrue(outcomeOf(withdrawn).isCancelled(), "" + withdrawn.outcomeOrNull());
+        assertTrue(m.holdsLock(owner));
+        m.unlock(owner);
+        assertFalse(m.isLocked());
+    }
+
+    @Test
     void boundedBufferWithTwoConditionsOnVirtualThreads() throws Exception {
         AsyncMutex m = new AsyncMutex();
         AsyncCondition notFull = new AsyncCondition(m);

@@ -269,6 +269,27 @@ class SyncKotlinTest {
     }
 
     @Test
+    fun `a condition wait whose owner token holds the mutex when it is signalled returns holding it`() = test {
+        val mutex = AsyncMutex()
+        val c = AsyncCondition(mutex)
+        val token = "worker"
+        val waiter = async(home, start = CoroutineStart.UNDISPATCHED) {
+            mutex.withLock(token) {
+                c.await(token)
+                mutex.holdsLock(token)
+            }
+        }
+        assertFalse(mutex.isLocked, "released while waiting")
+        mutex.lock(token) // another coroutine sharing the token
+        assertTrue(c.signal())
+        withContext(home) { } // the home thread is idle: the waiter would have resumed by now
+        assertFalse(waiter.isCompleted, "it must not return before it holds the mutex again")
+        mutex.unlock(token)
+        assertTrue(waiter.await(), "returned holding the mutex as its token")
+        assertFalse(mutex.isLocked, "its withLock released its own hold, nobody else's")
+    }
+
+    @Test
     fun `a cancelled receive takes nothing and a matched one returns its element`() = test {
         val ch = AsyncChannel.rendezvous<String>()
         val withdrawn = launch(start = CoroutineStart.UNDISPATCHED) { ch.receive() }
