@@ -24,7 +24,10 @@ import java.util.function.BooleanSupplier;
  *   <li><b>Holding the mutex.</b> {@link #whenSignalled()} and {@link #whenTrue} must be called
  *       holding the mutex (else {@link IllegalStateException}); <em>however the wait ends</em> —
  *       signalled, cancelled, or the predicate threw — its awaitable completes only once the
- *       mutex is held again, so a {@code finally { unlock(); }} is always right.
+ *       mutex is held again, so a {@code finally { unlock(); }} is always right. With an owner
+ *       token, it is held again <em>as that token</em>: if another party that shares the token
+ *       holds the mutex when the wait must take it back, the wait queues behind it rather than
+ *       fail, so {@code finally { unlock(owner); }} releases the wait's own hold, never the other's.
  *       {@link #signal()} and {@link #signalAll()} may be called with or without the mutex.</li>
  *   <li><b>No lost wake-up.</b> A wait is queued before the mutex is released, so a signal from
  *       whoever takes the mutex next always finds it.</li>
@@ -35,10 +38,15 @@ import java.util.function.BooleanSupplier;
  *       queues for the mutex behind whoever is already waiting for it (FIFO).</li>
  *   <li><b>Cancellation never steals a signal.</b> Cancelling a wait (its awaitable, or the Kotlin
  *       coroutine) withdraws it unless a signal chose it first: then {@code cancel()} returns
- *       {@code false} and the wait completes normally — the signal is not lost on a waiter that
- *       will ignore it. A withdrawn wait is never chosen by a signal. Either way the outcome is
- *       published once the mutex is held again; a Kotlin coroutine cancelled after being signalled
- *       returns normally and sees the cancellation at its next suspension point.</li>
+ *       {@code true} and the wait ends cancelled. If a signal chose it first, {@code cancel()}
+ *       returns {@code false} and the wait goes on with its signal — the signal is not lost on a
+ *       waiter that will ignore it: {@link #whenSignalled()} completes normally; {@link #whenTrue}
+ *       evaluates its predicate once more and completes normally if it holds (or with its
+ *       exception), and only if it is still false ends cancelled there instead of waiting again.
+ *       A withdrawn wait is never chosen by a signal. Either way the outcome is published once the
+ *       mutex is held again; a Kotlin coroutine cancelled after being signalled returns normally
+ *       from {@code await} and sees the cancellation at its next suspension point
+ *       ({@code awaitUntil}: its next wait, if the predicate is still false).</li>
  *   <li><b>Threads.</b> A Java awaitable completes on the thread that handed the mutex back
  *       ({@code unlock()}), the predicate of {@link #whenTrue} is evaluated there (holding the
  *       mutex); a Kotlin coroutine resumes on its own dispatcher.</li>
@@ -51,7 +59,11 @@ import java.util.function.BooleanSupplier;
  * same wait, and a wait is woken at most once. {@link #signal()} polls waits from the head until
  * one accepts the signal (skipping withdrawn ones) and reports whether one did;
  * {@link #signalAll()} drains the queue. A woken or withdrawn wait then re-acquires the mutex
- * through {@link AsyncMutex}'s own FIFO queue before completing.
+ * through {@link AsyncMutex}'s own FIFO queue before completing (not cancellably; if its owner
+ * token holds the mutex at that moment — kotlinx would refuse that as reentrant — it first queues
+ * without a token behind that holder, then locks as its token). A {@link #whenTrue} wait is a
+ * loop of such waits: its cancel records a request and withdraws the wait in progress if it can;
+ * a request that could not withdraw it is honoured the next time the loop would wait.
  *
  * <p><b>Memory effects.</b> As for the mutex: actions of a holder before it releases the mutex
  * happen-before the actions of a woken wait after it holds the mutex again.
@@ -98,7 +110,9 @@ public final class AsyncCondition {
      * Waits, holding the mutex (held without an owner token), until {@code predicate} is true: it
      * is evaluated now and after every signal, always holding the mutex. Completes holding the
      * mutex — with success once the predicate is true, with the predicate's exception if it throws,
-     * cancelled if cancelled.
+     * cancelled if cancelled. Cancelling it while it waits withdraws it ({@code cancel()} returns
+     * {@code true}); once a signal chose it, {@code cancel()} returns {@code false}, the predicate
+     * is evaluated with that signal, and the wait ends cancelled only if it is still false.
      *
      * @throws IllegalStateException if the mutex is not locked
      */

@@ -1,6 +1,8 @@
 package dev.corobridge.sync;
 
 import dev.corobridge.bridge.Awaitable;
+import dev.corobridge.bridge.Outcome;
+import dev.corobridge.bridge.Promise;
 import java.util.Objects;
 import kotlinx.coroutines.sync.Mutex;
 import kotlinx.coroutines.sync.MutexKt;
@@ -96,6 +98,52 @@ public final class AsyncMutex {
             return Completions.failed(new IllegalStateException("AsyncMutex is not reentrant: " + e.getMessage(), e));
         }
         return new LockCall(delegate, owner).start();
+    }
+
+    /**
+     * Takes the mutex back for a condition wait that gave it up ({@code owner} may be {@code null}):
+     * completes only once the mutex is held as {@code owner}, never fails for reentrancy, and is not
+     * cancellable.
+     *
+     * <p>kotlinx refuses a lock for a token that holds the mutex at that instant (it takes it for
+     * reentrancy). For a condition wait that is no reentrancy: another party that shares the
+     * wait's token took the free mutex while the wait did not hold it. The wait then queues
+     * without a token — FIFO, behind that holder — and, once it holds the mutex that way (no token
+     * holds it then, so kotlinx accepts a lock for {@code owner}), queues as {@code owner} and
+     * passes the anonymous hold on, to whoever queued meanwhile or else straight to itself. So it
+     * never completes without the mutex, and a later {@code unlock(owner)} releases its own hold,
+     * not the other's.
+     */
+    Awaitable<Void> relockFor(Object owner) {
+        Awaitable<Void> direct = lockFor(owner);
+        Outcome<Void> now = direct.outcomeOrNull();
+        if (now != null && now.isSuccess()) {
+            return direct;
+        }
+        Promise<Void> held = new Promise<>();
+        relockInto(direct, owner, held);
+        return held;
+    }
+
+    private void relockInto(Awaitable<Void> attempt, Object owner, Promise<Void> held) {
+        attempt.onComplete(o -> {
+            if (owner != null && o.errorOrNull() instanceof IllegalStateException) {
+                // The token holds the mutex now (kotlinx's reentrancy check): wait behind it without one.
+                lockFor(null).onComplete(anonymous -> {
+                    if (!anonymous.isSuccess()) {
+                        held.settle(anonymous); // cannot happen: a lock without a token that nobody cancels
+                        return;
+                    }
+                    // Queue as the token while holding the mutex (no token holds it now, so kotlinx
+                    // accepts), then hand the anonymous hold on: to whoever queued meanwhile, else to us.
+                    Awaitable<Void> queued = lockFor(owner);
+                    unlockFor(null);
+                    relockInto(queued, owner, held);
+                });
+            } else {
+                held.settle(o);
+            }
+        });
     }
 
     /** Locks the mutex if it is free; {@code false} if it is held (or has waiters). */

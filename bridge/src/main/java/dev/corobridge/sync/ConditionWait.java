@@ -16,6 +16,11 @@ import java.util.concurrent.CancellationException;
  * the next — and a wait that was signalled cannot be withdrawn any more. Either way the mutex is
  * then re-acquired (not cancellably: the caller must hold it again whatever happens) and only then
  * is the outcome published: success when signalled, cancelled when withdrawn.
+ *
+ * <p>The re-lock is {@link AsyncMutex#relockFor}: it completes only holding the mutex as this wait's
+ * owner token, even if another party that shares the token holds the mutex at that moment (it
+ * waits behind it), so a {@code finally { unlock(owner); }} after the wait always releases the
+ * wait's own hold.
  */
 final class ConditionWait extends OutcomeCell<Void> {
 
@@ -67,12 +72,17 @@ final class ConditionWait extends OutcomeCell<Void> {
         return false;
     }
 
+    /** Whether a cancel withdrew this wait (it then ends cancelled once the mutex is held again). */
+    boolean isWithdrawn() {
+        return state == WITHDRAWN;
+    }
+
     private void relock(CancellationException cancelled) {
-        condition.mutex().lockFor(owner).onComplete(o -> {
+        condition.mutex().relockFor(owner).onComplete(o -> {
             if (o.isSuccess()) {
                 decide(cancelled == null ? new Outcome.Success<>(null) : new Outcome.Cancelled<>(cancelled));
             } else {
-                decide(o); // cannot happen with a lock nobody cancels; reported rather than lost
+                decide(o); // cannot happen: relockFor is not cancellable and does not fail; reported rather than lost
             }
         });
     }

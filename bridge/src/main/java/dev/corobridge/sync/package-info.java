@@ -35,8 +35,11 @@
  *   <li><b>Hand-overs</b> (channel elements, condition signals): cancelling withdraws the wait if
  *       nothing was handed to it yet; otherwise {@code cancel()} returns {@code false} and the wait
  *       completes normally with what it got, because an element or a signal that changed hands
- *       cannot be given back without reordering. A Kotlin coroutine cancelled in that instant
- *       returns normally and meets the cancellation at its next suspension point.</li>
+ *       cannot be given back without reordering ({@code whenTrue} uses the signal to evaluate its
+ *       predicate once more, and ends cancelled, holding the mutex, only if it is still false). A
+ *       Kotlin coroutine cancelled in that instant returns normally and meets the cancellation at
+ *       its next suspension point; a {@code receiveAsFlow()} collection passes the element to its
+ *       collector and then stops.</li>
  * </ul>
  */
 package dev.corobridge.sync;

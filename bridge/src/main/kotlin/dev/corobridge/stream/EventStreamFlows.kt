@@ -4,8 +4,9 @@ package dev.corobridge.stream
 
 import dev.corobridge.sync.ChannelFaces
 import dev.corobridge.sync.awaitDecided
+import dev.corobridge.sync.emitEachTaken
+import dev.corobridge.sync.handOffFlow
 import kotlinx.coroutines.flow.Flow
-import kotlinx.coroutines.flow.flow
 
 // Kotlin face of event streams: a source or a stream is a Flow. (A Flow for Java: EventStreams.of.)
 
@@ -13,11 +14,14 @@ import kotlinx.coroutines.flow.flow
  * The events of this source as a hot [Flow]: each collection subscribes when it starts and
  * unsubscribes when it ends (completes, fails or is cancelled) — no token to keep. Completes when
  * the source is closed, fails when it fails.
+ *
+ * An event handed to the collection is passed to the collector's `emit` even if the collection is
+ * cancelled in that instant; events still buffered for it when it ends go with its subscription.
  */
-fun <T : Any> EventSource<T>.asFlow(): Flow<T> = flow {
+fun <T : Any> EventSource<T>.asFlow(): Flow<T> = handOffFlow {
     val stream = subscribe()
     try {
-        emitAllOf(stream)
+        emitEachTaken { stream.next() }
     } finally {
         stream.close()
     }
@@ -25,11 +29,12 @@ fun <T : Any> EventSource<T>.asFlow(): Flow<T> = flow {
 
 /**
  * The events of this stream as a [Flow] that can be collected once; the stream is closed when the
- * collection ends.
+ * collection ends. An event handed to the collection is passed to the collector's `emit` even if
+ * the collection is cancelled in that instant; closing the stream drops the events not taken yet.
  */
-fun <T : Any> EventStream<T>.consumeAsFlow(): Flow<T> = flow {
+fun <T : Any> EventStream<T>.consumeAsFlow(): Flow<T> = handOffFlow {
     try {
-        emitAllOf(this@consumeAsFlow)
+        emitEachTaken { next() }
     } finally {
         close()
     }
@@ -42,13 +47,3 @@ fun <T : Any> EventStream<T>.consumeAsFlow(): Flow<T> = flow {
  */
 suspend fun <T> EventStream<T>.next(): Next<T> =
     if (this is ChannelEventStream<T>) ChannelFaces.nextSuspending(channel) else nextAsync().awaitDecided()
-
-private suspend fun <T> kotlinx.coroutines.flow.FlowCollector<T>.emitAllOf(stream: EventStream<T>) {
-    while (true) {
-        when (val n = stream.next()) {
-            is Next.Value -> emit(n.value())
-            is Next.End -> return
-            is Next.Failed -> throw n.error()
-        }
-    }
-}

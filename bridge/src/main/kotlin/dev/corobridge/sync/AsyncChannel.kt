@@ -2,7 +2,6 @@ package dev.corobridge.sync
 
 import dev.corobridge.stream.Next
 import kotlinx.coroutines.flow.Flow
-import kotlinx.coroutines.flow.flow
 
 // Kotlin face of AsyncChannel. Unlike plain kotlinx channel operations, a cancelled send or
 // receive never loses or duplicates an element: see AsyncChannel and awaitDecided.
@@ -37,10 +36,14 @@ suspend fun <T : Any> AsyncChannel<T>.receiveOrNull(): T? = when (val n = next()
 
 /**
  * The elements as a hot [Flow] (each element goes to one collector): completes when the channel is
- * closed and drained, fails with a close cause. Stopping the collection never loses an element.
+ * closed and drained (or cancelled), fails with a close cause.
+ *
+ * Stopping the collection never loses an element in this flow: an element it took from the channel
+ * is passed to the collector's `emit` even if the collection is cancelled in that instant, and a
+ * cancelled collection takes no further element, so the rest stays in the channel. (A downstream
+ * operator that drops elements when cancelled — one built on `flow { }`, a `buffer` — is beyond
+ * this promise: collect directly, or loop on [receive], where it matters.)
  */
-fun <T : Any> AsyncChannel<T>.receiveAsFlow(): Flow<T> = flow {
-    while (true) {
-        emit(receiveOrNull() ?: break)
-    }
+fun <T : Any> AsyncChannel<T>.receiveAsFlow(): Flow<T> = handOffFlow {
+    emitEachTaken { ChannelFaces.nextSuspending(delegate) }
 }

@@ -4,7 +4,9 @@ package dev.corobridge.sync
 
 /**
  * Releases the mutex (which the caller must hold, as [owner] if given), suspends until signalled,
- * and returns holding the mutex again. Resumes on the caller's dispatcher.
+ * and returns holding the mutex again — as [owner]: if another coroutine that shares the token
+ * holds the mutex then, this one waits for it, so an enclosing `withLock(owner)` releases its own
+ * hold. Resumes on the caller's dispatcher.
  *
  * Cancellation: if no signal chose this wait yet it is withdrawn and `CancellationException` is
  * thrown — after the mutex is held again, so an enclosing `withLock` unlocks correctly. If a
@@ -20,7 +22,8 @@ suspend fun AsyncCondition.await(owner: Any? = null) {
 /**
  * Suspends, holding the mutex, until [predicate] is true: evaluated now and after every signal,
  * always holding the mutex, so spurious and stolen wake-ups are harmless. Cancellation as for
- * [await]: it always ends holding the mutex.
+ * [await]: it always ends holding the mutex; cancelled after a signal chose it, it evaluates
+ * [predicate] once more and returns if it holds, else throws `CancellationException` from its next wait.
  */
 suspend inline fun AsyncCondition.awaitUntil(owner: Any? = null, predicate: () -> Boolean) {
     while (!predicate()) await(owner)

@@ -10,9 +10,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.corobridge.bridge.Awaitable;
 import dev.corobridge.bridge.Outcome;
+import dev.corobridge.bridge.internal.OutcomeCell;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -152,6 +154,120 @@ class AsyncConditionTest {
         assertTrue(m.isLocked());
         m.unlock();
         assertFalse(c.hasWaiters());
+    }
+
+    @Test
+    void cancellingAWhenTrueWaitThatASignalChoseIsRefusedAndTheSignalIsUsed() throws Exception {
+        AsyncMutex m = new AsyncMutex();
+        AsyncCondition c = new AsyncCondition(m);
+        boolean[] ready = {false};
+        m.lockAsync();
+        Awaitable<Void> a = c.whenTrue(() -> ready[0]);
+        m.lockAsync();
+        Awaitable<Void> b = c.whenTrue(() -> ready[0]);
+        m.lockAsync(); // the producer
+        ready[0] = true;
+        assertTrue(c.signal(), "the signal chooses a, the longest waiter");
+        assertFalse(a.cancel(), "a signal chose a first: its cancel is refused, the signal is not swallowed");
+        assertFalse(a.isDone(), "published only once the mutex is held again");
+        m.unlock();
+        assertTrue(outcomeOf(a).isSuccess(), "a looked again holding the mutex and the predicate holds: " + a.outcomeOrNull());
+        assertTrue(m.isLocked());
+        m.unlock(); // a's finally
+        assertFalse(b.isDone(), "one signal, one wake-up");
+        assertTrue(c.signal());
+        assertTrue(outcomeOf(b).isSuccess());
+        m.unlock();
+        assertFalse(m.isLocked());
+        assertFalse(c.hasWaiters());
+    }
+
+    @Test
+    void aRefusedCancelOfAWhenTrueWaitEndsItCancelledWhenThePredicateIsStillFalse() throws Exception {
+        AsyncMutex m = new AsyncMutex();
+        AsyncCondition c = new AsyncCondition(m);
+        int[] evaluations = {0};
+        m.lockAsync();
+        Awaitable<Void> a = c.whenTrue(() -> ++evaluations[0] > 5);
+        m.lockAsync();
+        assertTrue(c.signal());
+        CancellationException stop = new CancellationException("stop");
+        assertFalse(((OutcomeCell<Void>) a).cancel(stop), "a signal chose it first");
+        assertFalse(a.cancel(), "asked once already");
+        m.unlock();
+        Outcome<Void> o = outcomeOf(a);
+        assertTrue(o.isCancelled(), "looked again, still false: it ends cancelled instead of waiting again: " + o);
+        assertSame(stop, o.errorOrNull());
+        assertEquals(2, evaluations[0], "evaluated when called and once after the signal");
+        assertTrue(m.isLocked(), "ends holding the mutex");
+        assertFalse(c.hasWaiters(), "not queued again");
+        m.unlock();
+        assertFalse(c.signal());
+    }
+
+    @Test
+    void aWhenTrueWaitWhosePredicateThrowsAfterARefusedCancelFailsWithIt() throws Exception {
+        AsyncMutex m = new AsyncMutex();
+        AsyncCondition c = new AsyncCondition(m);
+        IllegalStateException boom = new IllegalStateException("predicate broke");
+        boolean[] signalled = {false};
+        m.lockAsync();
+        Awaitable<Void> a = c.whenTrue(() -> {
+            if (signalled[0]) {
+                throw boom;
+            }
+            return false;
+        });
+        m.lockAsync();
+        signalled[0] = true;
+        assertTrue(c.signal());
+        assertFalse(a.cancel());
+        m.unlock();
+        assertSame(boom, outcomeOf(a).errorOrNull());
+        assertTrue(m.isLocked());
+        m.unlock();
+    }
+
+    @Test
+    void aWaitWokenWhileAnotherHolderUsesItsOwnerTokenCompletesOnlyHoldingTheMutex() throws Exception {
+        AsyncMutex m = new AsyncMutex();
+        AsyncCondition c = new AsyncCondition(m);
+        Object owner = "worker";
+        assertTrue(m.lockAsync(owner).isDone());
+        Awaitable<Void> w = c.whenSignalled(owner);
+        assertTrue(m.lockAsync(owner).isDone(), "a second party that shares the token takes the free mutex");
+        assertTrue(c.signal());
+        assertFalse(w.isDone(), "woken while the other holder has the mutex: " + w.outcomeOrNull());
+        m.unlock(owner); // the other party's finally: releases its own hold, not the waiter's
+        assertTrue(outcomeOf(w).isSuccess(), "re-acquired after the other holder: " + w.outcomeOrNull());
+        assertTrue(m.holdsLock(owner), "the waiter holds the mutex as its token");
+        m.unlock(owner); // the waiter's finally
+        assertFalse(m.isLocked());
+    }
+
+    @Test
+    void aWhenTrueWaitWokenOrCancelledWhileItsTokenHoldsTheMutexEndsHoldingIt() throws Exception {
+        AsyncMutex m = new AsyncMutex();
+        AsyncCondition c = new AsyncCondition(m);
+        Object owner = "worker";
+        boolean[] ready = {false};
+        m.lockAsync(owner);
+        Awaitable<Void> woken = c.whenTrue(owner, () -> ready[0]);
+        m.lockAsync(owner);
+        Awaitable<Void> withdrawn = c.whenTrue(owner, () -> ready[0]);
+        m.lockAsync(owner); // the other holder sharing the token
+        ready[0] = true;
+        assertTrue(c.signal());
+        assertTrue(withdrawn.cancel());
+        assertFalse(woken.isDone() || withdrawn.isDone(), "neither completes before it holds the mutex");
+        m.unlock(owner);
+        assertTrue(outcomeOf(woken).isSuccess(), "" + woken.outcomeOrNull());
+        assertFalse(withdrawn.isDone(), "FIFO: the withdrawn wait re-acquires next");
+        m.unlock(owner);
+        assertTrue(outcomeOf(withdrawn).isCancelled(), "" + withdrawn.outcomeOrNull());
+        assertTrue(m.holdsLock(owner));
+        m.unlock(owner);
+        assertFalse(m.isLocked());
     }
 
     @Test

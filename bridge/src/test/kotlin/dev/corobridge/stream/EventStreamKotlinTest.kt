@@ -10,6 +10,7 @@ import kotlinx.coroutines.flow.take
 import kotlinx.coroutines.flow.toList
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.runBlocking
+import kotlinx.coroutines.withContext
 import kotlinx.coroutines.withTimeout
 import kotlinx.coroutines.yield
 import org.junit.jupiter.api.AfterEach
@@ -69,6 +70,31 @@ class EventStreamKotlinTest {
         source.publish(3)
         assertEquals(listOf(1, 2), firstTwo.await())
         assertEquals(0, source.subscriberCount())
+    }
+
+    @Test
+    fun `an event handed to a collection as it is cancelled reaches the collector`() = test {
+        val source = EventSource<String>()
+        val got = mutableListOf<String>()
+        val collector = launch(home, start = CoroutineStart.UNDISPATCHED) { source.asFlow().collect { got += it } }
+        withContext(home) {
+            assertTrue(source.publish("handed over")) // to the waiting collection, on the home thread ...
+            collector.cancel()                         // ... which is cancelled before it runs again
+        }
+        collector.join()
+        assertEquals(listOf("handed over"), got)
+        assertEquals(0, source.subscriberCount())
+
+        val stream = source.subscribe()
+        val consumed = mutableListOf<String>()
+        val consumer = launch(home, start = CoroutineStart.UNDISPATCHED) { stream.consumeAsFlow().collect { consumed += it } }
+        withContext(home) {
+            assertTrue(source.publish("also handed over"))
+            consumer.cancel()
+        }
+        consumer.join()
+        assertEquals(listOf("also handed over"), consumed)
+        assertIs<Next.End<String>>(stream.next(), "the collection closed the stream")
     }
 
     @Test

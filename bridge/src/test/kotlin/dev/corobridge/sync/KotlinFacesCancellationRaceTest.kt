@@ -22,7 +22,8 @@ import kotlin.time.Duration.Companion.seconds
  * undispatched so that it is already waiting, and is cancelled at a random moment while the other
  * side runs on other threads (10^5 cancel points for the channel). Elements and permits are
  * conserved: an element whose `send` returned is received exactly once, an element whose `send`
- * threw is never received, and every permit is back at the end.
+ * threw is never received, an element taken by a `receiveAsFlow` collection is collected, and
+ * every permit is back at the end.
  */
 class KotlinFacesCancellationRaceTest {
 
@@ -115,6 +116,42 @@ class KotlinFacesCancellationRaceTest {
             assertEquals(0, violations.get())
             assertEquals(2, permits.availablePermits())
             assertFalse(mutex.isLocked)
+        }
+    }
+
+    @Test
+    fun `receiveAsFlow collections cancelled at random moments lose no element`() = runBlocking<Unit> {
+        withTimeout(60.seconds) {
+            val ch = AsyncChannel.rendezvous<Int>()
+            val n = 30_000
+            val received = AtomicIntegerArray(n)
+            val collections = AtomicLong()
+            coroutineScope {
+                launch(Dispatchers.Default) {
+                    for (i in 0 until n) ch.send(i)
+                    ch.close()
+                }
+                repeat(2) { c ->
+                    launch(Dispatchers.Default) {
+                        val rnd = SplittableRandom(40L + c)
+                        var drained = false
+                        while (!drained) {
+                            val collection = launch(start = CoroutineStart.UNDISPATCHED) {
+                                ch.receiveAsFlow().collect { received.incrementAndGet(it) }
+                                drained = true // completed: the channel is closed and drained
+                            }
+                            pause(rnd)
+                            collection.cancel()
+                            collection.join()
+                            collections.incrementAndGet()
+                        }
+                    }
+                }
+            }
+            for (x in 0 until n) {
+                assertEquals(1, received.get(x), "element $x")
+            }
+            assertTrue(collections.get() > 1_000, "collections cancelled: $collections")
         }
     }
 

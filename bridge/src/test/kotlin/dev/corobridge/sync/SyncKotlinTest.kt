@@ -6,6 +6,7 @@ import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.asCoroutineDispatcher
+import kotlinx.coroutines.cancel
 import kotlinx.coroutines.async
 import kotlinx.coroutines.awaitAll
 import kotlinx.coroutines.channels.ClosedReceiveChannelException
@@ -232,6 +233,60 @@ class SyncKotlinTest {
         failed.close(IllegalStateException("broken"))
         val e = assertFailsWith<IllegalStateException> { failed.receiveAsFlow().toList() }
         assertTrue(generateSequence<Throwable>(e) { it.cause }.any { it.message == "broken" })
+    }
+
+    @Test
+    fun `an element handed to receiveAsFlow as its collection is cancelled reaches the collector`() = test {
+        val ch = AsyncChannel.rendezvous<String>()
+        val got = mutableListOf<String>()
+        val collector = launch(home, start = CoroutineStart.UNDISPATCHED) {
+            ch.receiveAsFlow().collect { got += it }
+        }
+        withContext(home) {
+            assertTrue(ch.trySend("handed over")) // taken by the waiting collection on the home thread ...
+            collector.cancel()                     // ... which is cancelled before it runs again
+        }
+        collector.join()
+        assertEquals(listOf("handed over"), got, "the element left the channel: it must reach the collector")
+        assertFalse(ch.trySend("next"), "and the cancelled collection takes nothing more")
+    }
+
+    @Test
+    fun `a receiveAsFlow collection cancelled by its collector leaves the rest in the channel`() = test {
+        val ch = AsyncChannel.bounded<Int>(3)
+        listOf(1, 2, 3).forEach { ch.send(it) }
+        val got = mutableListOf<Int>()
+        val collector = launch(start = CoroutineStart.UNDISPATCHED) {
+            ch.receiveAsFlow().collect {
+                got += it
+                if (it == 1) coroutineContext.cancel() // never suspends: only the flow sees the cancellation
+            }
+        }
+        collector.join()
+        assertEquals(listOf(1), got)
+        assertEquals(2, ch.tryReceive(), "the next element was not taken for a collection that had stopped")
+        assertEquals(3, ch.tryReceive())
+    }
+
+    @Test
+    fun `a condition wait whose owner token holds the mutex when it is signalled returns holding it`() = test {
+        val mutex = AsyncMutex()
+        val c = AsyncCondition(mutex)
+        val token = "worker"
+        val waiter = async(home, start = CoroutineStart.UNDISPATCHED) {
+            mutex.withLock(token) {
+                c.await(token)
+                mutex.holdsLock(token)
+            }
+        }
+        assertFalse(mutex.isLocked, "released while waiting")
+        mutex.lock(token) // another coroutine sharing the token
+        assertTrue(c.signal())
+        withContext(home) { } // the home thread is idle: the waiter would have resumed by now
+        assertFalse(waiter.isCompleted, "it must not return before it holds the mutex again")
+        mutex.unlock(token)
+        assertTrue(waiter.await(), "returned holding the mutex as its token")
+        assertFalse(mutex.isLocked, "its withLock released its own hold, nobody else's")
     }
 
     @Test
