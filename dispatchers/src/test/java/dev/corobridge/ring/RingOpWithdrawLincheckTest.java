@@ -95,7 +95,8 @@ class RingOpWithdrawLincheckTest {
      */
     public static class EngineFails {
         private final AtomicInteger released = new AtomicInteger();
-        private final RingOp<String> op = new RingOp<String>("connect", "/model").releasingWith(v -> released.incrementAndGet());
+        private final RingOp<String> op =
+                new RingOp<String>("connect", "/model").releasingWith(v -> released.incrementAndGet());
         private volatile Boolean cancelReturned;
         private volatile Boolean valueHandedOver;
 

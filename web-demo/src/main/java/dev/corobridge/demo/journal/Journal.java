@@ -396,8 +396,8 @@ public final class Journal implements AutoCloseable {
             ring.execute(this::commitNext);
         } catch (RejectedExecutionException e) {
             ringGone = e; // before the queue is failed: an append queuing now sees it (see append)
-            LOG.warn("Journal: the ring " + ring.getName() + " refused a commit (it has shut down); " + path.toAbsolutePath()
-                    + " takes no more changes");
+            LOG.warn("Journal: the ring " + ring.getName() + " refused a commit (it has shut down); "
+                    + path.toAbsolutePath() + " takes no more changes");
             failQueued(e);
             drained.complete(null);
         }

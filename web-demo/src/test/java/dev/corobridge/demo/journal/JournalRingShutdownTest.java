@@ -18,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import dev.corobridge.bridge.Awaitable;
 import dev.corobridge.bridge.Outcome;
+import dev.corobridge.demo.board.BoardException;
 import dev.corobridge.demo.board.Change;
 import dev.corobridge.ring.RingPool;
 import dev.corobridge.ring.RingPoolConfig;
@@ -132,10 +133,10 @@ class JournalRingShutdownTest {
     /**
      * Writers append while the pool shuts down under the journal, many rounds (each a different
      * interleaving: the writers and the shutdown released together by a barrier). However the race
-     * falls — the commit refused, or cut by the shutdown mid-write — every append ends (acknowledged,
-     * or failed with {@link JournalClosedException} or the journal's {@link
-     * dev.corobridge.demo.board.BoardException}), none waits forever, close returns, and every
-     * acknowledged change is replayed.
+     * falls — the commit refused, or cut by the shutdown mid-write (the journal then turns broken) —
+     * every append ends (acknowledged, or failed with {@link JournalClosedException} or the journal's
+     * {@link BoardException}), none waits forever, close returns, and every acknowledged change is
+     * replayed.
      */
     @Test
     void appendsRacingTheRingShutdownAllEnd() throws Exception {
@@ -191,7 +192,7 @@ class JournalRingShutdownTest {
                         acked.add("b" + (w * 1_000_000 + i + 1));
                     } catch (TimeoutException e) {
                         throw new AssertionError("round " + round + ": writer " + w + " append " + i + " not decided after " + T);
-                    } catch (JournalClosedException | dev.corobridge.demo.board.BoardException expected) {
+                    } catch (JournalClosedException | BoardException expected) {
                         // refused: the ring shut down, or cut the commit under way (the journal broke)
                     }
                 }
