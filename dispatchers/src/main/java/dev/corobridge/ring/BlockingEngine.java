@@ -26,7 +26,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@link RingOp#cancel()} decides it at once. One that is running cannot be stopped (interrupting a
  * {@code FileChannel} would close it): cancel() returns {@code false}, and the operation settles with
  * its real result when the call returns. An open is the exception: cancel() withdraws it at once,
- * and a channel opened anyway is closed.
+ * and a channel opened anyway is closed; an open that fails, or is refused at shutdown, after the
+ * withdrawal settles nothing (the cancel() that withdrew it decided).
  *
  * <p><b>Close.</b> A {@code FileChannel} never lets a call use its fd after a close: it closes the
  * fd only once no call is inside it (a blocked one is woken first), and a call that starts after

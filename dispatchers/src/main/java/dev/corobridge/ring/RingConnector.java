@@ -30,7 +30,10 @@ import java.util.Objects;
  * happens: the pool is shutting down (the channel is closed, the operation settles as shut down);
  * {@code cancel()} withdrew it (the channel is closed, never handed out: its awaiter has left); it
  * connected (the operation succeeds with a {@link RingConnection}, which registers with the pool);
- * it failed (a {@link RingIoException} with the errno Netty reports, {@code EIO} if none).
+ * it failed (a {@link RingIoException} with the errno Netty reports, {@code EIO} if none). Once
+ * {@code cancel()} has withdrawn the operation, a failure or shutdown reported after it settles
+ * nothing (the operation is cancelled, and that cancel() returned {@code true}); the channel is
+ * closed whatever the outcome, so nothing leaks.
  *
  * <p><b>Memory effects.</b> The {@link RingConnection} is made on the ring's thread and handed out
  * by completing the operation, so what that thread did to set it up <i>happens-before</i> the

@@ -58,7 +58,16 @@ import java.util.function.Consumer;
  * {@code PENDING} with one compare-and-set before it starts the work ({@link #start()},
  * {@link #startWithdrawable()}) and, for undoable work, again before it hands over a result
  * ({@link #commit()}); whoever loses that race knows it: cancel() that it must only ask, the engine
- * that it must not start, or must undo.
+ * that it must not start, or must undo. Every engine-side settle — a value, a failure, a shutdown, a
+ * cancellation the kernel reported — passes the same gate: it moves a phase still open to
+ * {@code COMMITTED} first, and settles nothing once cancel() has withdrawn the operation. So the
+ * phase alone decides who settles: a withdrawn operation is settled by the cancel() that withdrew it,
+ * which therefore returns {@code true}, and the engine only cleans up (it closes what was opened or
+ * connected; buffers stay pinned until the kernel's completion, as always); a value refused so is
+ * closed by the operation's releaser, if it has one. The canceller armed by the engine
+ * ({@link #armCancel}) runs only after cancel() has withdrawn the operation (or found it committed):
+ * run earlier, the work it stops could fail, and that failure decide the operation, while cancel()
+ * is still on its way to withdraw it.
  *
  * @param <T> the result type
  */
@@ -143,10 +152,15 @@ public final class RingOp<T> implements Awaitable<T> {
         return cancelRequested.get();
     }
 
-    /** Whether the engine has started the work, i.e. it is no longer waiting to (for tests). */
+    /** Whether the engine has started (or settled) the work, i.e. it is no longer waiting to (for tests). */
     boolean started() {
         int p = phase.get();
         return p == WITHDRAWABLE || p == COMMITTED;
+    }
+
+    /** Whether {@link #cancel()} withdrew the operation (for tests). */
+    boolean withdrawn() {
+        return phase.get() == WITHDRAWN;
     }
 
     @Override
@@ -208,11 +222,18 @@ public final class RingOp<T> implements Awaitable<T> {
         return phase.compareAndSet(WITHDRAWABLE, COMMITTED) || phase.get() == COMMITTED;
     }
 
-    /** Called once the work is under way: how to stop it. Runs it at once if cancel() came first. */
+    /**
+     * Called once the work is under way: how to stop it. Runs it at once if cancel() came first and
+     * has withdrawn the operation, or found it committed (it may have looked for the canceller before
+     * this set it). While the operation is still withdrawable, a cancel() under way has yet to
+     * withdraw it, and runs the canceller itself right after: running it here first could make the
+     * work fail (a connect whose channel it closed) and that failure settle the operation before
+     * cancel() withdraws it — cancel() would return {@code false} for a failure it caused.
+     */
     void armCancel(Canceller c) {
         canceller = c;
-        if (cancelRequested.get()) {
-            c.cancel(); // cancel() raced with the start (it may have withdrawn the operation already)
+        if (cancelRequested.get() && phase.get() != WITHDRAWABLE) {
+            c.cancel(); // cancel() raced with the start; stopping twice is harmless (idempotent)
         }
     }
 
@@ -242,20 +263,50 @@ public final class RingOp<T> implements Awaitable<T> {
         return new CancellationException(operation + " " + target + " cancelled");
     }
 
+    /**
+     * The engine is about to settle the operation: {@code true} if it may (the phase is committed
+     * now, so a later cancel() only asks, and finds it decided); {@code false} if {@link #cancel()}
+     * withdrew it — that call settles it, and the engine must only clean up.
+     */
+    private boolean engineMaySettle() {
+        int p;
+        while ((p = phase.get()) == PENDING || p == WITHDRAWABLE) {
+            if (phase.compareAndSet(p, COMMITTED)) {
+                return true;
+            }
+        }
+        return p == COMMITTED;
+    }
+
+    /**
+     * Settles with {@code value}; {@code true} if this decided it. A value that arrives after
+     * {@link #cancel()} withdrew the operation is not handed out: the releaser (if any) closes it.
+     */
     boolean succeed(T value) {
+        if (!engineMaySettle()) {
+            java.util.function.Consumer<? super T> r = releaser;
+            if (r != null && value != null) {
+                r.accept(value);
+            }
+            return false;
+        }
         return promise.complete(value);
     }
 
+    /** Settles with the errno ({@code ECANCELED}: cancelled); nothing if cancel() withdrew the operation. */
     void failErrno(int errno) {
         if (errno == Errno.ECANCELED) {
             cancelled();
-        } else {
+        } else if (engineMaySettle()) {
             promise.fail(new RingIoException(operation, target, errno));
         }
     }
 
+    /** Settles with {@code error}; nothing if cancel() withdrew the operation (it decided first). */
     void fail(Throwable error) {
-        promise.fail(error);
+        if (engineMaySettle()) {
+            promise.fail(error);
+        }
     }
 
     /**
@@ -265,13 +316,16 @@ public final class RingOp<T> implements Awaitable<T> {
      * for a cancellation it decided.
      */
     boolean cancelled() {
-        if (phase.get() == WITHDRAWN) {
+        if (!engineMaySettle()) {
             return false;
         }
         return promise.cancel(cancellation());
     }
 
+    /** Settles as shut down; nothing if cancel() withdrew the operation (it decided first). */
     void shutDown(String reason) {
-        promise.cancel(new ContextShutdownException(operation + " " + target + ": " + reason));
+        if (engineMaySettle()) {
+            promise.cancel(new ContextShutdownException(operation + " " + target + ": " + reason));
+        }
     }
 }

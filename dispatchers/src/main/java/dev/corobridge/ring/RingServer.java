@@ -23,7 +23,8 @@ import java.util.function.Consumer;
  * {@link RingOp} of the server, like every ring operation, so it may be called on the pump or on a
  * ring thread; wait for it where waiting is allowed ({@code pool.bindAsync(address, onAccept)} on a
  * virtual thread, {@code pool.bind(...)} / {@code pool.serve(...)} from Kotlin). Cancelling it
- * withdraws it at once: a server bound anyway is closed, and nothing it accepted is handed out.
+ * withdraws it at once: a server bound anyway is closed, and nothing it accepted is handed out; a
+ * bind failure or the pool's shutdown reported after the withdrawal does not change its outcome.
  *
  * <p><b>Closing.</b> {@link #close()} stops accepting and closes every connection it accepted: their
  * waiting reads and writes fail with {@code EBADF} (see {@link RingConnection}). A connection the

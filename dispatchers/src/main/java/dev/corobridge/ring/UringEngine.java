@@ -40,7 +40,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * may meanwhile have been given — its bytes would go to that other file.
  *
  * <p>Cancellation (see {@link RingOp}): an operation not issued yet never is ({@link RingOp#start()}
- * fails); an open is withdrawable until its CQE, which closes the fd if the open was withdrawn;
+ * fails); an open is withdrawable until its CQE, which closes the fd if the open was withdrawn (a
+ * withdrawn open's failure settles nothing: the cancel() that withdrew it decided);
  * anything else in the kernel gets {@code IORING_OP_ASYNC_CANCEL} for its user data — that request's
  * own CQE is ignored, and the operation settles when its original CQE arrives.
  *

@@ -1,7 +1,9 @@
 package dev.corobridge.ring;
 
+import dev.corobridge.bridge.ContextShutdownException;
 import dev.corobridge.bridge.Outcome;
 import dev.corobridge.lincheck.Scenarios;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Options;
@@ -11,9 +13,10 @@ import org.jetbrains.lincheck.datastructures.verifier.EpsilonVerifier;
 import org.junit.jupiter.api.Test;
 
 /**
- * Lincheck model checking and stress of {@link RingOp#cancel()} against an engine that finishes
- * undoable work (an open) at the same moment: {@code cancel()} returns {@code true} exactly when it
- * decided the outcome, whichever side gets there first.
+ * Lincheck model checking and stress of {@link RingOp#cancel()} against an engine that settles
+ * undoable work (an open, a connect, a bind) at the same moment — with its result, a failure, or the
+ * pool's shutdown: {@code cancel()} returns {@code true} exactly when it decided the outcome,
+ * whichever side gets there first, and once it has withdrawn the operation the engine only cleans up.
  *
  * <p><b>The model.</b> The engine has started the work ({@link RingOp#startWithdrawable()}, in the
  * set-up). One thread cancels; the other is the engine finishing, as the fallback engine does when
@@ -24,8 +27,18 @@ import org.junit.jupiter.api.Test;
  * it). The interleaving that broke this (CI, 2026-12-01): {@code cancel()} withdraws, the engine's
  * commit fails and it settles the operation cancelled before {@code cancel()} does, so
  * {@code cancel()} found it settled and returned {@code false} — for a cancellation it decided.
+ *
+ * <p>{@link EngineFails} models the engine settling any other way (a failure, an errno, the pool's
+ * shutdown, a value without commit), {@link ConnectArmsCanceller} a connect arming its canceller
+ * while cancel() is under way; each class comment says what is checked, and which interleaving broke
+ * it before every engine-side settle respected a withdrawal.
  */
 class RingOpWithdrawLincheckTest {
+
+    /** {@code cancel()}'s own outcome: cancelled, and not by a shutdown. */
+    private static boolean cancelledByCancel(Outcome<?> o) {
+        return o instanceof Outcome.Cancelled<?> c && !(c.cause() instanceof ContextShutdownException);
+    }
 
     /** One operation whose undoable work has started. */
     public static class Ops {
@@ -68,11 +81,170 @@ class RingOpWithdrawLincheckTest {
         }
     }
 
+    /**
+     * The engine settles otherwise: a connect or bind whose channel reports a failure, a uring open
+     * whose CQE carries an errno other than {@code ECANCELED}, the pool's shutdown, or a value handed
+     * over without {@link RingOp#commit()} (a socket read that finds the peer's end). The work has
+     * started and its canceller is armed (set-up). The engine settles without asking
+     * {@link RingOp#commit()} first, as those paths do. Checked: {@code cancel()} returns {@code true}
+     * if and only if it withdrew the operation (then the engine's settle must only clean up), and the
+     * operation then ends with cancel()'s own cancellation; a value refused so is released (closed)
+     * exactly once, one handed over never. The interleaving that broke it:
+     * {@code cancel()} withdraws; the engine's failure or shutdown settles the promise before
+     * {@code cancel()} does; {@code cancel()} returns {@code false} for an operation it withdrew.
+     */
+    public static class EngineFails {
+        private final AtomicInteger released = new AtomicInteger();
+        private final RingOp<String> op =
+                new RingOp<String>("connect", "/model").releasingWith(v -> released.incrementAndGet());
+        private volatile Boolean cancelReturned;
+        private volatile Boolean valueHandedOver;
+
+        public EngineFails() {
+            if (!op.startWithdrawable()) {
+                throw new IllegalStateException("the engine must be able to start the work");
+            }
+            op.armCancel(() -> false); // closes the channel: the engine decides nothing here
+        }
+
+        @Operation
+        public boolean cancel() {
+            boolean decided = op.cancel();
+            cancelReturned = decided;
+            return decided;
+        }
+
+        /** A connect or bind that failed (RingConnector, RingServer, the fallback's open). */
+        @Operation
+        public void engineFails() {
+            op.fail(new RingIoException("connect", "/model", Errno.ECONNREFUSED));
+        }
+
+        /** A uring open whose CQE carries an errno other than ECANCELED. */
+        @Operation
+        public void engineFailsWithErrno() {
+            op.failErrno(Errno.EIO);
+        }
+
+        /** The pool shut down while the work ran (both engines, the connect, the bind). */
+        @Operation
+        public void engineShutsDown() {
+            op.shutDown("the pool is shutting down");
+        }
+
+        /** A value handed over without commit() (a read that finds the end of the stream). */
+        @Operation
+        public boolean engineSucceeds() {
+            boolean decided = op.succeed("connection");
+            valueHandedOver = decided;
+            return decided;
+        }
+
+        @Validate
+        public void cancelDecidedWhatItWithdrew() {
+            Outcome<String> o = op.outcomeOrNull();
+            if (o == null) {
+                throw new AssertionError("the operation never ended");
+            }
+            boolean returned = Boolean.TRUE.equals(cancelReturned);
+            if (op.withdrawn() != returned) {
+                throw new AssertionError("cancel() " + (op.withdrawn() ? "withdrew" : "did not withdraw")
+                        + " the operation but returned " + returned + "; it ended " + o);
+            }
+            if (cancelledByCancel(o) != returned) {
+                throw new AssertionError("cancel() returned " + returned + " but the operation ended " + o);
+            }
+            if (valueHandedOver != null && released.get() != (valueHandedOver ? 0 : 1)) {
+                throw new AssertionError("the value was " + (valueHandedOver ? "handed over" : "refused")
+                        + " and released " + released.get() + " times; the operation ended " + o);
+            }
+        }
+    }
+
+    /**
+     * The connect's own canceller races {@code cancel()}: the connect arms its canceller (closing the
+     * channel) only after starting, so {@code cancel()} may have been called already, and the channel
+     * closed by it fails the connect. In this model the connect fails only because its channel was
+     * closed, so any failure is one {@code cancel()} caused. Checked: the operation never ends with
+     * that failure, and {@code cancel()} returns {@code true} exactly when it withdrew the operation
+     * and the operation ended cancelled.
+     */
+    public static class ConnectArmsCanceller {
+        private final RingOp<String> op = new RingOp<>("connect", "/model");
+        private volatile boolean channelClosed;
+        private volatile Boolean cancelReturned;
+
+        public ConnectArmsCanceller() {
+            if (!op.startWithdrawable()) {
+                throw new IllegalStateException("the engine must be able to start the work");
+            }
+        }
+
+        @Operation
+        public boolean cancel() {
+            boolean decided = op.cancel();
+            cancelReturned = decided;
+            return decided;
+        }
+
+        /** RingConnector.connect after b.connect(): arm the canceller, then the connect completes. */
+        @Operation
+        public String connectCompletes() {
+            op.armCancel(() -> {
+                channelClosed = true;
+                return false;
+            });
+            if (channelClosed) {
+                op.fail(new RingIoException("connect", "/model", Errno.EBADF, "the channel was closed"));
+                return "failed";
+            }
+            if (!op.commit()) {
+                return "closed, not handed out";
+            }
+            op.succeed("connection");
+            return "handed over";
+        }
+
+        @Validate
+        public void cancelCausedNoFailure() {
+            Outcome<String> o = op.outcomeOrNull();
+            if (o == null) {
+                throw new AssertionError("the operation never ended");
+            }
+            if (o instanceof Outcome.Failure<?> f) {
+                throw new AssertionError("the connect failed with the error its own cancel() caused (" + f.error()
+                        + "); cancel() returned " + cancelReturned);
+            }
+            boolean returned = Boolean.TRUE.equals(cancelReturned);
+            if (op.withdrawn() != returned || cancelledByCancel(o) != returned) {
+                throw new AssertionError("cancel() returned " + returned + ", withdrew: " + op.withdrawn()
+                        + "; the operation ended " + o);
+            }
+        }
+    }
+
     private static <O extends Options<O, ?>> O withScenarios(O options) {
         return options
                 .iterations(0)
                 .verifier(EpsilonVerifier.class) // the property is checked by @Validate
                 .addCustomScenario(Scenarios.parallel(Ops.class, "cancel", "engineFinishes"));
+    }
+
+    private static <O extends Options<O, ?>> O engineFailures(O options) {
+        return options
+                .iterations(0)
+                .verifier(EpsilonVerifier.class)
+                .addCustomScenario(Scenarios.parallel(EngineFails.class, "cancel", "engineFails"))
+                .addCustomScenario(Scenarios.parallel(EngineFails.class, "cancel", "engineFailsWithErrno"))
+                .addCustomScenario(Scenarios.parallel(EngineFails.class, "cancel", "engineShutsDown"))
+                .addCustomScenario(Scenarios.parallel(EngineFails.class, "cancel", "engineSucceeds"));
+    }
+
+    private static <O extends Options<O, ?>> O connectArming(O options) {
+        return options
+                .iterations(0)
+                .verifier(EpsilonVerifier.class)
+                .addCustomScenario(Scenarios.parallel(ConnectArmsCanceller.class, "cancel", "connectCompletes"));
     }
 
     @Test
@@ -83,5 +255,25 @@ class RingOpWithdrawLincheckTest {
     @Test
     void stress() {
         withScenarios(new StressOptions()).invocationsPerIteration(50_000).check(Ops.class);
+    }
+
+    @Test
+    void engineFailureModelChecking() {
+        engineFailures(new ModelCheckingOptions()).invocationsPerIteration(1_000).check(EngineFails.class);
+    }
+
+    @Test
+    void engineFailureStress() {
+        engineFailures(new StressOptions()).invocationsPerIteration(1_000).check(EngineFails.class);
+    }
+
+    @Test
+    void connectArmingModelChecking() {
+        connectArming(new ModelCheckingOptions()).invocationsPerIteration(1_000).check(ConnectArmsCanceller.class);
+    }
+
+    @Test
+    void connectArmingStress() {
+        connectArming(new StressOptions()).invocationsPerIteration(1_000).check(ConnectArmsCanceller.class);
     }
 }

@@ -13,6 +13,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -46,6 +47,12 @@ import dev.corobridge.ring.RingPool;
  * commit is in flight, the file's order is the order of {@link #append} calls, and at 64 waiting
  * writers one {@code fdatasync} covers up to 64 changes.
  *
+ * <p><b>Cancellation.</b> Cancelling the awaitable {@link #append} returned ends only that caller's
+ * wait: the record, once queued, is written all the same, and the in-file-order callback is told its
+ * real outcome when the commit ends, in file order. What the service applies its live state from is
+ * thus always what a restart replays. (The awaitable is a view of the record's own outcome, which
+ * only the commit decides.)
+ *
  * <p><b>Thread-safety.</b> {@link #append} may be called from any thread; records appended by one
  * thread keep their order. The commit state is touched only by the commit in flight, which hands it
  * to the next through promise completion (a happens-before edge). Promises complete on the ring's
@@ -56,6 +63,11 @@ import dev.corobridge.ring.RingPool;
  * failed {@code fdatasync} nothing can be said about what reached the disk (the lesson of
  * "fsyncgate"), so the service stops acknowledging instead of guessing. A restart replays what is
  * valid.
+ *
+ * <p><b>The ring shuts down.</b> If the ring refuses the commit (the pool has shut down, so nothing
+ * can be written any more), the records waiting fail with {@link JournalClosedException} (not
+ * written), every later append fails so at once, and {@link #close} has nothing to wait for. The
+ * journal is not broken: the service is stopping.
  *
  * <p><b>Close.</b> Appends pass an {@link AdmissionGate} while they queue their record. {@link #close}
  * shuts the gate, so an append either got in before (its record is queued, and the close waits
@@ -98,6 +110,11 @@ public final class Journal implements AutoCloseable {
     /** Set when close stops waiting for commits (timeout) and closes the file under them. */
     private volatile boolean abandoned;
     private volatile Throwable broken;
+    /**
+     * Set when the ring refused a commit (it has shut down): nothing is committed any more, and
+     * {@code scheduled} stays set, so no commit is scheduled again.
+     */
+    private volatile RejectedExecutionException ringGone;
 
     // Commit state: owned by the commit in flight (see class comment).
     private long end;
@@ -302,11 +319,13 @@ public final class Journal implements AutoCloseable {
     }
 
     /**
-     * Makes a change durable. The returned promise completes (on the journal's ring) with the
+     * Makes a change durable. The returned awaitable completes (on the journal's ring) with the
      * record's offset once the record is written and {@code fdatasync} has returned. It fails with
-     * {@link JournalClosedException} when {@link #close} has begun (the change is not written), and
-     * with {@link BoardException} of kind {@link BoardException.Kind#UNAVAILABLE} when the journal is
-     * broken or the write failed.
+     * {@link JournalClosedException} when {@link #close} has begun or the journal's ring has shut
+     * down (the change is not written), and with {@link BoardException} of kind
+     * {@link BoardException.Kind#UNAVAILABLE} when the journal is broken or the write failed.
+     * Cancelling it only stops this caller's wait: a record already queued is written all the same
+     * (see the class comment).
      *
      * @param trace if not {@code null}, gets a {@code journal} hop on the thread that saw the commit
      */
@@ -315,26 +334,36 @@ public final class Journal implements AutoCloseable {
     }
 
     /**
-     * {@link #append(Change, HopTrace)}, with {@code inFileOrder} called with the outcome on the
-     * journal's ring, in the order of the records in the file (on the caller's thread, before this returns, if the append is refused). Registering on the
-     * returned promise instead is not ordered: a record durable before the registration runs its
-     * callback on the registering thread, possibly after later records' callbacks ran.
+     * {@link #append(Change, HopTrace)}, with {@code inFileOrder} called with the record's outcome on
+     * the journal's ring, in the order of the records in the file (on the caller's thread, before
+     * this returns, if the append is refused). It is told the real outcome even if the returned
+     * awaitable is cancelled. Registering on the returned awaitable instead is not ordered: a record
+     * durable before the registration runs its callback on the registering thread, possibly after
+     * later records' callbacks ran.
      *
      * @param inFileOrder if not {@code null}, told the outcome in file order
      */
     public Awaitable<Long> append(Change change, HopTrace trace, Consumer<? super Outcome<Long>> inFileOrder) {
         Entry e = new Entry(JournalCodec.payload(change), trace);
         if (inFileOrder != null) {
-            e.promise.onComplete(inFileOrder); // before the record is queued: it cannot be late
+            e.durable.onComplete(inFileOrder); // before the record is queued: it cannot be late
         }
+        // The caller's view: cancelling it ends only the caller's wait, never the record's outcome.
+        Promise<Long> view = new Promise<>();
+        e.durable.onComplete(view::settle);
         Throwable b = broken;
         if (b != null) {
-            e.promise.fail(unavailable(b));
-            return e.promise;
+            e.durable.fail(unavailable(b));
+            return view;
+        }
+        RejectedExecutionException gone = ringGone;
+        if (gone != null) {
+            e.durable.fail(ringShutDown(gone));
+            return view;
         }
         if (!gate.enter()) {
-            e.promise.fail(new JournalClosedException(path, "is closing; the change was not written"));
-            return e.promise;
+            e.durable.fail(new JournalClosedException(path, "is closing; the change was not written"));
+            return view;
         }
         try {
             queue.add(e);
@@ -342,13 +371,47 @@ public final class Journal implements AutoCloseable {
             gate.leave();
         }
         schedule();
-        return e.promise;
+        if (ringGone != null) {
+            // The ring refused a commit after this record was queued, maybe after the refusal had
+            // failed the queue: make sure it is not left waiting (a record is polled, so failed, once).
+            failQueued(ringGone);
+        }
+        return view;
     }
 
     private void schedule() {
         if (scheduled.compareAndSet(false, true)) {
-            ring.execute(this::commitNext);
+            submitCommit();
         }
+    }
+
+    /**
+     * Hands the next commit to the ring (the caller set {@code scheduled}). If the ring refuses it
+     * (shut down), nothing can be committed any more: the waiting records fail, {@code scheduled}
+     * stays set, and close has nothing to wait for. No commit is in flight then: only the caller
+     * that set {@code scheduled} submits, and a commit in flight holds it.
+     */
+    private void submitCommit() {
+        try {
+            ring.execute(this::commitNext);
+        } catch (RejectedExecutionException e) {
+            ringGone = e; // before the queue is failed: an append queuing now sees it (see append)
+            LOG.warn("Journal: the ring " + ring.getName() + " refused a commit (it has shut down); "
+                    + path.toAbsolutePath() + " takes no more changes");
+            failQueued(e);
+            drained.complete(null);
+        }
+    }
+
+    private void failQueued(RejectedExecutionException gone) {
+        for (Entry e; (e = queue.poll()) != null; ) {
+            e.durable.fail(ringShutDown(gone));
+        }
+    }
+
+    private JournalClosedException ringShutDown(RejectedExecutionException gone) {
+        return new JournalClosedException(path, "cannot commit: its ring has shut down; the change was not written",
+                gone);
     }
 
     /** Starts the next commit, or releases the schedule when nothing waits. */
@@ -367,7 +430,7 @@ public final class Journal implements AutoCloseable {
             scheduled.set(false);
             // An append may have queued after the drain but seen scheduled == true: take it now.
             if (!queue.isEmpty() && scheduled.compareAndSet(false, true)) {
-                ring.execute(this::commitNext);
+                submitCommit();
             } else if (gate.isClosedAndEmpty() && queue.isEmpty()) {
                 // The gate first: once it is closed and empty, every admitted record is queued.
                 drained.complete(null);
@@ -418,7 +481,7 @@ public final class Journal implements AutoCloseable {
                     if (e.trace != null) {
                         e.trace.record(ring.getName(), "journal");
                     }
-                    e.promise.complete(offset);
+                    e.durable.complete(offset);
                     offset += e.size();
                 }
                 commitNext();
@@ -444,7 +507,7 @@ public final class Journal implements AutoCloseable {
 
     private static void failAll(List<Entry> batch, RuntimeException error) {
         for (Entry e : batch) {
-            e.promise.fail(error);
+            e.durable.fail(error);
         }
     }
 
@@ -521,12 +584,15 @@ public final class Journal implements AutoCloseable {
         close(Duration.ofSeconds(10));
     }
 
-    /** One queued record: its payload and checksum (made on the appending thread), its promise. */
+    /**
+     * One queued record: its payload and checksum (made on the appending thread), and its outcome,
+     * decided by the commit (or a refusal) only: never handed to the caller, who gets a view.
+     */
     private static final class Entry {
         final byte[] payload;
         final int payloadCrc;
         final HopTrace trace;
-        final Promise<Long> promise = new Promise<>();
+        final Promise<Long> durable = new Promise<>();
 
         Entry(byte[] payload, HopTrace trace) {
             this.payload = payload;
