@@ -5,9 +5,13 @@ import dev.corobridge.bridge.Registration;
 import dev.corobridge.bridge.Task;
 import dev.corobridge.reactor.internal.SubscriberContext;
 import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.MonoSink;
 
 /**
  * A {@link Task} as a Reactor {@link Mono}, and the first element of a Reactive Streams
@@ -15,11 +19,18 @@ import reactor.core.publisher.Mono;
  *
  * <pre>{@code
  * Mono<Integer> m = TaskMono.toMono(count);                 // Kotlin: count.toMono()
+ * Mono<Integer> a = TaskMono.toMono(count, eventLoop);      // Kotlin: count.toMono(eventLoop)
  * Task<User> t = TaskMono.fromPublisher(userRepo.find(id)); // Kotlin: userRepo.find(id).asTask()
  * }</pre>
  *
- * <p>The Kotlin extensions {@code Task.toMono()} and {@code Publisher.asTask()} (in
- * {@code TaskMonoKt}) do the same.
+ * <p>The Kotlin extensions {@code Task.toMono()}, {@code Task.toMono(answerOn)} and
+ * {@code Publisher.asTask()} (in {@code TaskMonoKt}) do the same.
+ *
+ * <p><b>Where the subscriber hears the outcome.</b> {@link #toMono(Task)} signals on the thread that
+ * completes the task, typically the message pump or a ring; {@link #toMono(Task, Executor)} hands the
+ * signal to an executor first, so that what the subscriber does next (a web framework encoding and
+ * writing an answer) runs there and not on the thread that computed the value. The Spring Boot
+ * starter's {@code Task} adapter for WebFlux is this, with the request's event loop as the executor.
  *
  * <p><b>Context, both ways.</b> A task carries the thread-bound context of the thread that created it
  * (see {@code dev.corobridge.context.ContextPropagation}); at the boundary with Reactor that context
@@ -31,8 +42,11 @@ import reactor.core.publisher.Mono;
  * {@code io.micrometer:context-propagation} on the class path (as Reactor's own propagation does).
  *
  * <p><b>Thread-safety.</b> Stateless; safe from any thread. A {@code Mono} of a task emits on the
- * thread that completes the task (or the subscribing thread if it is already done); a task of a
- * publisher completes on the thread that signals the first element, the end or the error.
+ * thread that completes the task (or the subscribing thread if it is already done), or through the
+ * executor it was given; a task of a publisher completes on the thread that signals the first
+ * element, the end or the error. The task's outcome is published before the subscriber is signalled
+ * (the task's completion happens-before its callbacks, and an executor's hand-over happens-before
+ * the run).
  */
 public final class TaskMono {
 
@@ -50,19 +64,54 @@ public final class TaskMono {
      */
     public static <T> Mono<T> toMono(Task<T> task) {
         Objects.requireNonNull(task, "task");
-        return Mono.create(sink -> {
-            Registration r = task.onComplete(o -> {
-                switch (o) {
-                    case Outcome.Success<T> s -> sink.success(s.value());
-                    case Outcome.Failure<T> x -> sink.error(x.error());
-                    case Outcome.Cancelled<T> c -> sink.error(c.cause());
-                }
-            });
-            sink.onCancel(() -> {
-                r.dispose();
-                task.cancel();
-            });
+        return Mono.create(sink -> observe(task, sink, outcome -> signal(sink, outcome)));
+    }
+
+    /**
+     * {@link #toMono(Task)}, with the outcome handed to the subscriber through {@code answerOn}: the
+     * task's value (empty for {@code null}), its failure or its cancellation is signalled from a
+     * task run by {@code answerOn}, also when the task is already complete at subscription.
+     * {@code answerOn} may run that task in place (an executor for a Netty event loop does when it is
+     * called on the loop). If it refuses the task ({@link RejectedExecutionException}: it is shutting
+     * down), the outcome is signalled on the thread that completed the task instead, so that it is
+     * never lost. Disposing a subscription before the task completed withdraws its callback and
+     * cancels the task, as {@link #toMono(Task)} does; disposing it after the hand-over drops the
+     * signal (Reactor's rule for a cancelled subscriber).
+     *
+     * <pre>{@code
+     * return TaskMono.toMono(users.loadAsync(id), eventLoop); // the answer is made on the loop
+     * }</pre>
+     *
+     * @param answerOn where the subscriber is signalled
+     * @throws NullPointerException if {@code task} or {@code answerOn} is {@code null}
+     */
+    public static <T> Mono<T> toMono(Task<T> task, Executor answerOn) {
+        Objects.requireNonNull(task, "task");
+        Objects.requireNonNull(answerOn, "answerOn");
+        return Mono.create(sink -> observe(task, sink, outcome -> {
+            try {
+                answerOn.execute(() -> signal(sink, outcome));
+            } catch (RejectedExecutionException shuttingDown) {
+                signal(sink, outcome);
+            }
+        }));
+    }
+
+    /** Has {@code deliver} told the task's outcome; the subscriber's cancellation cancels the task. */
+    private static <T> void observe(Task<T> task, MonoSink<T> sink, Consumer<Outcome<T>> deliver) {
+        Registration r = task.onComplete(deliver);
+        sink.onCancel(() -> {
+            r.dispose();
+            task.cancel();
         });
+    }
+
+    private static <T> void signal(MonoSink<T> sink, Outcome<T> outcome) {
+        switch (outcome) {
+            case Outcome.Success<T> s -> sink.success(s.value());
+            case Outcome.Failure<T> x -> sink.error(x.error());
+            case Outcome.Cancelled<T> c -> sink.error(c.cause());
+        }
     }
 
     /**

@@ -5,6 +5,7 @@ package dev.corobridge.reactor
 import dev.corobridge.bridge.Task
 import org.reactivestreams.Publisher
 import reactor.core.publisher.Mono
+import java.util.concurrent.Executor
 
 /**
  * This task as a [Mono]: its value (empty for `null`), its failure, or its cancellation as an
@@ -14,6 +15,17 @@ import reactor.core.publisher.Mono
 fun <T : Any> Task<out T?>.toMono(): Mono<T> {
     @Suppress("UNCHECKED_CAST") // a Mono has no null element: a null value is the empty Mono
     return TaskMono.toMono(this as Task<T>)
+}
+
+/**
+ * This task as a [Mono] whose subscriber is signalled through [answerOn] (in place if [answerOn]
+ * refuses: it is shutting down): its value (empty for `null`), its failure, or its cancellation as
+ * an error; disposing a subscription before the task completed cancels the task. See
+ * [TaskMono.toMono].
+ */
+fun <T : Any> Task<out T?>.toMono(answerOn: Executor): Mono<T> {
+    @Suppress("UNCHECKED_CAST") // a Mono has no null element: a null value is the empty Mono
+    return TaskMono.toMono(this as Task<T>, answerOn)
 }
 
 /**

@@ -8,6 +8,7 @@ import reactor.core.publisher.Flux
 import reactor.core.publisher.Mono
 import java.time.Duration
 import java.util.concurrent.CompletableFuture
+import java.util.concurrent.Executors
 import java.util.concurrent.atomic.AtomicBoolean
 import kotlin.test.assertEquals
 import kotlin.test.assertNull
@@ -22,6 +23,21 @@ class TaskMonoKotlinTest {
         val pending = Task.from(CompletableFuture<String>())
         pending.toMono().subscribe().dispose()
         assertTrue(pending.outcomeOrNull()!!.isCancelled)
+    }
+
+    @Test
+    fun `task toMono answerOn signals through the executor`() {
+        val answerOn = Executors.newSingleThreadExecutor { Thread(it, "answer-on") }
+        try {
+            val thread = Task.completed("v").toMono(answerOn).map { Thread.currentThread().name }
+                .block(Duration.ofSeconds(30))
+            assertEquals("answer-on", thread)
+            val pending = Task.from(CompletableFuture<String>())
+            pending.toMono(answerOn).subscribe().dispose()
+            assertTrue(pending.outcomeOrNull()!!.isCancelled)
+        } finally {
+            answerOn.shutdownNow()
+        }
     }
 
     @Test

@@ -1,29 +1,28 @@
 package dev.corobridge.spring;
 
+import java.util.Objects;
 import java.util.concurrent.Executor;
 
-import dev.corobridge.bridge.Outcome;
-import dev.corobridge.bridge.Registration;
 import dev.corobridge.bridge.Task;
 import dev.corobridge.reactor.TaskMono;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.core.ReactiveTypeDescriptor;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.MonoSink;
 
 /**
  * Makes {@link Task} a reactive type: a {@code BeanPostProcessor} that registers it on every
  * {@link ReactiveAdapterRegistry} bean, WebFlux's {@code webFluxAdapterRegistry} among them, so a
  * controller method may return {@code Task<T>}. WebFlux subscribes to a {@code Mono} of the task
- * (as {@link TaskMono#toMono(Task)}); when the client goes away WebFlux cancels that subscription,
- * which cancels the task.
+ * ({@link #toMono(Task)}); when the client goes away WebFlux cancels that subscription, which cancels
+ * the task.
  *
  * <p><b>Where the value is delivered.</b> If the subscriber's Reactor context holds an
  * {@link Executor} under {@link #ANSWER_EXECUTOR}, the task's outcome is handed to WebFlux through
- * it; otherwise on the thread that completed the task. {@link EventLoopAnswerFilter} puts the
- * request's Netty event loop there, so that a task finishing on the message pump has its answer
- * encoded and written on the connection's loop, not on the pump.
+ * it ({@link TaskMono#toMono(Task, Executor)}); otherwise on the thread that completed the task
+ * ({@link TaskMono#toMono(Task)}). {@link EventLoopAnswerFilter} puts the request's Netty event loop
+ * there, so that a task finishing on the message pump has its answer encoded and written on the
+ * connection's loop, not on the pump.
  */
 public final class TaskReactiveAdapters implements BeanPostProcessor {
 
@@ -45,29 +44,23 @@ public final class TaskReactiveAdapters implements BeanPostProcessor {
     }
 
     /**
-     * A {@code Mono} of {@code task} like {@link TaskMono#toMono(Task)} (value, empty for
-     * {@code null}, failure, a cancelled task's {@code CancellationException}; disposing cancels the
-     * task), delivered through the context's {@link #ANSWER_EXECUTOR} when there is one.
+     * The {@code Mono} WebFlux gets for a handler's {@code task}: its value (empty for {@code null}),
+     * its failure, or a cancelled task's {@code CancellationException}; disposing the subscription
+     * cancels the task. It is delivered through the {@link #ANSWER_EXECUTOR} of the subscriber's
+     * context when there is one ({@link TaskMono#toMono(Task, Executor)}: the request's event loop
+     * with {@code corobridge.webflux.answer-on-event-loop}), else on the thread that completed the
+     * task ({@link TaskMono#toMono(Task)}). For handlers that build their {@code Mono} themselves,
+     * such as functional routes that need a task's value to make the response: they answer where a
+     * handler returning the {@code Task} would.
+     *
+     * @throws NullPointerException if {@code task} is {@code null}
      */
-    static <T> Mono<T> toMono(Task<T> task) {
-        return Mono.create(sink -> {
-            Executor answer = sink.contextView().getOrDefault(ANSWER_EXECUTOR, null);
-            Registration r = task.onComplete(answer == null
-                    ? outcome -> deliver(sink, outcome)
-                    : outcome -> answer.execute(() -> deliver(sink, outcome)));
-            sink.onCancel(() -> {
-                r.dispose();
-                task.cancel();
-            });
+    public static <T> Mono<T> toMono(Task<T> task) {
+        Objects.requireNonNull(task, "task");
+        return Mono.deferContextual(context -> {
+            Executor answer = context.getOrDefault(ANSWER_EXECUTOR, null);
+            return answer == null ? TaskMono.toMono(task) : TaskMono.toMono(task, answer);
         });
-    }
-
-    private static <T> void deliver(MonoSink<T> sink, Outcome<T> outcome) {
-        switch (outcome) {
-            case Outcome.Success<T> s -> sink.success(s.value());
-            case Outcome.Failure<T> f -> sink.error(f.error());
-            case Outcome.Cancelled<T> c -> sink.error(c.cause());
-        }
     }
 
     @Override

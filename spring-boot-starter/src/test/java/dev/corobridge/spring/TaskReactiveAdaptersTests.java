@@ -114,6 +114,26 @@ class TaskReactiveAdaptersTests {
         assertThat(outcome.get(30, TimeUnit.SECONDS)).isInstanceOf(Outcome.Cancelled.class);
     }
 
+    /** What functional routes call: the adapter's own Mono, answering through the context's executor. */
+    @Test
+    void toMonoAnswersWhereAHandlersTaskWould() {
+        List<Runnable> handedOver = new ArrayList<>();
+        Executor answer = handedOver::add;
+        Promise<String> value = new Promise<>();
+        CompletableFuture<Object> seen = new CompletableFuture<>();
+        TaskReactiveAdapters.toMono(Task.of(value)).contextWrite(Context.of(TaskReactiveAdapters.ANSWER_EXECUTOR, answer))
+                .subscribe(seen::complete, seen::completeExceptionally);
+        value.complete("note");
+        assertThat(seen).isNotDone();
+        handedOver.removeFirst().run();
+        assertThat(seen).isCompletedWithValue("note");
+        // Without an executor in the context: on the completing thread.
+        StepVerifier.create(TaskReactiveAdapters.toMono(Task.completed("in place"))).expectNext("in place").expectComplete()
+                .verify(Duration.ofSeconds(30));
+        assertThat(handedOver).isEmpty();
+        org.junit.jupiter.api.Assertions.assertThrows(NullPointerException.class, () -> TaskReactiveAdapters.toMono(null));
+    }
+
     @Test
     void thePostProcessorRegistersTaskOnTheWebFluxRegistryBean() {
         new ApplicationContextRunner()
