@@ -1,18 +1,19 @@
 package dev.corobridge.demo;
 
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.Queue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
+import java.util.function.Function;
 
 import kotlinx.coroutines.CoroutineDispatcher;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.http.codec.ServerSentEvent;
 import reactor.core.publisher.Flux;
-import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.util.concurrent.Queues;
 
@@ -32,29 +33,46 @@ import dev.corobridge.demo.board.BoardSnapshot;
 import dev.corobridge.demo.board.BoardStore;
 import dev.corobridge.demo.board.BoardSummary;
 import dev.corobridge.demo.board.Change;
+import dev.corobridge.demo.board.Note;
 import dev.corobridge.demo.board.WordStats;
 import dev.corobridge.demo.journal.Journal;
 import dev.corobridge.demo.journal.JournalClosedException;
 import dev.corobridge.pump.MessagePump;
+import dev.corobridge.reactor.TaskMono;
 import dev.corobridge.pump.PumpMetrics;
 import dev.corobridge.ring.RingMetrics;
 import dev.corobridge.ring.RingPool;
 
 /**
- * The parts of every flow that both faces (the Java and the Kotlin controller) share: committing a
- * prepared change, event streams, statistics and live metrics.
+ * The notes board's service boundary: every operation both faces offer (the Java functional routes
+ * and the Kotlin {@code coRouter} routes), each one call that returns a {@link Task} (Kotlin: the
+ * {@code suspend} functions of {@code SuspendingBoardService.kt}, which await these), plus the two
+ * event streams. Behind it, and nowhere else: the pump that owns the boards, the store, the journal,
+ * and the steps a request makes between them, each recorded in the request's {@link HopTrace}.
  *
- * <p><b>Commit order.</b> {@link #commit} journals a change and applies it on the pump after it is
- * durable. The journal completes its promises in file order on one thread, and each completion
- * posts the apply to the pump from there, so changes are applied in journal order, which is the
- * order replay uses: the state a client saw acknowledged is the state a restart rebuilds.
+ * <p><b>A change</b> ({@code createBoardAsync}, {@code addNoteAsync}, {@code editNoteAsync},
+ * {@code deleteNoteAsync}) crosses the boundary once in and once out: it is prepared on the pump
+ * (checked, ids assigned: {@code pump:prepare}), journaled on the ring ({@code ring:journal}) and
+ * applied on the pump once durable ({@code pump:apply}); its task completes with what was applied,
+ * or fails with {@link BoardException} (the change lost a race, or the service cannot take it).
+ *
+ * <p><b>Commit order.</b> The journal completes its promises in file order on one thread, and each
+ * completion posts the apply to the pump from there, so changes are applied in journal order, which
+ * is the order replay uses: the state a client saw acknowledged is the state a restart rebuilds.
+ *
+ * <p><b>Cancellation.</b> Cancelling a task (the client went away) withdraws what it waits for: a
+ * long poll's waiter, a step not yet run. A change already handed to the journal is applied all the
+ * same (the journal and the live state never differ); only the answer is dropped.
  *
  * <p><b>Thread-safety.</b> All methods may be called from any thread; board state is only touched
- * in tasks posted to the pump.
+ * in tasks posted to the pump. Tasks complete on the pump (or, for a refusal, where it was decided);
+ * the faces hand their answers to the request's event loop.
  */
 public final class BoardService {
 
     private static final Log LOG = LogFactory.getLog(BoardService.class);
+    /** Runs a step on the thread that completed the step before (no extra hop). */
+    private static final Executor SAME_THREAD = Runnable::run;
 
     private final MessagePump pump;
     private final BoardStore store;
@@ -73,29 +91,45 @@ public final class BoardService {
         this.properties = properties;
     }
 
-    public MessagePump pump() {
-        return pump;
+    // ------------------------------------------------------------------ changes
+
+    /** A new board; completes with it (revision 0, no notes). */
+    public Task<BoardSnapshot> createBoardAsync(String name, HopTrace trace) {
+        return change(trace, s -> s.prepareCreateBoard(name)).thenOn(SAME_THREAD, Applied::board);
     }
 
-    /** The pump-owned store: touch it only on the pump. */
-    public BoardStore store() {
-        return store;
+    /** A new note on a board; completes with it (version 1). */
+    public Task<Note> addNoteAsync(String boardId, String text, HopTrace trace) {
+        return change(trace, s -> s.prepareAddNote(boardId, text)).thenOn(SAME_THREAD, Applied::note);
     }
 
-    /** The CPU dispatcher (statistics run there). */
-    public CoroutineDispatcher cpu() {
-        return cpu;
+    /**
+     * A note's new text, if its version is still {@code expectedVersion}; completes with the note
+     * as edited.
+     */
+    public Task<Note> editNoteAsync(String boardId, String noteId, String text, long expectedVersion, HopTrace trace) {
+        return change(trace, s -> s.prepareEditNote(boardId, noteId, text, expectedVersion))
+                .thenOn(SAME_THREAD, Applied::note);
     }
 
-    public DemoProperties properties() {
-        return properties;
+    /**
+     * Deletes a note at {@code expectedVersion} ({@link Change#ANY_VERSION}: whatever its version);
+     * completes with the note as it was last.
+     */
+    public Task<Note> deleteNoteAsync(String boardId, String noteId, long expectedVersion, HopTrace trace) {
+        return change(trace, s -> s.prepareDeleteNote(boardId, noteId, expectedVersion)).thenOn(SAME_THREAD, Applied::note);
+    }
+
+    /** Prepares a change on the pump, then commits it (journal on the ring, apply on the pump). */
+    private Task<Applied> change(HopTrace trace, Function<BoardStore, Change> prepare) {
+        return onPump(trace, "prepare", prepare).thenComposeOn(SAME_THREAD, change -> commit(change, trace));
     }
 
     /**
      * Makes a prepared change durable, then applies it on the pump; completes with what was applied,
      * or fails with {@link BoardException} (the change lost a race, or the service cannot take it).
      */
-    public Task<Applied> commit(Change change, HopTrace trace) {
+    private Task<Applied> commit(Change change, HopTrace trace) {
         Promise<Applied> result = new Promise<>();
         // The journal's callbacks run on its ring, outside any task: they carry the committer's
         // context (MDC, trace) themselves, so the log lines of this change's fsync and apply have it.
@@ -128,10 +162,7 @@ public final class BoardService {
         // Posted from the journal's ring in file order (or refused at once): the pump applies in that order.
         try {
             pump.execute(context.wrap(() -> {
-                if (trace != null) {
-                    trace.record(pump.getName(), "apply");
-                }
-                logStep("apply");
+                step(trace, "apply");
                 try {
                     result.complete(store.apply(change));
                 } catch (RuntimeException e) {
@@ -144,28 +175,47 @@ public final class BoardService {
         }
     }
 
-    /** A DEBUG line for a step of a request on the pump ({@code logging.level.dev.corobridge.demo=DEBUG}). */
-    public static void logStep(String step) {
-        if (LOG.isDebugEnabled()) {
-            LOG.debug("pump: " + step);
-        }
-    }
-
     @SuppressWarnings("unchecked")
     private static <T> Outcome<T> castFailure(Outcome<?> o) {
         return (Outcome<T>) o; // a Failure or Cancelled carries no value
     }
 
-    /** Runs {@code body} on the pump, recording a hop named {@code step}. */
-    public <T> Task<T> onPump(HopTrace trace, String step, java.util.function.Function<BoardStore, T> body) {
+    // ------------------------------------------------------------------ reads
+
+    /** The board list, in creation order. */
+    public Task<List<BoardSummary>> listAsync(HopTrace trace) {
+        return onPump(trace, "list", BoardStore::list);
+    }
+
+    /** A board with its notes (one pump hop). */
+    public Task<BoardSnapshot> boardAsync(String boardId, HopTrace trace) {
+        return onPump(trace, "snapshot", s -> s.snapshot(boardId));
+    }
+
+    /** One note. */
+    public Task<Note> noteAsync(String boardId, String noteId, HopTrace trace) {
+        return onPump(trace, "read", s -> s.note(boardId, noteId));
+    }
+
+    /** Runs {@code body} on the pump, recording the step {@code pump:step}. */
+    private <T> Task<T> onPump(HopTrace trace, String step, Function<BoardStore, T> body) {
         return Task.start(pump, () -> {
-            if (trace != null) {
-                trace.record(pump.getName(), step);
-            }
-            logStep(step);
+            step(trace, step);
             return body.apply(store);
         });
     }
+
+    /** Records a step on the pump in the request's trace, and a DEBUG line for it. */
+    private void step(HopTrace trace, String step) {
+        if (trace != null) {
+            trace.record(pump.getName(), step);
+        }
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("pump: " + step); // logging.level.dev.corobridge.demo=DEBUG
+        }
+    }
+
+    // ------------------------------------------------------------------ streams
 
     /**
      * A board's events as server-sent events: a {@code snapshot} first, then every change in
@@ -174,31 +224,64 @@ public final class BoardService {
      * Fails with {@link BoardException} (404) before the first event for an unknown board.
      */
     public Flux<ServerSentEvent<Object>> events(String boardId) {
+        return stream(sink -> new BoardListener() {
+            @Override
+            public boolean onEvent(BoardEvent e) {
+                return emitOrEnd(sink, ServerSentEvent.builder((Object) e)
+                        .id(Long.toString(e.revision())).event(e.type()).build());
+            }
+
+            @Override
+            public void onClose() {
+                sink.tryEmitComplete();
+            }
+        }, listener -> {
+            BoardSnapshot s = store.subscribe(boardId, listener);
+            return ServerSentEvent.builder((Object) s).id(Long.toString(s.revision())).event("snapshot").build();
+        }, listener -> store.unsubscribe(boardId, listener));
+    }
+
+    /**
+     * The board list as server-sent events: one {@code boards} event first (data: the list), then a
+     * {@code board} event (data: the board's line of the list) whenever a board is created or its
+     * notes change, in the order the changes are applied. Falling behind and shutdown end the stream
+     * as for {@link #events(String)}; the client reconnects and gets a fresh list.
+     */
+    public Flux<ServerSentEvent<Object>> boardListEvents() {
+        return stream(sink -> new BoardListListener() {
+            @Override
+            public boolean onBoard(BoardSummary board) {
+                return emitOrEnd(sink, ServerSentEvent.builder((Object) board).event("board").build());
+            }
+
+            @Override
+            public void onClose() {
+                sink.tryEmitComplete();
+            }
+        }, listener -> ServerSentEvent.builder((Object) store.subscribeList(listener)).event("boards").build(),
+                store::unsubscribeList);
+    }
+
+    /**
+     * A stream fed on the pump by a listener of the store: {@code subscribe} registers the listener
+     * and returns the first event, which is emitted on the pump before any change can be (no gap,
+     * no repeat); the subscription ends on the pump when the stream does. The sink buffers
+     * {@link DemoProperties#eventBuffer()} events; a listener that cannot emit ends its stream.
+     */
+    private <L> Flux<ServerSentEvent<Object>> stream(Function<Sinks.Many<ServerSentEvent<Object>>, L> listenerOf,
+                                                     Function<L, ServerSentEvent<Object>> subscribe,
+                                                     Consumer<L> unsubscribe) {
         return Flux.defer(() -> {
             Queue<ServerSentEvent<Object>> buffer = Queues.<ServerSentEvent<Object>>get(properties.eventBuffer()).get();
             Sinks.Many<ServerSentEvent<Object>> sink = Sinks.many().unicast().onBackpressureBuffer(buffer);
-            BoardListener listener = new BoardListener() {
-                @Override
-                public boolean onEvent(BoardEvent e) {
-                    return emitOrEnd(sink, ServerSentEvent.builder((Object) e)
-                            .id(Long.toString(e.revision())).event(e.type()).build());
-                }
-
-                @Override
-                public void onClose() {
-                    sink.tryEmitComplete();
-                }
-            };
-            Task<BoardSnapshot> subscribed = Task.start(pump, () -> {
-                BoardSnapshot s = store.subscribe(boardId, listener);
-                // Emitted on the pump before any change can be: no gap, no repeat.
-                sink.tryEmitNext(ServerSentEvent.builder((Object) s).id(Long.toString(s.revision()))
-                        .event("snapshot").build());
-                return s;
+            L listener = listenerOf.apply(sink);
+            Task<Void> subscribed = Task.start(pump, () -> {
+                sink.tryEmitNext(subscribe.apply(listener));
+                return null;
             });
-            return Mono.fromFuture(subscribed.toCompletableFuture())
+            return TaskMono.toMono(subscribed)
                     .thenMany(sink.asFlux())
-                    .doFinally(signal -> unsubscribeOnPump(() -> store.unsubscribe(boardId, listener)));
+                    .doFinally(signal -> unsubscribeOnPump(() -> unsubscribe.accept(listener)));
         });
     }
 
@@ -211,39 +294,6 @@ public final class BoardService {
         return true;
     }
 
-    /**
-     * The board list as server-sent events: one {@code boards} event first (data: the list), then a
-     * {@code board} event (data: the board's line of the list) whenever a board is created or its
-     * notes change, in the order the changes are applied. Falling behind and shutdown end the stream
-     * as for {@link #events(String)}; the client reconnects and gets a fresh list.
-     */
-    public Flux<ServerSentEvent<Object>> boardListEvents() {
-        return Flux.defer(() -> {
-            Queue<ServerSentEvent<Object>> buffer = Queues.<ServerSentEvent<Object>>get(properties.eventBuffer()).get();
-            Sinks.Many<ServerSentEvent<Object>> sink = Sinks.many().unicast().onBackpressureBuffer(buffer);
-            BoardListListener listener = new BoardListListener() {
-                @Override
-                public boolean onBoard(BoardSummary board) {
-                    return emitOrEnd(sink, ServerSentEvent.builder((Object) board).event("board").build());
-                }
-
-                @Override
-                public void onClose() {
-                    sink.tryEmitComplete();
-                }
-            };
-            Task<List<BoardSummary>> subscribed = Task.start(pump, () -> {
-                List<BoardSummary> list = store.subscribeList(listener);
-                // Emitted on the pump before any change can be: no gap, no repeat.
-                sink.tryEmitNext(ServerSentEvent.builder((Object) list).event("boards").build());
-                return list;
-            });
-            return Mono.fromFuture(subscribed.toCompletableFuture())
-                    .thenMany(sink.asFlux())
-                    .doFinally(signal -> unsubscribeOnPump(() -> store.unsubscribeList(listener)));
-        });
-    }
-
     /** Ends a stream's subscription on the pump; once the pump has terminated its listeners are gone anyway. */
     private void unsubscribeOnPump(Runnable unsubscribe) {
         try {
@@ -253,15 +303,20 @@ public final class BoardService {
         }
     }
 
-    /** Word statistics: a snapshot on the pump, counting on the CPU dispatcher, a check back on the pump. */
-    public Task<WordStats> stats(String boardId, HopTrace trace) {
+    /**
+     * Word statistics: a snapshot on the pump, counting on the CPU dispatcher, a check back on the
+     * pump ({@link WordStats#current()} says whether the board was still at that revision).
+     */
+    public Task<WordStats> statsAsync(String boardId, HopTrace trace) {
         return onPump(trace, "snapshot", s -> s.snapshot(boardId))
                 .thenOn(cpu, snapshot -> {
-                    trace.record("cpu", "count words");
+                    if (trace != null) {
+                        trace.record("cpu", "count words");
+                    }
                     return WordStats.of(snapshot);
                 })
                 .thenOn(pump, stats -> {
-                    trace.record(pump.getName(), "check revision");
+                    step(trace, "check revision");
                     return store.revision(boardId) == stats.revision() ? stats : stats.stale();
                 });
     }
@@ -272,10 +327,10 @@ public final class BoardService {
      * Fails with {@link BoardException} ({@code CONFLICT}) if the board has not reached
      * {@code afterRevision} (see {@link BoardStore#awaitRevision}).
      */
-    public Task<BoardSnapshot> awaitChange(String boardId, long afterRevision, HopTrace trace) {
+    public Task<BoardSnapshot> awaitChangeAsync(String boardId, long afterRevision, HopTrace trace) {
         Task<Promise<BoardSnapshot>> waiting = onPump(trace, "wait",
                 s -> s.awaitRevision(boardId, afterRevision, properties.longPollTimeout()));
-        Task<BoardSnapshot> result = waiting.thenComposeOn(Runnable::run, p -> p);
+        Task<BoardSnapshot> result = waiting.thenComposeOn(SAME_THREAD, p -> p);
         // Client gone (the adapter cancels the task): withdraw the waiter, whichever finishes last.
         Runnable withdraw = () -> {
             if (result.outcomeOrNull() instanceof Outcome.Cancelled<BoardSnapshot>
@@ -288,8 +343,8 @@ public final class BoardService {
         return result;
     }
 
-    /** Live metrics of the pump, the ring pool, the journal and the boards (one pump hop). */
-    public Task<Map<String, Object>> live() {
+    /** Live metrics of the pump, the ring pool, the journal and the boards (one pump hop, not traced). */
+    public Task<Map<String, Object>> liveMetricsAsync() {
         return Task.start(pump, () -> {
             int[] sw = store.subscriberAndWaiterCounts();
             long[] changes = store.changeCounts();
@@ -329,10 +384,5 @@ public final class BoardService {
             out.put("journal", j);
             return out;
         });
-    }
-
-    /** Long-poll timeout. */
-    public Duration longPollTimeout() {
-        return properties.longPollTimeout();
     }
 }

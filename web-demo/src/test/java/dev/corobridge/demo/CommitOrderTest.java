@@ -22,8 +22,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@link BoardService#commit} applies changes in the journal's order, whatever thread commits them
- * and however late it gets to register for the journal's answer: the state clients see is the state a
+ * {@link BoardService} applies changes in the journal's order, whatever thread makes them and
+ * however late it gets to register for the journal's answer: the state clients see is the state a
  * restart rebuilds. On main the apply was registered on the journal's promise after {@code append}
  * returned; an append that completed before that registration was applied from the committing
  * thread, after later changes already posted from the journal's thread (RestartTest saw a note at
@@ -50,16 +50,14 @@ class CommitOrderTest {
         try (Journal journal = Journal.open(pool, file, T)) {
             BoardStore store = onPump(pump, () -> new BoardStore(pump));
             BoardService service = new BoardService(pump, store, journal, pool, null, null);
-            service.commit(onPump(pump, () -> store.prepareCreateBoard("order")), null).join(T);
-            String board = onPump(pump, () -> store.list().get(0).id());
+            String board = service.createBoardAsync("order", null).join(T).id();
             ExecutorService committers = Executors.newFixedThreadPool(32);
             try {
                 List<Future<?>> done = new ArrayList<>();
                 for (int t = 0; t < 32; t++) {
                     done.add(committers.submit(() -> {
                         for (int i = 0; i < 60; i++) {
-                            Change c = onPump(pump, () -> store.prepareAddNote(board, "x"));
-                            service.commit(c, null).join(T);
+                            service.addNoteAsync(board, "x", null).join(T);
                         }
                         return null;
                     }));

@@ -2,14 +2,11 @@ package dev.corobridge.demo.web;
 
 import java.net.URI;
 import java.util.List;
-import java.util.concurrent.Executor;
 import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.core.ReactiveAdapter;
-import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.MediaType;
 import org.springframework.web.reactive.function.BodyInserters;
@@ -26,15 +23,15 @@ import tools.jackson.databind.JsonNode;
 import dev.corobridge.bridge.HopTrace;
 import dev.corobridge.bridge.Task;
 import dev.corobridge.demo.BoardService;
-import dev.corobridge.demo.board.Applied;
 import dev.corobridge.demo.board.Change;
+import dev.corobridge.spring.TaskReactiveAdapters;
 
 /**
  * The Java face of the notes board, {@code /api/boards/...}: functional routes
- * ({@link RouterFunction}) whose handlers build each flow from {@link Task}s. A change is three
- * steps: prepare on the pump (validate, assign ids), commit (journal on the ring, then apply on the
- * pump), answer. The Kotlin face ({@code KotlinBoardRoutes}) writes the same flows as
- * {@code suspend} functions behind {@code coRouter {}} routes.
+ * ({@link RouterFunction}) whose handlers read the request, make one call to the service boundary
+ * ({@link BoardService}, which returns a {@link Task}) and answer with its value. The Kotlin face
+ * ({@code KotlinBoardRoutes}) does the same with {@code suspend} functions behind {@code coRouter {}}
+ * routes.
  *
  * <p><b>Why functional routes rather than an annotated {@code @RestController}.</b> Under load the
  * annotated handler path (resolving each argument, the reflective call of the method, adapting the
@@ -47,32 +44,21 @@ import dev.corobridge.demo.board.Change;
  * alike, and as the annotated controller did (FacesAnswerAlikeTest).
  *
  * <p><b>Where the answer is made.</b> A handler's {@code Task} becomes a {@code Mono} through the
- * starter's {@code Task} adapter, taken from WebFlux's {@link ReactiveAdapterRegistry}: it hands the
- * task's outcome to the request's Netty event loop (the starter's
- * {@code corobridge.webflux.answer-on-event-loop}), so the pump only computes the value and the
- * response is built, encoded and written on the connection's loop, as for the annotated handler
- * before and for the Kotlin face. A client that disconnects cancels the {@code Mono}, which cancels
- * the task.
+ * starter's {@code Task} adapter ({@link TaskReactiveAdapters#toMono(Task)}, the one WebFlux uses for
+ * a handler that returns a {@code Task}): it hands the task's outcome to the request's Netty event
+ * loop (the starter's {@code corobridge.webflux.answer-on-event-loop}), so the pump only computes the
+ * value and the response is built, encoded and written on the connection's loop, as for the Kotlin
+ * face. A client that disconnects cancels the {@code Mono}, which cancels the task.
  *
  * <p>Thread-safety: the routes and handlers are immutable; every handler may run on any thread.
  */
 @Configuration(proxyBeanMethods = false)
 public class JavaBoardRoutes {
 
-    /**
-     * The Java face's routes.
-     *
-     * @param registry WebFlux's registry, in which the corobridge starter registered {@code Task}
-     * @throws IllegalStateException if {@code Task} is not a reactive type there (no starter)
-     */
+    /** The Java face's routes. */
     @Bean
-    RouterFunction<ServerResponse> javaBoardRouter(BoardService boards, ReactiveAdapterRegistry registry) {
-        ReactiveAdapter tasks = registry.getAdapter(Task.class);
-        if (tasks == null) {
-            throw new IllegalStateException("Task is not a reactive type of WebFlux's ReactiveAdapterRegistry; "
-                    + "the corobridge Spring Boot starter registers it (TaskReactiveAdapters)");
-        }
-        Face face = new Face(boards, tasks);
+    RouterFunction<ServerResponse> javaBoardRouter(BoardService boards) {
+        Face face = new Face(boards);
         MediaType json = MediaType.APPLICATION_JSON;
         MediaType sse = MediaType.TEXT_EVENT_STREAM;
         PathEndpoints<HandlerFunction<ServerResponse>> boardsPath = PathEndpoints.of(
@@ -134,26 +120,21 @@ public class JavaBoardRoutes {
     /** The handlers: one per endpoint, each the same steps as its Kotlin twin. Thread-safe (immutable). */
     private static final class Face {
 
-        /** Runs a step on the thread that completed the step before (no extra hop). */
-        private static final Executor SAME_THREAD = Runnable::run;
         private static final Function<Object, Mono<ServerResponse>> OK_JSON =
                 value -> ServerResponse.ok().contentType(MediaType.APPLICATION_JSON).bodyValue(value);
 
         private final BoardService boards;
-        /** The starter's {@code Task} adapter: delivers a task's outcome on the request's event loop. */
-        private final ReactiveAdapter tasks;
 
-        Face(BoardService boards, ReactiveAdapter tasks) {
+        Face(BoardService boards) {
             this.boards = boards;
-            this.tasks = tasks;
         }
 
         /** The task's outcome, delivered where the starter's adapter delivers it (the request's event loop). */
-        private <T> Mono<T> outcome(Task<T> task) {
-            return Mono.from(tasks.<T>toPublisher(task));
+        private static <T> Mono<T> outcome(Task<T> task) {
+            return TaskReactiveAdapters.toMono(task);
         }
 
-        private Mono<ServerResponse> json(Task<?> task) {
+        private static Mono<ServerResponse> json(Task<?> task) {
             return outcome(task).flatMap(OK_JSON);
         }
 
@@ -188,22 +169,14 @@ public class JavaBoardRoutes {
                     .switchIfEmpty(Mono.error(() -> new ServerWebInputException("No request body")));
         }
 
-        /** Commits a prepared change (journal on the ring, apply on the pump). */
-        private Task<Applied> commit(Task<Change> prepared, HopTrace trace) {
-            return prepared.thenComposeOn(SAME_THREAD, change -> boards.commit(change, trace));
-        }
-
         Mono<ServerResponse> createBoard(ServerRequest request) {
             HopTrace trace = trace(request);
-            return body(request).flatMap(body -> {
-                String name = JsonInput.boardName(body);
-                Task<Applied> applied = commit(boards.onPump(trace, "prepare", s -> s.prepareCreateBoard(name)), trace);
-                return outcome(applied).flatMap(a -> created("/api/boards/" + a.board().id(), a.board()));
-            });
+            return body(request).flatMap(body -> outcome(boards.createBoardAsync(JsonInput.boardName(body), trace))
+                    .flatMap(board -> created("/api/boards/" + board.id(), board)));
         }
 
         Mono<ServerResponse> listBoards(ServerRequest request) {
-            return json(boards.onPump(trace(request), "list", s -> s.list()));
+            return json(boards.listAsync(trace(request)));
         }
 
         /**
@@ -222,45 +195,39 @@ public class JavaBoardRoutes {
         /** The one-hop read: a snapshot made on the pump, answered on the request's event loop. */
         Mono<ServerResponse> board(ServerRequest request, String boardId) {
             String id = JsonInput.boardId(boardId);
-            return json(boards.onPump(trace(request), "snapshot", s -> s.snapshot(id)));
+            return json(boards.boardAsync(id, trace(request)));
         }
 
         Mono<ServerResponse> addNote(ServerRequest request) {
             // The body first, as Spring resolves a @RequestBody before the handler runs.
             return body(request).flatMap(body -> {
-                HopTrace trace = trace(request);
                 String id = boardId(request);
-                String text = JsonInput.noteText(body);
-                Task<Applied> applied = commit(boards.onPump(trace, "prepare", s -> s.prepareAddNote(id, text)), trace);
-                return outcome(applied).flatMap(a -> created("/api/boards/" + id + "/notes/" + a.note().id(), a.note()));
+                return outcome(boards.addNoteAsync(id, JsonInput.noteText(body), trace(request)))
+                        .flatMap(note -> created("/api/boards/" + id + "/notes/" + note.id(), note));
             });
         }
 
         Mono<ServerResponse> note(ServerRequest request) {
             String b = boardId(request);
             String n = noteId(request);
-            return json(boards.onPump(trace(request), "read", s -> s.note(b, n)));
+            return json(boards.noteAsync(b, n, trace(request)));
         }
 
         Mono<ServerResponse> editNote(ServerRequest request) {
             return body(request).flatMap(body -> {
-                HopTrace trace = trace(request);
                 String b = boardId(request);
                 String n = noteId(request);
                 JsonInput.Edit edit = JsonInput.edit(body);
-                Task<Applied> applied = commit(boards.onPump(trace, "prepare",
-                        s -> s.prepareEditNote(b, n, edit.text(), edit.expectedVersion())), trace);
-                return outcome(applied).flatMap(a -> OK_JSON.apply(a.note()));
+                return json(boards.editNoteAsync(b, n, edit.text(), edit.expectedVersion(), trace(request)));
             });
         }
 
         Mono<ServerResponse> deleteNote(ServerRequest request) {
-            HopTrace trace = trace(request);
             String b = boardId(request);
             String n = noteId(request);
             long version = JsonInput.version(query(request, "expectedVersion"), "expectedVersion", Change.ANY_VERSION);
-            Task<Applied> applied = commit(boards.onPump(trace, "prepare", s -> s.prepareDeleteNote(b, n, version)), trace);
-            return outcome(applied).flatMap(a -> ServerResponse.noContent().build());
+            return outcome(boards.deleteNoteAsync(b, n, version, trace(request)))
+                    .flatMap(deleted -> ServerResponse.noContent().build());
         }
 
         Mono<ServerResponse> events(ServerRequest request) {
@@ -270,7 +237,7 @@ public class JavaBoardRoutes {
         }
 
         Mono<ServerResponse> stats(ServerRequest request) {
-            return json(boards.stats(boardId(request), trace(request)));
+            return json(boards.statsAsync(boardId(request), trace(request)));
         }
 
         /**
@@ -278,10 +245,9 @@ public class JavaBoardRoutes {
          * reached {@code after} (the client's revision cannot be this board's).
          */
         Mono<ServerResponse> changes(ServerRequest request) {
-            HopTrace trace = trace(request);
             String id = boardId(request);
             long revision = JsonInput.version(query(request, "after"), "after", 0);
-            return json(boards.awaitChange(id, revision, trace));
+            return json(boards.awaitChangeAsync(id, revision, trace(request)));
         }
     }
 }

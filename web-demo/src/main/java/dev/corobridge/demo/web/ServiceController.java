@@ -32,6 +32,6 @@ public class ServiceController {
     /** Pump, ring pool and journal metrics (one pump hop). */
     @GetMapping("/live")
     public Task<Map<String, Object>> live() {
-        return boards.live();
+        return boards.liveMetricsAsync();
     }
 }

@@ -1,17 +1,21 @@
 package dev.corobridge.demo.web
 
 import dev.corobridge.bridge.HopTrace
-import dev.corobridge.bridge.await
+import dev.corobridge.context.PropagatedContext
 import dev.corobridge.demo.BoardService
-import dev.corobridge.demo.board.BoardStore
+import dev.corobridge.demo.addNote
+import dev.corobridge.demo.awaitChange
+import dev.corobridge.demo.board
 import dev.corobridge.demo.board.Change
-import dev.corobridge.demo.board.WordStats
+import dev.corobridge.demo.createBoard
+import dev.corobridge.demo.deleteNote
+import dev.corobridge.demo.editNote
+import dev.corobridge.demo.list
+import dev.corobridge.demo.note
+import dev.corobridge.demo.stats
 import dev.corobridge.demo.web.PathEndpoints.Endpoint
-import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.reactor.awaitSingle
 import kotlinx.coroutines.withContext
-import dev.corobridge.bridge.recordingHops
-import dev.corobridge.context.PropagatedContext
 import org.springframework.context.annotation.Bean
 import org.springframework.context.annotation.Configuration
 import org.springframework.http.HttpMethod
@@ -33,9 +37,10 @@ private typealias Handler = suspend (ServerRequest) -> ServerResponse
 
 /**
  * The Kotlin face of the notes board, `/api/kt/boards/...`: the same flows as the Java
- * [JavaBoardRoutes], written as `suspend` functions behind functional `coRouter {}` routes. A change
- * is `withContext(pump) { prepare }`, then `commit(...).await()` (journal on the ring, apply on the
- * pump), then the answer; each handler runs in a coroutine that a client disconnect cancels.
+ * [JavaBoardRoutes], written as `suspend` functions behind functional `coRouter {}` routes. Each
+ * handler reads the request, makes one call to the service boundary ([BoardService], through its
+ * suspending face: `boards.addNote(id, text, trace)`) and answers; it runs in a coroutine that a
+ * client disconnect cancels, which cancels the boundary's task.
  *
  * Why functional routes rather than annotated `suspend` methods: Spring invokes an annotated
  * suspend method through kotlin-reflect on every request, which cost 35 to 40 % of this face's CPU
@@ -46,8 +51,8 @@ private typealias Handler = suspend (ServerRequest) -> ServerResponse
  * two faces answer alike, and as the annotated controllers did (FacesAnswerAlikeTest).
  *
  * The handler code runs off the pump: the starter's `corobridge.webflux.suspend-dispatcher=off-pump`
- * puts its dispatcher in the coroutine context `coRouter` starts handlers in, so the code after a
- * `withContext(pump.dispatcher)` step does not go on running on the pump thread.
+ * puts its dispatcher in the coroutine context `coRouter` starts handlers in, so a handler that
+ * resumes from a task completed on the pump goes on on the request's event loop.
  */
 @Configuration(proxyBeanMethods = false)
 class KotlinBoardRoutes {
@@ -102,18 +107,6 @@ class KotlinBoardRoutes {
     /** The handlers: one per endpoint, each the same steps as its Java twin. Thread-safe (stateless). */
     private class Face(private val boards: BoardService) {
 
-        private val pump = boards.pump()
-
-        /**
-         * Runs [body] on the pump, the only thread allowed to touch the boards; the hop is recorded
-         * in the request's [trace] as `pump:step` (by the coroutine, [recordingHops]).
-         */
-        private suspend fun <T> onPump(trace: HopTrace, step: String, body: (BoardStore) -> T): T =
-            withContext(pump.dispatcher + trace.recordingHops(step)) {
-                BoardService.logStep(step)
-                body(boards.store())
-            }
-
         private fun trace(request: ServerRequest): HopTrace = HopTraces.of(request.exchange())
 
         private fun boardId(request: ServerRequest): String = JsonInput.boardId(request.pathVariable("boardId"))
@@ -136,14 +129,11 @@ class KotlinBoardRoutes {
 
         suspend fun createBoard(request: ServerRequest): ServerResponse {
             val trace = trace(request)
-            val name = JsonInput.boardName(body(request))
-            val change = onPump(trace, "prepare") { it.prepareCreateBoard(name) }
-            val board = boards.commit(change, trace).await().board()
+            val board = boards.createBoard(JsonInput.boardName(body(request)), trace)
             return created("/api/kt/boards/${board.id()}", board)
         }
 
-        suspend fun listBoards(request: ServerRequest): ServerResponse =
-            json(onPump(trace(request), "list") { it.list() })
+        suspend fun listBoards(request: ServerRequest): ServerResponse = json(boards.list(trace(request)))
 
         /** The board list, live, as on the Java face. */
         suspend fun boardListEvents(request: ServerRequest): ServerResponse =
@@ -152,44 +142,32 @@ class KotlinBoardRoutes {
 
         suspend fun board(request: ServerRequest): ServerResponse = board(request, request.pathVariable("boardId"))
 
-        suspend fun board(request: ServerRequest, boardId: String): ServerResponse {
-            val id = JsonInput.boardId(boardId)
-            return json(onPump(trace(request), "snapshot") { it.snapshot(id) })
-        }
+        suspend fun board(request: ServerRequest, boardId: String): ServerResponse =
+            json(boards.board(JsonInput.boardId(boardId), trace(request)))
 
         suspend fun addNote(request: ServerRequest): ServerResponse {
             val body = body(request) // read first, as Spring resolves a @RequestBody before the handler runs
-            val trace = trace(request)
             val id = boardId(request)
-            val text = JsonInput.noteText(body)
-            val change = onPump(trace, "prepare") { it.prepareAddNote(id, text) }
-            val note = boards.commit(change, trace).await().note()
+            val note = boards.addNote(id, JsonInput.noteText(body), trace(request))
             return created("/api/kt/boards/$id/notes/${note.id()}", note)
         }
 
-        suspend fun note(request: ServerRequest): ServerResponse {
-            val b = boardId(request)
-            val n = noteId(request)
-            return json(onPump(trace(request), "read") { it.note(b, n) })
-        }
+        suspend fun note(request: ServerRequest): ServerResponse =
+            json(boards.note(boardId(request), noteId(request), trace(request)))
 
         suspend fun editNote(request: ServerRequest): ServerResponse {
             val body = body(request)
-            val trace = trace(request)
             val b = boardId(request)
             val n = noteId(request)
             val edit = JsonInput.edit(body)
-            val change = onPump(trace, "prepare") { it.prepareEditNote(b, n, edit.text(), edit.expectedVersion()) }
-            return json(boards.commit(change, trace).await().note())
+            return json(boards.editNote(b, n, edit.text(), edit.expectedVersion(), trace(request)))
         }
 
         suspend fun deleteNote(request: ServerRequest): ServerResponse {
-            val trace = trace(request)
             val b = boardId(request)
             val n = noteId(request)
             val version = JsonInput.version(query(request, "expectedVersion"), "expectedVersion", Change.ANY_VERSION)
-            val change = onPump(trace, "prepare") { it.prepareDeleteNote(b, n, version) }
-            boards.commit(change, trace).await()
+            boards.deleteNote(b, n, version, trace(request))
             return ServerResponse.noContent().buildAndAwait()
         }
 
@@ -199,33 +177,17 @@ class KotlinBoardRoutes {
                 .body(BodyInserters.fromServerSentEvents(boards.events(id))).awaitSingle()
         }
 
-        suspend fun stats(request: ServerRequest): ServerResponse {
-            val trace = trace(request)
-            val id = boardId(request)
-            val snapshot = onPump(trace, "snapshot") { it.snapshot(id) }
-            val stats = withContext(boards.cpu()) {
-                trace.record("cpu", "count words")
-                WordStats.of(snapshot)
-            }
-            return json(onPump(trace, "check revision") { if (it.revision(id) == stats.revision()) stats else stats.stale() })
-        }
+        suspend fun stats(request: ServerRequest): ServerResponse = json(boards.stats(boardId(request), trace(request)))
 
         /**
          * Long poll: the board once its revision is above `after`; 409 if the board has not reached
-         * `after` (the client's revision cannot be this board's), as on the Java face.
+         * `after` (the client's revision cannot be this board's), as on the Java face. A client that
+         * goes away cancels the wait, which withdraws the waiter at once.
          */
         suspend fun changes(request: ServerRequest): ServerResponse {
-            val trace = trace(request)
             val id = boardId(request)
             val revision = JsonInput.version(query(request, "after"), "after", 0)
-            val waiter = onPump(trace, "wait") { it.awaitRevision(id, revision, boards.longPollTimeout()) }
-            val snapshot = try {
-                waiter.await()
-            } catch (e: CancellationException) {
-                waiter.cancel() // client gone: withdraw the waiter now, not at the next change
-                throw e
-            }
-            return json(snapshot)
+            return json(boards.awaitChange(id, revision, trace(request)))
         }
     }
 }
