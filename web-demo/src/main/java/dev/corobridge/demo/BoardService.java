@@ -1,5 +1,6 @@
 package dev.corobridge.demo;
 
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -10,8 +11,6 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 
 import kotlinx.coroutines.CoroutineDispatcher;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.springframework.http.codec.ServerSentEvent;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Sinks;
@@ -21,9 +20,6 @@ import dev.corobridge.bridge.HopTrace;
 import dev.corobridge.bridge.Outcome;
 import dev.corobridge.bridge.Promise;
 import dev.corobridge.bridge.Task;
-import dev.corobridge.context.CapturedContext;
-import dev.corobridge.context.ContextPropagation;
-import dev.corobridge.context.RestoredContext;
 import dev.corobridge.demo.board.Applied;
 import dev.corobridge.demo.board.BoardEvent;
 import dev.corobridge.demo.board.BoardException;
@@ -35,11 +31,11 @@ import dev.corobridge.demo.board.BoardSummary;
 import dev.corobridge.demo.board.Change;
 import dev.corobridge.demo.board.Note;
 import dev.corobridge.demo.board.WordStats;
-import dev.corobridge.demo.journal.Journal;
-import dev.corobridge.demo.journal.JournalClosedException;
+import dev.corobridge.demo.changelog.ChangeLog;
+import dev.corobridge.demo.changelog.ChangeLogMetrics;
 import dev.corobridge.pump.MessagePump;
-import dev.corobridge.reactor.TaskMono;
 import dev.corobridge.pump.PumpMetrics;
+import dev.corobridge.reactor.TaskMono;
 import dev.corobridge.ring.RingMetrics;
 import dev.corobridge.ring.RingPool;
 
@@ -47,22 +43,23 @@ import dev.corobridge.ring.RingPool;
  * The notes board's service boundary: every operation both faces offer (the Java functional routes
  * and the Kotlin {@code coRouter} routes), each one call that returns a {@link Task} (Kotlin: the
  * {@code suspend} functions of {@code SuspendingBoardService.kt}, which await these), plus the two
- * event streams. Behind it, and nowhere else: the pump that owns the boards, the store, the journal,
- * and the steps a request makes between them, each recorded in the request's {@link HopTrace}.
+ * event streams. Behind it, and nowhere else: the pump that owns the boards, the store, the change
+ * log, and the steps a request makes between them, each recorded in the request's {@link HopTrace}.
  *
  * <p><b>A change</b> ({@code createBoardAsync}, {@code addNoteAsync}, {@code editNoteAsync},
  * {@code deleteNoteAsync}) crosses the boundary once in and once out: it is prepared on the pump
- * (checked, ids assigned: {@code pump:prepare}), journaled on the ring ({@code ring:journal}) and
- * applied on the pump once durable ({@code pump:apply}); its task completes with what was applied,
- * or fails with {@link BoardException} (the change lost a race, or the service cannot take it).
+ * (checked, ids assigned: {@code pump:prepare}), appended to the {@link ChangeLog} (the journal:
+ * {@code ring:journal} once written and {@code fdatasync}'ed), and applied on the pump when the log
+ * delivers it ({@code pump:apply}); its task completes with what was applied, or fails with
+ * {@link BoardException} (the change lost a race, or the service cannot take it).
  *
- * <p><b>Commit order.</b> The journal completes its promises in file order on one thread, and each
- * completion posts the apply to the pump from there, so changes are applied in journal order, which
- * is the order replay uses: the state a client saw acknowledged is the state a restart rebuilds.
+ * <p><b>Commit order.</b> The store is changed only by the log's deliveries, which come in log order
+ * and are applied in that order ({@link ChangeApplier}), the order a replay uses: the state a client
+ * saw acknowledged is the state a restart rebuilds.
  *
  * <p><b>Cancellation.</b> Cancelling a task (the client went away) withdraws what it waits for: a
- * long poll's waiter, a step not yet run. A change already handed to the journal is applied all the
- * same (the journal and the live state never differ); only the answer is dropped.
+ * long poll's waiter, a step not yet run. A change already handed to the log is applied all the
+ * same (the log and the live state never differ); only the answer is dropped.
  *
  * <p><b>Thread-safety.</b> All methods may be called from any thread; board state is only touched
  * in tasks posted to the pump. Tasks complete on the pump (or, for a refusal, where it was decided);
@@ -70,25 +67,44 @@ import dev.corobridge.ring.RingPool;
  */
 public final class BoardService {
 
-    private static final Log LOG = LogFactory.getLog(BoardService.class);
     /** Runs a step on the thread that completed the step before (no extra hop). */
     private static final Executor SAME_THREAD = Runnable::run;
 
     private final MessagePump pump;
     private final BoardStore store;
-    private final Journal journal;
+    private final ChangeLog log;
+    private final ChangeApplier applier;
     private final RingPool ring;
     private final CoroutineDispatcher cpu;
     private final DemoProperties properties;
 
-    public BoardService(MessagePump pump, BoardStore store, Journal journal, RingPool ring, CoroutineDispatcher cpu,
+    /**
+     * A service over {@code store} (owned by {@code pump}), whose changes {@code log} makes durable;
+     * {@link #start} it before the first request.
+     *
+     * @param ring       the ring pool (for the live metrics)
+     * @param cpu        where statistics are counted
+     * @param properties the long poll's timeout and the streams' buffer
+     */
+    public BoardService(MessagePump pump, BoardStore store, ChangeLog log, RingPool ring, CoroutineDispatcher cpu,
                         DemoProperties properties) {
         this.pump = pump;
         this.store = store;
-        this.journal = journal;
+        this.log = log;
+        this.applier = new ChangeApplier(pump, store, log);
         this.ring = ring;
         this.cpu = cpu;
         this.properties = properties;
+    }
+
+    /**
+     * Replays the change log into the store, then applies every change that becomes durable. Blocks
+     * until the replay is applied or {@code timeout} passes (start-up; never call it on the pump).
+     *
+     * @throws Exception if the log cannot be replayed in time
+     */
+    public void start(Duration timeout) throws Exception {
+        applier.start(timeout);
     }
 
     // ------------------------------------------------------------------ changes
@@ -120,64 +136,9 @@ public final class BoardService {
         return change(trace, s -> s.prepareDeleteNote(boardId, noteId, expectedVersion)).thenOn(SAME_THREAD, Applied::note);
     }
 
-    /** Prepares a change on the pump, then commits it (journal on the ring, apply on the pump). */
+    /** Prepares a change on the pump, then commits it (made durable by the log, applied on the pump). */
     private Task<Applied> change(HopTrace trace, Function<BoardStore, Change> prepare) {
-        return onPump(trace, "prepare", prepare).thenComposeOn(SAME_THREAD, change -> commit(change, trace));
-    }
-
-    /**
-     * Makes a prepared change durable, then applies it on the pump; completes with what was applied,
-     * or fails with {@link BoardException} (the change lost a race, or the service cannot take it).
-     */
-    private Task<Applied> commit(Change change, HopTrace trace) {
-        Promise<Applied> result = new Promise<>();
-        // The journal's callbacks run on its ring, outside any task: they carry the committer's
-        // context (MDC, trace) themselves, so the log lines of this change's fsync and apply have it.
-        CapturedContext context = ContextPropagation.capture();
-        // The apply is handed to the journal with the record, not registered after append returned:
-        // a record durable before that registration would be applied from this thread, possibly
-        // after later records — the live state would then differ from what a restart replays.
-        journal.append(change, trace, durable -> {
-            try (RestoredContext restored = context.restore()) {
-                committed(change, durable, result, trace, context);
-            }
-        });
-        return Task.of(result);
-    }
-
-    /** The journal's answer for one change, on its ring: apply it on the pump, or fail the commit. */
-    private void committed(Change change, Outcome<Long> durable, Promise<Applied> result, HopTrace trace, CapturedContext context) {
-        if (LOG.isDebugEnabled() && durable instanceof Outcome.Success<Long> at) {
-            LOG.debug("journal: change durable at offset " + at.value() + " (written and fdatasync'ed)");
-        }
-        if (durable instanceof Outcome.Failure<Long>(JournalClosedException closed)) {
-            // Not a failure of the service: it is stopping (503, like any request at shutdown).
-            result.fail(new BoardException(BoardException.Kind.UNAVAILABLE, "the service is shutting down", closed));
-            return;
-        }
-        if (!(durable instanceof Outcome.Success<Long>)) {
-            result.settle(castFailure(durable));
-            return;
-        }
-        // Posted from the journal's ring in file order (or refused at once): the pump applies in that order.
-        try {
-            pump.execute(context.wrap(() -> {
-                step(trace, "apply");
-                try {
-                    result.complete(store.apply(change));
-                } catch (RuntimeException e) {
-                    result.fail(e);
-                }
-            }));
-        } catch (RejectedExecutionException terminated) {
-            result.fail(new BoardException(BoardException.Kind.UNAVAILABLE,
-                    "the service is shutting down; the change is durable and shows after a restart"));
-        }
-    }
-
-    @SuppressWarnings("unchecked")
-    private static <T> Outcome<T> castFailure(Outcome<?> o) {
-        return (Outcome<T>) o; // a Failure or Cancelled carries no value
+        return onPump(trace, "prepare", prepare).thenComposeOn(SAME_THREAD, change -> applier.commit(change, trace));
     }
 
     // ------------------------------------------------------------------ reads
@@ -200,19 +161,49 @@ public final class BoardService {
     /** Runs {@code body} on the pump, recording the step {@code pump:step}. */
     private <T> Task<T> onPump(HopTrace trace, String step, Function<BoardStore, T> body) {
         return Task.start(pump, () -> {
-            step(trace, step);
+            PumpSteps.record(pump, trace, step);
             return body.apply(store);
         });
     }
 
-    /** Records a step on the pump in the request's trace, and a DEBUG line for it. */
-    private void step(HopTrace trace, String step) {
-        if (trace != null) {
-            trace.record(pump.getName(), step);
-        }
-        if (LOG.isDebugEnabled()) {
-            LOG.debug("pump: " + step); // logging.level.dev.corobridge.demo=DEBUG
-        }
+    /**
+     * Word statistics: a snapshot on the pump, counting on the CPU dispatcher, a check back on the
+     * pump ({@link WordStats#current()} says whether the board was still at that revision).
+     */
+    public Task<WordStats> statsAsync(String boardId, HopTrace trace) {
+        return onPump(trace, "snapshot", s -> s.snapshot(boardId))
+                .thenOn(cpu, snapshot -> {
+                    if (trace != null) {
+                        trace.record("cpu", "count words");
+                    }
+                    return WordStats.of(snapshot);
+                })
+                .thenOn(pump, stats -> {
+                    PumpSteps.record(pump, trace, "check revision");
+                    return store.revision(boardId) == stats.revision() ? stats : stats.stale();
+                });
+    }
+
+    /**
+     * The board as soon as its revision is above {@code afterRevision}, or as it is after
+     * {@link DemoProperties#longPollTimeout()}. Cancelling the task (client gone) unregisters the waiter.
+     * Fails with {@link BoardException} ({@code CONFLICT}) if the board has not reached
+     * {@code afterRevision} (see {@link BoardStore#awaitRevision}).
+     */
+    public Task<BoardSnapshot> awaitChangeAsync(String boardId, long afterRevision, HopTrace trace) {
+        Task<Promise<BoardSnapshot>> waiting = onPump(trace, "wait",
+                s -> s.awaitRevision(boardId, afterRevision, properties.longPollTimeout()));
+        Task<BoardSnapshot> result = waiting.thenComposeOn(SAME_THREAD, p -> p);
+        // Client gone (the adapter cancels the task): withdraw the waiter, whichever finishes last.
+        Runnable withdraw = () -> {
+            if (result.outcomeOrNull() instanceof Outcome.Cancelled<BoardSnapshot>
+                    && waiting.outcomeOrNull() instanceof Outcome.Success<Promise<BoardSnapshot>> s) {
+                s.value().cancel();
+            }
+        };
+        result.onComplete(o -> withdraw.run());
+        waiting.onComplete(o -> withdraw.run());
+        return result;
     }
 
     // ------------------------------------------------------------------ streams
@@ -303,54 +294,19 @@ public final class BoardService {
         }
     }
 
-    /**
-     * Word statistics: a snapshot on the pump, counting on the CPU dispatcher, a check back on the
-     * pump ({@link WordStats#current()} says whether the board was still at that revision).
-     */
-    public Task<WordStats> statsAsync(String boardId, HopTrace trace) {
-        return onPump(trace, "snapshot", s -> s.snapshot(boardId))
-                .thenOn(cpu, snapshot -> {
-                    if (trace != null) {
-                        trace.record("cpu", "count words");
-                    }
-                    return WordStats.of(snapshot);
-                })
-                .thenOn(pump, stats -> {
-                    step(trace, "check revision");
-                    return store.revision(boardId) == stats.revision() ? stats : stats.stale();
-                });
-    }
+    // ------------------------------------------------------------------ metrics
 
     /**
-     * The board as soon as its revision is above {@code afterRevision}, or as it is after
-     * {@link DemoProperties#longPollTimeout()}. Cancelling the task (client gone) unregisters the waiter.
-     * Fails with {@link BoardException} ({@code CONFLICT}) if the board has not reached
-     * {@code afterRevision} (see {@link BoardStore#awaitRevision}).
+     * Live metrics of the pump, the ring pool, the change log (under {@code journal}; its commits as
+     * {@code fsyncs}) and the boards (one pump hop, not traced).
      */
-    public Task<BoardSnapshot> awaitChangeAsync(String boardId, long afterRevision, HopTrace trace) {
-        Task<Promise<BoardSnapshot>> waiting = onPump(trace, "wait",
-                s -> s.awaitRevision(boardId, afterRevision, properties.longPollTimeout()));
-        Task<BoardSnapshot> result = waiting.thenComposeOn(SAME_THREAD, p -> p);
-        // Client gone (the adapter cancels the task): withdraw the waiter, whichever finishes last.
-        Runnable withdraw = () -> {
-            if (result.outcomeOrNull() instanceof Outcome.Cancelled<BoardSnapshot>
-                    && waiting.outcomeOrNull() instanceof Outcome.Success<Promise<BoardSnapshot>> s) {
-                s.value().cancel();
-            }
-        };
-        result.onComplete(o -> withdraw.run());
-        waiting.onComplete(o -> withdraw.run());
-        return result;
-    }
-
-    /** Live metrics of the pump, the ring pool, the journal and the boards (one pump hop, not traced). */
     public Task<Map<String, Object>> liveMetricsAsync() {
         return Task.start(pump, () -> {
             int[] sw = store.subscriberAndWaiterCounts();
             long[] changes = store.changeCounts();
             PumpMetrics pm = pump.getMetrics();
             RingMetrics rm = ring.getMetrics();
-            var jm = journal.metrics();
+            ChangeLogMetrics jm = log.metrics();
             Map<String, Object> out = new LinkedHashMap<>();
             out.put("transport", rm.transport() == dev.corobridge.ring.Transport.IO_URING ? "io_uring" : "nio");
             out.put("fallbackReason", rm.fallbackReason() == null || rm.fallbackReason().isEmpty() ? null : rm.fallbackReason());
@@ -372,10 +328,10 @@ public final class BoardService {
             out.put("ring", r);
             Map<String, Object> j = new LinkedHashMap<>();
             j.put("changes", jm.changes());
-            // Every change in the journal, over every run: the replayed ones and those since the start.
-            j.put("total", journal.replayed().size() + jm.changes());
-            j.put("fsyncs", jm.fsyncs());
-            j.put("fsyncsPerChange", jm.fsyncsPerChange());
+            // Every change in the log, over every run: the replayed ones and those since the start.
+            j.put("total", jm.replayed() + jm.changes());
+            j.put("fsyncs", jm.commits());
+            j.put("fsyncsPerChange", jm.commitsPerChange());
             j.put("largestBatch", jm.largestBatch());
             j.put("bytes", jm.bytes());
             j.put("applied", changes[0]);

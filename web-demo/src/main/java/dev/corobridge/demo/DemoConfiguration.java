@@ -1,7 +1,7 @@
 package dev.corobridge.demo;
 
+import java.io.IOException;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 
 import kotlinx.coroutines.CoroutineDispatcher;
 import org.apache.commons.logging.Log;
@@ -16,11 +16,10 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.event.ContextClosedEvent;
 import tools.jackson.core.StreamReadFeature;
 
-import dev.corobridge.bridge.Task;
 import dev.corobridge.demo.board.BoardStore;
-import dev.corobridge.demo.board.Change;
+import dev.corobridge.demo.changelog.ChangeLog;
+import dev.corobridge.demo.changelog.ChangeLogHealthIndicator;
 import dev.corobridge.demo.journal.Journal;
-import dev.corobridge.demo.journal.JournalHealthIndicator;
 import dev.corobridge.demo.web.ProblemJsonHandler;
 import dev.corobridge.demo.web.RequestGuardFilter;
 import dev.corobridge.demo.web.ClientFaultSummary;
@@ -36,17 +35,17 @@ import dev.corobridge.spring.CorobridgeLifecycle;
 /**
  * Wires the notes board onto the starter's pump, ring pool and CPU dispatcher.
  *
- * <p><b>Start.</b> The journal is opened and replayed into the store (on the pump) while the beans
- * are created, so the web server, which starts after every bean exists, never serves a half-loaded
- * board, and readiness turns {@code UP} only after the replay. A corrupted journal stops the start
+ * <p><b>Start.</b> The change log (the journal) is opened and replayed into the store (on the pump)
+ * while the beans are created, so the web server, which starts after every bean exists, never
+ * serves a half-loaded board, and readiness turns {@code UP} only after the replay. A corrupted journal stops the start
  * with the damage named ({@link JournalFailureAnalyzer}) and the file untouched, unless
  * {@code demo.journal.repair} is on.
  *
  * <p><b>Stop.</b> When the context starts closing, the service refuses new requests (503 with
  * {@code Retry-After} and {@code Connection: close}) and ends event streams and long polls, so
  * graceful shutdown only waits for real work; the {@link ShutdownConfiguration drain} keeps the
- * server answering until its connections are quiet; after the web server has drained, the journal
- * commits what is queued and closes, then the starter stops the pump and the ring pool.
+ * server answering until its connections are quiet; after the web server has drained, the change
+ * log commits what is queued and closes, then the starter stops the pump and the ring pool.
  */
 @Configuration(proxyBeanMethods = false)
 public class DemoConfiguration {
@@ -67,38 +66,30 @@ public class DemoConfiguration {
         return new BoardStore(pump);
     }
 
-    /** Closed by {@link #journalLifecycle} at the right phase; not by bean destruction. */
+    /**
+     * The change log: the journal. A corrupted journal fails the start here (JournalFailureAnalyzer
+     * explains it), unless demo.journal.repair is on. Closed by {@link #changeLogLifecycle} at the
+     * right phase; not by bean destruction.
+     */
     @Bean(destroyMethod = "")
-    Journal journal(RingPool pool, MessagePump pump, BoardStore store, DemoProperties properties) throws Exception {
-        // A corrupted journal fails the start here (JournalFailureAnalyzer explains it), unless
-        // demo.journal.repair is on.
-        Journal journal = Journal.open(pool, properties.journalFile(), properties.ioTimeout(),
-                properties.journal().recovery());
-        long started = System.nanoTime();
-        int[] skipped = Task.start(pump, () -> {
-            int n = 0;
-            for (Change c : journal.replayed()) {
-                if (!store.replay(c)) {
-                    n++;
-                }
-            }
-            return new int[] {n};
-        }).join(properties.ioTimeout());
-        LOG.info("Replayed " + journal.replayed().size() + " changes (" + skipped[0] + " rejected as they were live) in "
-                + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) + " ms");
-        return journal;
+    ChangeLog changeLog(RingPool pool, DemoProperties properties) throws IOException {
+        return Journal.open(pool, properties.journalFile(), properties.ioTimeout(), properties.journal().recovery());
     }
 
+    /** The health of the change log, under {@code journal}. */
     @Bean
-    JournalHealthIndicator journalHealthIndicator(Journal journal) {
-        return new JournalHealthIndicator(journal);
+    ChangeLogHealthIndicator journalHealthIndicator(ChangeLog log) {
+        return new ChangeLogHealthIndicator(log);
     }
 
+    /** Started here: the log is replayed into the store before the web server exists. */
     @Bean
-    BoardService boardService(MessagePump pump, BoardStore store, Journal journal, RingPool pool,
+    BoardService boardService(MessagePump pump, BoardStore store, ChangeLog log, RingPool pool,
                               @Qualifier(CorobridgeAutoConfiguration.CPU_DISPATCHER) CoroutineDispatcher cpu,
-                              DemoProperties properties) {
-        return new BoardService(pump, store, journal, pool, cpu, properties);
+                              DemoProperties properties) throws Exception {
+        BoardService service = new BoardService(pump, store, log, pool, cpu, properties);
+        service.start(properties.ioTimeout());
+        return service;
     }
 
     /**
@@ -158,32 +149,9 @@ public class DemoConfiguration {
         };
     }
 
-    /** Closes the journal between the web server's drain and the pump's shutdown. */
+    /** Closes the change log between the web server's drain and the pump's shutdown. */
     @Bean
-    SmartLifecycle journalLifecycle(Journal journal, DemoProperties properties) {
-        return new SmartLifecycle() {
-            private volatile boolean running;
-
-            @Override
-            public void start() {
-                running = true;
-            }
-
-            @Override
-            public void stop() {
-                running = false;
-                journal.close(properties.ioTimeout());
-            }
-
-            @Override
-            public boolean isRunning() {
-                return running;
-            }
-
-            @Override
-            public int getPhase() {
-                return JOURNAL_PHASE;
-            }
-        };
+    SmartLifecycle changeLogLifecycle(ChangeLog log, DemoProperties properties) {
+        return new ClosingLifecycle(JOURNAL_PHASE, () -> log.close(properties.ioTimeout()));
     }
 }

@@ -50,6 +50,7 @@ class CommitOrderTest {
         try (Journal journal = Journal.open(pool, file, T)) {
             BoardStore store = onPump(pump, () -> new BoardStore(pump));
             BoardService service = new BoardService(pump, store, journal, pool, null, null);
+            service.start(T);
             String board = service.createBoardAsync("order", null).join(T).id();
             ExecutorService committers = Executors.newFixedThreadPool(32);
             try {

@@ -1,90 +1,50 @@
 package dev.corobridge.demo.journal;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.function.Consumer;
+import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import dev.corobridge.bridge.Awaitable;
 import dev.corobridge.bridge.HopTrace;
-import dev.corobridge.bridge.Outcome;
-import dev.corobridge.bridge.Promise;
+import dev.corobridge.bridge.Task;
 import dev.corobridge.demo.board.BoardException;
 import dev.corobridge.demo.board.Change;
+import dev.corobridge.demo.changelog.ChangeLog;
+import dev.corobridge.demo.changelog.ChangeLogHealth;
+import dev.corobridge.demo.changelog.ChangeLogMetrics;
+import dev.corobridge.demo.changelog.ChangeSink;
+import dev.corobridge.demo.changelog.LogPosition;
+import dev.corobridge.demo.changelog.LoggedChange;
 import dev.corobridge.ring.Ring;
-import dev.corobridge.ring.RingFile;
-import dev.corobridge.ring.RingIoException;
 import dev.corobridge.ring.RingPool;
 
 /**
- * An append-only journal of {@link Change}s on the ring pool with <b>group commit</b>: a change is
- * durable (written, then {@code fdatasync}) before {@link #append} completes, and changes that
- * arrive while a commit is in flight share the next one.
+ * The default {@link ChangeLog}: an append-only journal file on the ring pool. A change is durable
+ * (written, then {@code fdatasync}) before {@link #append} completes, and changes that arrive while
+ * a commit is in flight share the next one (group commit); durable changes reach the
+ * {@link ChangeSink} in file order. Positions are partition 0 and the record's byte offset.
  *
- * <p><b>Algorithm.</b> {@link #append} encodes the record's payload and checksum on the caller's
- * thread, queues it and, if no commit is scheduled, schedules one on the journal's ring (one ring
- * per file: {@code forKey}). A commit takes every queued record (up to {@link #MAX_BATCH_BYTES}),
- * numbers them and writes them with one
- * {@code writeFully} at the end of the file, calls {@code fdatasync}, and only then completes their
- * promises, in append order, and starts the next commit if records are waiting. So at most one
- * commit is in flight, the file's order is the order of {@link #append} calls, and at 64 waiting
- * writers one {@code fdatasync} covers up to 64 changes.
+ * <p>Two parts, one per phase of the journal's life: {@link RecoveredJournal} reads and mends the
+ * file at {@link #open} (scanning it with {@link JournalScan}); {@link GroupCommit} then appends,
+ * commits and delivers (its class comment has the algorithm, the cancellation and failure rules,
+ * and the close). This class joins them behind the {@link ChangeLog} calls and keeps what start-up
+ * found (the changes to replay, a torn tail cut, a repair).
  *
- * <p><b>Cancellation.</b> Cancelling the awaitable {@link #append} returned ends only that caller's
- * wait: the record, once queued, is written all the same, and the in-file-order callback is told its
- * real outcome when the commit ends, in file order. What the service applies its live state from is
- * thus always what a restart replays. (The awaitable is a view of the record's own outcome, which
- * only the commit decides.)
- *
- * <p><b>Thread-safety.</b> {@link #append} may be called from any thread; records appended by one
- * thread keep their order. The commit state is touched only by the commit in flight, which hands it
- * to the next through promise completion (a happens-before edge). Promises complete on the ring's
- * thread (the blocking executor's under the fallback transport).
- *
- * <p><b>Failure.</b> If a write or {@code fdatasync} fails, the batch's appends fail, the journal
- * turns broken and refuses further appends ({@link BoardException.Kind#UNAVAILABLE}): after a
- * failed {@code fdatasync} nothing can be said about what reached the disk (the lesson of
- * "fsyncgate"), so the service stops acknowledging instead of guessing. A restart replays what is
- * valid.
- *
- * <p><b>The ring shuts down.</b> If the ring refuses the commit (the pool has shut down, so nothing
- * can be written any more), the records waiting fail with {@link JournalClosedException} (not
- * written), every later append fails so at once, and {@link #close} has nothing to wait for. The
- * journal is not broken: the service is stopping.
- *
- * <p><b>Close.</b> Appends pass an {@link AdmissionGate} while they queue their record. {@link #close}
- * shuts the gate, so an append either got in before (its record is queued, and the close waits
- * until the commits have drained the queue: it is acknowledged as usual) or is refused with
- * {@link JournalClosedException}, and nothing is written once the file is closed. A closing
- * journal is not a broken one: the refusal is not a failure of the journal.
- *
- * <p><b>Records.</b> Each commit writes its records in {@link JournalCodec} format 2: numbered
- * consecutively over the file, with each record's position in its commit and a flag on the
- * commit's last record, so that a reader can tell a torn last write from damage in the middle.
- *
- * <p><b>Start-up.</b> {@link #open} reads the file through the ring, scans it
- * ({@link JournalScan}), cuts a torn tail (its bytes kept beside the journal, logged once), refuses
- * a corrupted journal or repairs it on request ({@link JournalRecovery}), and returns the changes
- * to replay.
+ * <p><b>Thread-safety.</b> As {@link ChangeLog} says: {@link #append}, {@link #metrics},
+ * {@link #health} and the start-up accessors from any thread; {@link #start} once. The sink is
+ * called on the journal's ring (for the replay: on the thread calling {@link #start}). Changes
+ * appended before {@link #start} (a journal used alone, as in its tests) are durable but not
+ * delivered.
  */
-public final class Journal implements AutoCloseable {
+public final class Journal implements ChangeLog, AutoCloseable {
 
     private static final Log LOG = LogFactory.getLog(Journal.class);
 
@@ -92,44 +52,20 @@ public final class Journal implements AutoCloseable {
     public static final int MAX_BATCH_BYTES = 1 << 20;
     /** Largest journal replayed (the whole file is read into memory). */
     public static final long MAX_REPLAY_BYTES = 1L << 30;
-    private static final int READ_CHUNK = 1 << 20;
 
     private final Path path;
     private final Ring ring;
-    private final RingFile file;
-    private final ConcurrentLinkedQueue<Entry> queue = new ConcurrentLinkedQueue<>();
-    private final AtomicBoolean scheduled = new AtomicBoolean();
-    private final AtomicLong changes = new AtomicLong();
-    private final AtomicLong commits = new AtomicLong();
-    private final AtomicLong bytes = new AtomicLong();
-    private final AtomicLong largestBatch = new AtomicLong();
-    private final CompletableFuture<Void> drained = new CompletableFuture<>();
+    private final RecoveredJournal recovered;
     private final List<Change> replayed;
-    private final Recovered recovered;
-    private final AdmissionGate gate = new AdmissionGate();
-    /** Set when close stops waiting for commits (timeout) and closes the file under them. */
-    private volatile boolean abandoned;
-    private volatile Throwable broken;
-    /**
-     * Set when the ring refused a commit (it has shut down): nothing is committed any more, and
-     * {@code scheduled} stays set, so no commit is scheduled again.
-     */
-    private volatile RejectedExecutionException ringGone;
+    private final GroupCommit commit;
+    private final AtomicBoolean started = new AtomicBoolean();
 
-    // Commit state: owned by the commit in flight (see class comment).
-    private long end;
-    private long nextNumber;
-    private ByteBuffer buffer = ByteBuffer.allocateDirect(64 * 1024);
-
-    private Journal(Path path, Ring ring, RingFile file, List<Change> replayed, Recovered recovered) {
+    private Journal(Path path, Ring ring, RecoveredJournal recovered) {
         this.path = path;
         this.ring = ring;
-        this.file = file;
-        this.end = recovered.end();
-        this.nextNumber = recovered.nextNumber();
-        this.replayed = List.copyOf(replayed);
         this.recovered = recovered;
-        this.bytes.set(end);
+        this.replayed = recovered.changes();
+        this.commit = new GroupCommit(path, ring, recovered.file(), recovered.end(), recovered.nextNumber());
     }
 
     /**
@@ -141,8 +77,9 @@ public final class Journal implements AutoCloseable {
     }
 
     /**
-     * Opens (or creates) the journal at {@code path} and reads it back through the ring pool. Blocks
-     * the calling thread (start-up; never call it on the pump). By what {@link JournalScan} finds:
+     * Opens (or creates) the journal at {@code path} and reads it back through the ring pool; its
+     * commits run on {@code pool.forKey(path)}. Blocks the calling thread (start-up; never call it on
+     * the pump). By what {@link JournalScan} finds:
      * <ul>
      *   <li>clean: nothing to do;</li>
      *   <li>a torn tail: the cut bytes are kept in {@code <path>.torn-<offset>-<time>}, then the
@@ -150,7 +87,7 @@ public final class Journal implements AutoCloseable {
      *   <li>corrupted: with {@link JournalRecovery#REFUSE}, throws {@link JournalCorruptedException}
      *       and leaves the file byte for byte as it was; with {@link JournalRecovery#REPAIR}, keeps
      *       the damaged file as {@code <path>.damaged-<time>}, writes a new journal holding every
-     *       intact record, and logs what was dropped ({@link #repairReport()});</li>
+     *       intact record, and logs what was dropped ({@link #recovery()});</li>
      *   <li>format 1 (no file header): rewritten in format 2 (after the above), the old file kept
      *       as {@code <path>.format1-<time>}.</li>
      * </ul>
@@ -162,130 +99,59 @@ public final class Journal implements AutoCloseable {
      *                                           exceeds {@link #MAX_REPLAY_BYTES}
      */
     public static Journal open(RingPool pool, Path path, Duration timeout, JournalRecovery recovery) throws IOException {
-        Objects.requireNonNull(pool, "pool");
-        Objects.requireNonNull(path, "path");
-        Objects.requireNonNull(timeout, "timeout");
-        Objects.requireNonNull(recovery, "recovery");
-        Files.createDirectories(path.toAbsolutePath().getParent());
-        Ring ring = pool.forKey(path.toAbsolutePath());
-        RingFile file = openOnRing(pool, path, timeout);
-        try {
-            byte[] data = readAll(file, path, timeout);
-            JournalScan scan = JournalScan.of(data, data.length);
-            Recovered r = recover(path, data, scan, recovery);
-            if (r.replaced()) {
-                // The name now points at a new file: drop the old one's descriptor.
-                await(file.closeAsync(), timeout, "close " + path);
-                file = openOnRing(pool, path, timeout);
-            }
-            List<Change> replay = new ArrayList<>(r.kept().size());
-            for (JournalScan.Entry e : r.kept()) {
-                replay.add(e.change());
-            }
-            LOG.info("Journal: " + replay.size() + " changes read from " + path.toAbsolutePath() + " (format "
-                    + scan.format() + ", " + r.end() + " bytes) on " + ring.getName());
-            return new Journal(path, ring, file, replay, r);
-        } catch (IOException | RuntimeException e) {
-            file.closeAsync();
-            throw e;
-        }
+        RecoveredJournal recovered = RecoveredJournal.open(pool, path, timeout, recovery);
+        return new Journal(path, pool.forKey(path.toAbsolutePath()), recovered);
     }
 
-    private static RingFile openOnRing(RingPool pool, Path path, Duration timeout) throws IOException {
-        return await(pool.openAsync(path, StandardOpenOption.READ, StandardOpenOption.WRITE, StandardOpenOption.CREATE),
-                timeout, "open " + path);
-    }
-
-    private static byte[] readAll(RingFile file, Path path, Duration timeout) throws IOException {
-        long size = await(file.sizeAsync(), timeout, "size of " + path);
-        if (size > MAX_REPLAY_BYTES) {
-            throw new IOException(path + " is " + size + " bytes, more than the " + MAX_REPLAY_BYTES + " a replay reads");
-        }
-        byte[] data = new byte[(int) size];
-        ByteBuffer chunk = ByteBuffer.allocateDirect((int) Math.min(Math.max(size, 1), READ_CHUNK));
-        for (long at = 0; at < size; ) {
-            chunk.clear().limit((int) Math.min(chunk.capacity(), size - at));
-            int n = await(file.readFullyAsync(chunk, at), timeout, "read " + path);
-            if (n <= 0) {
-                throw new IOException(path + " ended at " + at + " while " + size + " bytes were expected");
-            }
-            chunk.flip().get(data, (int) at, n);
-            at += n;
-        }
-        return data;
-    }
-
-    /** Does what the scan calls for to the file (see {@link #open}); blocking file channels. */
-    private static Recovered recover(Path path, byte[] data, JournalScan scan, JournalRecovery recovery)
-            throws IOException {
-        Path file = path.toAbsolutePath();
-        if (scan.verdict() == JournalScan.Verdict.CORRUPT) {
-            if (recovery == JournalRecovery.REFUSE) {
-                throw new JournalCorruptedException(path, scan);
-            }
-            List<JournalScan.Entry> kept = scan.records();
-            Path aside = JournalFiles.replace(file, changesOf(kept), "damaged");
-            JournalRepairReport report = new JournalRepairReport(aside, kept.size(), scan.damages());
-            LOG.warn("Journal: repaired " + file + ": " + report);
-            for (JournalDamage d : scan.damages()) {
-                LOG.warn("Journal: repair dropped " + d);
-            }
-            return new Recovered(kept, Files.size(file), kept.size(), 0, null, report, true);
-        }
-        long tornBytes = 0;
-        Path tornCopy = null;
-        if (scan.verdict() == JournalScan.Verdict.TORN_TAIL) {
-            int offset = (int) scan.tailOffset();
-            tornBytes = scan.size() - offset;
-            tornCopy = JournalFiles.keepAside(file, "torn-" + offset, data, offset, scan.size());
-            if (scan.format() == JournalCodec.FORMAT) {
-                JournalFiles.cut(file, offset);
-            }
-            LOG.warn("Journal: cut a torn tail at offset " + offset + " of " + file + " (" + tornBytes
-                    + " bytes dropped; kept in " + tornCopy + "): " + scan.damages().getFirst().reason());
-        }
-        List<JournalScan.Entry> kept = scan.kept();
-        if (scan.format() != JournalCodec.FORMAT) {
-            Path old = JournalFiles.replace(file, changesOf(kept), "format1");
-            LOG.info("Journal: rewrote " + file + " from format 1 in format " + JournalCodec.FORMAT + " (" + kept.size()
-                    + " records); the old file is kept as " + old);
-            return new Recovered(kept, Files.size(file), kept.size(), tornBytes, tornCopy, null, true);
-        }
-        if (scan.size() == 0 || scan.tailOffset() == 0) {
-            JournalFiles.initialise(file);
-            return new Recovered(kept, JournalCodec.FILE_HEADER, 0, tornBytes, tornCopy, null, false);
-        }
-        long next = kept.isEmpty() ? 0 : kept.getLast().number() + 1;
-        return new Recovered(kept, scan.tailOffset(), next, tornBytes, tornCopy, null, false);
-    }
-
-    private static List<Change> changesOf(List<JournalScan.Entry> entries) {
-        List<Change> out = new ArrayList<>(entries.size());
-        for (JournalScan.Entry e : entries) {
-            out.add(e.change());
-        }
-        return out;
+    /** The ring the journal's commits run on ({@code pool.forKey(path)} of {@link #open}). */
+    public Ring ring() {
+        return ring;
     }
 
     /**
-     * What {@link #recover} left: the records to replay, where the next commit writes, its first
-     * record number, and what was cut or repaired.
+     * Hands the records read at {@link #open} to {@code sink} (one {@link ChangeSink#replay} call,
+     * on the calling thread, those before {@code from} left out), then every change that becomes
+     * durable, in file order, on the journal's ring. The task is complete when this returns.
+     *
+     * @throws IllegalStateException if the journal was started before
      */
-    private record Recovered(List<JournalScan.Entry> kept, long end, long nextNumber, long tornBytes, Path tornCopy,
-                             JournalRepairReport repair, boolean replaced) {
+    @Override
+    public Task<Void> start(List<LogPosition> from, ChangeSink sink) {
+        Objects.requireNonNull(sink, "sink");
+        long after = 0;
+        for (LogPosition p : from) {
+            if (p.partition() == 0) {
+                after = p.offset();
+            }
+        }
+        List<LoggedChange> replay = new ArrayList<>(recovered.kept().size());
+        for (JournalScan.Entry e : recovered.kept()) {
+            if (e.offset() >= after) {
+                replay.add(new LoggedChange(e.change(), new LogPosition(0, e.offset()), LoggedChange.NOT_APPENDED_HERE));
+            }
+        }
+        if (!started.compareAndSet(false, true)) {
+            throw new IllegalStateException("the journal " + path.toAbsolutePath() + " was started before");
+        }
+        sink.replay(replay);
+        commit.deliverTo(sink); // after the replay: the sink sees every replayed change before a live one
+        return Task.completed(null);
     }
 
-    private static <T> T await(Awaitable<T> op, Duration timeout, String what) throws IOException {
-        try {
-            return op.join(timeout);
-        } catch (TimeoutException e) {
-            throw new IOException(what + " did not finish within " + timeout, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException(what + " interrupted", e);
-        } catch (Exception e) {
-            throw new IOException(what + " failed: " + e.getMessage(), e);
-        }
+    /**
+     * Makes a change durable (see {@link ChangeLog#append}). The task completes, on the journal's
+     * ring, with the record's position once it is written and {@code fdatasync} has returned; the
+     * sink got the change (with {@code appendId}) just before. It fails with
+     * {@link JournalClosedException} when {@link #close} has begun or the journal's ring has shut
+     * down (the change is not written), and with {@link BoardException} of kind
+     * {@link BoardException.Kind#UNAVAILABLE} when the journal is broken or the write failed.
+     * Cancelling it only stops this caller's wait (see {@link GroupCommit}).
+     *
+     * @param trace if not {@code null}, gets a {@code journal} step on the ring's thread once durable
+     */
+    @Override
+    public Task<LogPosition> append(Change change, long appendId, HopTrace trace) {
+        return commit.append(change, appendId, trace);
     }
 
     /** The changes read at start-up, in journal order. */
@@ -293,255 +159,55 @@ public final class Journal implements AutoCloseable {
         return replayed;
     }
 
-    /** Bytes of a torn tail cut at start-up (0 when none). */
-    public long tornBytes() {
-        return recovered.tornBytes();
+    /** What opening the journal cut or repaired. */
+    public JournalRecoveryReport recovery() {
+        return recovered.report();
     }
 
-    /** Where the bytes of a torn tail cut at start-up were kept, or {@code null} when none was cut. */
-    public Path tornTailCopy() {
-        return recovered.tornCopy();
-    }
-
-    /** What a repair at start-up did, or {@code null} when none was needed (or asked for). */
-    public JournalRepairReport repairReport() {
-        return recovered.repair();
-    }
-
-    /** The journal file. */
-    public Path path() {
-        return path;
-    }
-
-    /** The ring the journal's commits run on. */
-    public Ring ring() {
-        return ring;
+    /** Snapshot of the journal's counters; {@code commits} are {@code fdatasync}s. */
+    @Override
+    public ChangeLogMetrics metrics() {
+        return new ChangeLogMetrics(commit.changes(), replayed.size(), commit.commits(), commit.bytes(),
+                commit.largestBatch(), commit.queued(), commit.isBroken());
     }
 
     /**
-     * Makes a change durable. The returned awaitable completes (on the journal's ring) with the
-     * record's offset once the record is written and {@code fdatasync} has returned. It fails with
-     * {@link JournalClosedException} when {@link #close} has begun or the journal's ring has shut
-     * down (the change is not written), and with {@link BoardException} of kind
-     * {@link BoardException.Kind#UNAVAILABLE} when the journal is broken or the write failed.
-     * Cancelling it only stops this caller's wait: a record already queued is written all the same
-     * (see the class comment).
-     *
-     * @param trace if not {@code null}, gets a {@code journal} hop on the thread that saw the commit
+     * Down once a write or {@code fdatasync} failed (the service refuses changes from then on), up
+     * otherwise; details: the file, its counters, and what start-up cut ({@code tornTailKeptIn}) or
+     * repaired ({@code repairedAtStart}: the damaged copy, what was kept and dropped).
      */
-    public Awaitable<Long> append(Change change, HopTrace trace) {
-        return append(change, trace, null);
-    }
-
-    /**
-     * {@link #append(Change, HopTrace)}, with {@code inFileOrder} called with the record's outcome on
-     * the journal's ring, in the order of the records in the file (on the caller's thread, before
-     * this returns, if the append is refused). It is told the real outcome even if the returned
-     * awaitable is cancelled. Registering on the returned awaitable instead is not ordered: a record
-     * durable before the registration runs its callback on the registering thread, possibly after
-     * later records' callbacks ran.
-     *
-     * @param inFileOrder if not {@code null}, told the outcome in file order
-     */
-    public Awaitable<Long> append(Change change, HopTrace trace, Consumer<? super Outcome<Long>> inFileOrder) {
-        Entry e = new Entry(JournalCodec.payload(change), trace);
-        if (inFileOrder != null) {
-            e.durable.onComplete(inFileOrder); // before the record is queued: it cannot be late
+    @Override
+    public ChangeLogHealth health() {
+        ChangeLogMetrics m = metrics();
+        Map<String, Object> details = new LinkedHashMap<>();
+        details.put("path", path.toAbsolutePath().toString());
+        details.put("changes", m.changes());
+        details.put("fsyncs", m.commits());
+        details.put("bytes", m.bytes());
+        JournalRecoveryReport recovery = recovery();
+        details.put("tornBytesCutAtStart", recovery.tornBytes());
+        if (recovery.tornTailCopy() != null) {
+            details.put("tornTailKeptIn", recovery.tornTailCopy().toAbsolutePath().toString());
         }
-        // The caller's view: cancelling it ends only the caller's wait, never the record's outcome.
-        Promise<Long> view = new Promise<>();
-        e.durable.onComplete(view::settle);
-        Throwable b = broken;
-        if (b != null) {
-            e.durable.fail(unavailable(b));
-            return view;
+        JournalRepairReport repair = recovery.repair();
+        if (repair != null) {
+            Map<String, Object> r = new LinkedHashMap<>();
+            r.put("damagedCopy", repair.damagedCopy().toAbsolutePath().toString());
+            r.put("keptRecords", repair.keptRecords());
+            r.put("droppedBytes", repair.droppedBytes());
+            r.put("droppedRecords", repair.droppedRecords());
+            r.put("dropped", repair.dropped().stream().limit(100).map(JournalDamage::toString).toList());
+            details.put("repairedAtStart", r);
         }
-        RejectedExecutionException gone = ringGone;
-        if (gone != null) {
-            e.durable.fail(ringShutDown(gone));
-            return view;
+        if (m.broken()) {
+            details.put("reason", "a write or fdatasync failed; restart to replay the valid journal");
         }
-        if (!gate.enter()) {
-            e.durable.fail(new JournalClosedException(path, "is closing; the change was not written"));
-            return view;
-        }
-        try {
-            queue.add(e);
-        } finally {
-            gate.leave();
-        }
-        schedule();
-        if (ringGone != null) {
-            // The ring refused a commit after this record was queued, maybe after the refusal had
-            // failed the queue: make sure it is not left waiting (a record is polled, so failed, once).
-            failQueued(ringGone);
-        }
-        return view;
-    }
-
-    private void schedule() {
-        if (scheduled.compareAndSet(false, true)) {
-            submitCommit();
-        }
-    }
-
-    /**
-     * Hands the next commit to the ring (the caller set {@code scheduled}). If the ring refuses it
-     * (shut down), nothing can be committed any more: the waiting records fail, {@code scheduled}
-     * stays set, and close has nothing to wait for. No commit is in flight then: only the caller
-     * that set {@code scheduled} submits, and a commit in flight holds it.
-     */
-    private void submitCommit() {
-        try {
-            ring.execute(this::commitNext);
-        } catch (RejectedExecutionException e) {
-            ringGone = e; // before the queue is failed: an append queuing now sees it (see append)
-            LOG.warn("Journal: the ring " + ring.getName() + " refused a commit (it has shut down); "
-                    + path.toAbsolutePath() + " takes no more changes");
-            failQueued(e);
-            drained.complete(null);
-        }
-    }
-
-    private void failQueued(RejectedExecutionException gone) {
-        for (Entry e; (e = queue.poll()) != null; ) {
-            e.durable.fail(ringShutDown(gone));
-        }
-    }
-
-    private JournalClosedException ringShutDown(RejectedExecutionException gone) {
-        return new JournalClosedException(path, "cannot commit: its ring has shut down; the change was not written",
-                gone);
-    }
-
-    /** Starts the next commit, or releases the schedule when nothing waits. */
-    private void commitNext() {
-        List<Entry> batch = new ArrayList<>();
-        int size = 0;
-        for (Entry e; (e = queue.peek()) != null; ) {
-            if (!batch.isEmpty() && size + e.size() > MAX_BATCH_BYTES) {
-                break;
-            }
-            queue.poll();
-            batch.add(e);
-            size += e.size();
-        }
-        if (batch.isEmpty()) {
-            scheduled.set(false);
-            // An append may have queued after the drain but seen scheduled == true: take it now.
-            if (!queue.isEmpty() && scheduled.compareAndSet(false, true)) {
-                submitCommit();
-            } else if (gate.isClosedAndEmpty() && queue.isEmpty()) {
-                // The gate first: once it is closed and empty, every admitted record is queued.
-                drained.complete(null);
-            }
-            return;
-        }
-        Throwable b = broken;
-        if (b != null) {
-            failAll(batch, unavailable(b));
-            commitNext();
-            return;
-        }
-        if (abandoned) {
-            failAll(batch, notCommitted());
-            commitNext();
-            return;
-        }
-        if (buffer.capacity() < size) {
-            buffer = ByteBuffer.allocateDirect(Math.max(size, buffer.capacity() * 2));
-        }
-        ByteBuffer buf = buffer.clear();
-        long first = nextNumber;
-        for (int i = 0; i < batch.size(); i++) {
-            Entry e = batch.get(i);
-            JournalCodec.putRecord(buf, e.payload, e.payloadCrc, first + i, i, i == batch.size() - 1);
-        }
-        buf.flip();
-        long at = end;
-        int length = size;
-        file.writeFullyAsync(buf, at).onComplete(written -> {
-            if (!(written instanceof Outcome.Success<Integer>)) {
-                fail(batch, "write of " + length + " bytes at " + at, written);
-                return;
-            }
-            file.fdatasyncAsync().onComplete(synced -> {
-                if (!(synced instanceof Outcome.Success<Void>)) {
-                    fail(batch, "fdatasync", synced);
-                    return;
-                }
-                end = at + length;
-                nextNumber = first + batch.size();
-                commits.incrementAndGet();
-                changes.addAndGet(batch.size());
-                bytes.addAndGet(length);
-                largestBatch.accumulateAndGet(batch.size(), Math::max);
-                long offset = at;
-                for (Entry e : batch) {
-                    if (e.trace != null) {
-                        e.trace.record(ring.getName(), "journal");
-                    }
-                    e.durable.complete(offset);
-                    offset += e.size();
-                }
-                commitNext();
-            });
-        });
-    }
-
-    private void fail(List<Entry> batch, String what, Outcome<?> outcome) {
-        Throwable cause = outcome instanceof Outcome.Failure<?> f ? f.error() : new IllegalStateException(outcome.toString());
-        if (abandoned) {
-            // close gave up waiting and closed the file under this commit: not a journal failure.
-            LOG.warn("Journal: " + what + " on " + path.toAbsolutePath() + " did not finish before the file was closed: "
-                    + cause);
-            failAll(batch, notCommitted());
-            commitNext();
-            return;
-        }
-        broken = cause;
-        LOG.error("Journal: " + what + " on " + path.toAbsolutePath() + " failed; no further changes are accepted", cause);
-        failAll(batch, unavailable(cause));
-        commitNext();
-    }
-
-    private static void failAll(List<Entry> batch, RuntimeException error) {
-        for (Entry e : batch) {
-            e.durable.fail(error);
-        }
-    }
-
-    /**
-     * The refusal of a change after the journal broke. Its message is the problem detail a client
-     * reads, so it names the kernel's reason (e.g. {@code ENOSPC}) but not the server's paths; the
-     * whole failure is its cause, logged once when the journal broke.
-     */
-    static BoardException unavailable(Throwable broken) {
-        String reason = "an I/O error";
-        for (Throwable t = broken; t != null; t = t.getCause()) {
-            if (t instanceof RingIoException io) {
-                reason = io.operation() + " failed: " + io.errnoName();
-                break;
-            }
-        }
-        return new BoardException(BoardException.Kind.UNAVAILABLE, "the journal cannot store changes (" + reason
-                + "); the service takes no changes until it is restarted", broken);
-    }
-
-    private JournalClosedException notCommitted() {
-        return new JournalClosedException(path, "closed before this change was committed (commits did not drain in "
-                + "time); the change may or may not be durable");
-    }
-
-    /** Snapshot of the journal's counters. */
-    public JournalMetrics metrics() {
-        return new JournalMetrics(changes.get(), commits.get(), bytes.get(), largestBatch.get(), queue.size(),
-                broken != null);
+        return new ChangeLogHealth(!m.broken(), details);
     }
 
     /** Whether a write or fdatasync failed (the journal refuses changes since). */
     public boolean isBroken() {
-        return broken != null;
+        return commit.isBroken();
     }
 
     /**
@@ -551,58 +217,15 @@ public final class Journal implements AutoCloseable {
      * (not acknowledged; a write already under way may have reached the disk). Only the first call
      * does this; later ones return at once.
      */
+    @Override
     public void close(Duration timeout) {
-        if (!gate.close()) {
-            return;
+        if (commit.close(timeout)) {
+            LOG.info("Journal: closed " + path.toAbsolutePath() + "; " + metrics());
         }
-        // A commit in flight ends by finding the gate closed and empty and the queue empty, and
-        // completes `drained`; if none is in flight, run one to get there.
-        schedule();
-        try {
-            drained.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
-            abandoned = true;
-            LOG.warn("Journal: commits did not drain within " + timeout + "; closing anyway");
-        } catch (InterruptedException e) {
-            abandoned = true;
-            Thread.currentThread().interrupt();
-            LOG.warn("Journal: interrupted while waiting for commits to drain; closing anyway");
-        } catch (ExecutionException e) {
-            abandoned = true; // cannot happen: `drained` only ever completes normally
-            LOG.warn("Journal: waiting for commits to drain failed; closing anyway", e);
-        }
-        try {
-            file.closeAsync().join(timeout);
-        } catch (Exception e) {
-            LOG.warn("Journal: closing " + path.toAbsolutePath() + " failed", e);
-        }
-        LOG.info("Journal: closed " + path.toAbsolutePath() + "; " + metrics());
     }
 
     @Override
     public void close() {
         close(Duration.ofSeconds(10));
-    }
-
-    /**
-     * One queued record: its payload and checksum (made on the appending thread), and its outcome,
-     * decided by the commit (or a refusal) only: never handed to the caller, who gets a view.
-     */
-    private static final class Entry {
-        final byte[] payload;
-        final int payloadCrc;
-        final HopTrace trace;
-        final Promise<Long> durable = new Promise<>();
-
-        Entry(byte[] payload, HopTrace trace) {
-            this.payload = payload;
-            this.payloadCrc = JournalCodec.crc(payload, 0, payload.length);
-            this.trace = trace;
-        }
-
-        /** Bytes of the record in the file. */
-        int size() {
-            return JournalCodec.HEADER + payload.length;
-        }
     }
 }

@@ -2,13 +2,15 @@ package dev.corobridge.demo.journal;
 
 import java.nio.file.Path;
 
+import dev.corobridge.demo.changelog.ChangeLogClosedException;
+
 /**
  * An append the journal did not take because it is closing or closed, or its ring has shut down:
  * the change was not acknowledged. Distinct from a failed journal (a write or {@code fdatasync}
  * error turns the journal broken; see {@link Journal#isBroken()}): a closed journal is healthy, it
  * just takes nothing more.
  */
-public final class JournalClosedException extends IllegalStateException {
+public final class JournalClosedException extends ChangeLogClosedException {
 
     private final Path path;
 

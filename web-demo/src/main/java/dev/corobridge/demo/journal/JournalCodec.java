@@ -15,10 +15,10 @@ import dev.corobridge.demo.board.Change;
 
 /**
  * The journal's byte format, stateless and thread-safe: how a file starts, how a record is laid
- * out, and whether the bytes at an offset are one intact record. {@link JournalScanner} walks a
+ * out, and whether the bytes at an offset are one intact record. {@link JournalScan} walks a
  * whole file with it.
  *
- * <h2>Format 2 (written since issue 12)</h2>
+ * <h2>Format 2 (written now)</h2>
  * <pre>
  *   file    = file-header record*
  *   file-header (16 bytes) = magic "\xFEcbJourn" | format:u32 LE (2) | crc32c(magic, format):u32 LE
@@ -110,30 +110,11 @@ public final class JournalCodec {
         try (DataOutputStream out = new DataOutputStream(bytes)) {
             out.writeByte(PAYLOAD_VERSION);
             switch (change) {
-                case Change.CreateBoard c -> {
-                    out.writeByte(CREATE_BOARD);
-                    out.writeUTF(c.boardId());
-                    out.writeUTF(c.name());
-                }
-                case Change.AddNote c -> {
-                    out.writeByte(ADD_NOTE);
-                    out.writeUTF(c.boardId());
-                    out.writeUTF(c.noteId());
-                    out.writeUTF(c.text());
-                }
-                case Change.EditNote c -> {
-                    out.writeByte(EDIT_NOTE);
-                    out.writeUTF(c.boardId());
-                    out.writeUTF(c.noteId());
-                    out.writeUTF(c.text());
-                    out.writeLong(c.expectedVersion());
-                }
-                case Change.DeleteNote c -> {
-                    out.writeByte(DELETE_NOTE);
-                    out.writeUTF(c.boardId());
-                    out.writeUTF(c.noteId());
-                    out.writeLong(c.expectedVersion());
-                }
+                case Change.CreateBoard c -> strings(out, CREATE_BOARD, c.boardId(), c.name());
+                case Change.AddNote c -> strings(out, ADD_NOTE, c.boardId(), c.noteId(), c.text());
+                case Change.EditNote c ->
+                        strings(out, EDIT_NOTE, c.boardId(), c.noteId(), c.text()).writeLong(c.expectedVersion());
+                case Change.DeleteNote c -> strings(out, DELETE_NOTE, c.boardId(), c.noteId()).writeLong(c.expectedVersion());
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e); // cannot happen: in memory
@@ -143,6 +124,15 @@ public final class JournalCodec {
             throw new IllegalArgumentException("change too large for the journal: " + payload.length + " bytes");
         }
         return payload;
+    }
+
+    /** Writes a payload's kind, then its strings in order; returns {@code out} for the fields after them. */
+    private static DataOutputStream strings(DataOutputStream out, int kind, String... strings) throws IOException {
+        out.writeByte(kind);
+        for (String s : strings) {
+            out.writeUTF(s);
+        }
+        return out;
     }
 
     /** CRC32C of {@code length} bytes of {@code data} from {@code offset}. */

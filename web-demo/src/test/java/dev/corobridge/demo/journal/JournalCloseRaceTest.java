@@ -1,5 +1,6 @@
 package dev.corobridge.demo.journal;
 
+import static dev.corobridge.demo.journal.TestAppends.append;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 import dev.corobridge.bridge.Awaitable;
 import dev.corobridge.bridge.Outcome;
 import dev.corobridge.demo.board.Change;
+import dev.corobridge.demo.changelog.LogPosition;
 import dev.corobridge.ring.RingPool;
 import dev.corobridge.test.CorobridgeTest;
 
@@ -53,11 +55,11 @@ class JournalCloseRaceTest {
             Path file = dir.resolve("journal-" + round + ".log");
             Journal j = Journal.open(pool, file, T);
             CyclicBarrier start = new CyclicBarrier(writers + 1);
-            List<List<Awaitable<Long>>> appends = new ArrayList<>();
+            List<List<Awaitable<LogPosition>>> appends = new ArrayList<>();
             List<List<Change>> changes = new ArrayList<>();
             List<Thread> threads = new ArrayList<>();
             for (int w = 0; w < writers; w++) {
-                List<Awaitable<Long>> mine = new ArrayList<>();
+                List<Awaitable<LogPosition>> mine = new ArrayList<>();
                 List<Change> sent = new ArrayList<>();
                 appends.add(mine);
                 changes.add(sent);
@@ -70,7 +72,7 @@ class JournalCloseRaceTest {
                     }
                     for (int i = 0; i < MAX_APPENDS; i++) {
                         Change c = new Change.CreateBoard("b" + (writer * 1_000_000 + i + 1), "w" + writer + " #" + i);
-                        Awaitable<Long> a = j.append(c, null);
+                        Awaitable<LogPosition> a = append(j, c);
                         mine.add(a);
                         sent.add(c);
                         if (a.isDone() && !a.outcomeOrNull().isSuccess()) {
@@ -94,9 +96,9 @@ class JournalCloseRaceTest {
                 ackedPerWriter.add(mine);
                 for (int i = 0; i < appends.get(w).size(); i++) {
                     // Admitted appends were acknowledged before close returned; refused ones at once.
-                    Outcome<Long> o = appends.get(w).get(i).outcomeOrNull();
+                    Outcome<LogPosition> o = appends.get(w).get(i).outcomeOrNull();
                     assertThat(o).as("round %d: writer %d append %d still pending after close", round, w, i).isNotNull();
-                    if (o instanceof Outcome.Success<Long>) {
+                    if (o instanceof Outcome.Success<LogPosition>) {
                         mine.add(changes.get(w).get(i));
                     } else {
                         refusedTotal++;

@@ -1,5 +1,6 @@
 package dev.corobridge.demo.journal;
 
+import static dev.corobridge.demo.journal.TestAppends.append;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import dev.corobridge.bridge.Awaitable;
 import dev.corobridge.demo.board.Change;
+import dev.corobridge.demo.changelog.LogPosition;
 import dev.corobridge.ring.RingPool;
 import dev.corobridge.ring.RingPoolConfig;
 
@@ -61,7 +63,7 @@ class JournalDamageTest {
                 Change c = i == 0 ? new Change.CreateBoard("b1", "board ünïcödé")
                         : new Change.AddNote("b1", "n" + i, "note number " + i + " " + "x".repeat(i % 40));
                 WRITTEN.add(c);
-                OFFSETS.add(j.append(c, null).join(T));
+                OFFSETS.add(append(j, c).join(T).offset());
             }
             CountDownLatch release = new CountDownLatch(1);
             CountDownLatch holding = new CountDownLatch(1);
@@ -74,15 +76,15 @@ class JournalDamageTest {
                 }
             });
             assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
-            List<Awaitable<Long>> acks = new ArrayList<>();
+            List<Awaitable<LogPosition>> acks = new ArrayList<>();
             for (int i = 0; i < LAST_COMMIT; i++) {
                 Change c = new Change.EditNote("b1", "n" + (i + 1), "edited " + i, 1);
                 WRITTEN.add(c);
-                acks.add(j.append(c, null));
+                acks.add(append(j, c));
             }
             release.countDown();
-            for (Awaitable<Long> a : acks) {
-                OFFSETS.add(a.join(T));
+            for (Awaitable<LogPosition> a : acks) {
+                OFFSETS.add(a.join(T).offset());
             }
             assertThat(j.metrics().largestBatch()).isEqualTo(LAST_COMMIT);
         }
@@ -151,11 +153,11 @@ class JournalDamageTest {
         if (inLastRecord) {
             try (Journal j = Journal.open(pool, file, T)) {
                 assertThat(j.replayed()).as(what).containsExactlyElementsOf(intact);
-                assertThat(j.tornBytes()).as(what).isEqualTo(pristine.length - OFFSETS.get(record));
+                assertThat(j.recovery().tornBytes()).as(what).isEqualTo(pristine.length - OFFSETS.get(record));
                 assertThat(Files.size(file)).as(what).isEqualTo(OFFSETS.get(record));
-                assertThat(Files.readAllBytes(j.tornTailCopy())).as(what + ": the cut bytes are kept")
+                assertThat(Files.readAllBytes(j.recovery().tornTailCopy())).as(what + ": the cut bytes are kept")
                         .isEqualTo(slice(damaged, OFFSETS.get(record).intValue(), damaged.length));
-                assertThat(j.repairReport()).isNull();
+                assertThat(j.recovery().repair()).isNull();
             }
             return;
         }
@@ -182,19 +184,19 @@ class JournalDamageTest {
         // 2. Repair: every intact record kept, exactly the damaged one dropped, the damaged file kept.
         try (Journal j = Journal.open(pool, file, T, JournalRecovery.REPAIR)) {
             assertThat(j.replayed()).as(what).containsExactlyElementsOf(intact);
-            JournalRepairReport report = j.repairReport();
+            JournalRepairReport report = j.recovery().repair();
             assertThat(report.keptRecords()).isEqualTo(intact.size());
             assertThat(report.dropped()).containsExactly(first);
             assertThat(report.droppedRecords()).isEqualTo(record < 0 ? 0 : 1);
             assertThat(report.droppedBytes()).isEqualTo(first.length());
             assertThat(Files.readAllBytes(report.damagedCopy())).as(what + ": the damaged file, byte for byte").isEqualTo(damaged);
-            j.append(new Change.CreateBoard("b2", "after the repair"), null).join(T);
+            append(j, new Change.CreateBoard("b2", "after the repair")).join(T);
         } catch (Exception e) {
             throw new AssertionError(what, e);
         }
         try (Journal j = Journal.open(pool, file, T)) {
             assertThat(j.replayed()).as(what + ": reopened").hasSize(intact.size() + 1).startsWith(intact.toArray(Change[]::new));
-            assertThat(j.tornBytes()).isZero();
+            assertThat(j.recovery().tornBytes()).isZero();
         }
     }
 
@@ -207,7 +209,7 @@ class JournalDamageTest {
         Files.write(file, v1);
         try (Journal j = Journal.open(pool, file, T)) {
             assertThat(j.replayed()).containsExactlyElementsOf(WRITTEN);
-            j.append(new Change.CreateBoard("b2", "format two"), null).join(T);
+            append(j, new Change.CreateBoard("b2", "format two")).join(T);
         }
         assertThat(Files.readAllBytes(file)).startsWith(JournalCodec.fileHeader());
         Path old = only("journal.log.format1-");
@@ -226,8 +228,8 @@ class JournalDamageTest {
         Files.write(file, torn);
         try (Journal j = Journal.open(pool, file, T)) {
             assertThat(j.replayed()).containsExactlyElementsOf(WRITTEN.subList(0, WRITTEN.size() - 1));
-            assertThat(j.tornBytes()).isEqualTo(torn.length - lastStart);
-            assertThat(Files.readAllBytes(j.tornTailCopy())).isEqualTo(slice(torn, lastStart, torn.length));
+            assertThat(j.recovery().tornBytes()).isEqualTo(torn.length - lastStart);
+            assertThat(Files.readAllBytes(j.recovery().tornTailCopy())).isEqualTo(slice(torn, lastStart, torn.length));
         }
     }
 
@@ -256,7 +258,7 @@ class JournalDamageTest {
             intact.remove(500);
             try (Journal j = Journal.open(pool, file, T, JournalRecovery.REPAIR)) {
                 assertThat(j.replayed()).containsExactlyElementsOf(intact);
-                assertThat(Files.readAllBytes(j.repairReport().damagedCopy())).isEqualTo(damaged);
+                assertThat(Files.readAllBytes(j.recovery().repair().damagedCopy())).isEqualTo(damaged);
             }
             assertThat(Files.readAllBytes(file)).startsWith(JournalCodec.fileHeader());
         }

@@ -19,7 +19,7 @@ class JournalFailureDetailTest {
     @Test
     void aDiskFullJournalNamesTheReasonButNotThePath() {
         RingIoException enospc = new RingIoException("write", "/srv/secret-data-dir/journal.log", 28);
-        BoardException refused = Journal.unavailable(enospc);
+        BoardException refused = GroupCommit.unavailable(enospc);
         assertThat(refused.kind()).isEqualTo(BoardException.Kind.UNAVAILABLE);
         assertThat(refused.getMessage()).doesNotContain("/srv").doesNotContain("journal.log")
                 .contains("ENOSPC").contains("cannot store changes");
@@ -28,7 +28,7 @@ class JournalFailureDetailTest {
 
     @Test
     void aFailureWithoutAnErrnoNamesNoInternals() {
-        BoardException refused = Journal.unavailable(new IOException("/srv/secret-data-dir/journal.log: disk quota"));
+        BoardException refused = GroupCommit.unavailable(new IOException("/srv/secret-data-dir/journal.log: disk quota"));
         assertThat(refused.getMessage()).doesNotContain("/srv").contains("cannot store changes");
     }
 }

@@ -1,5 +1,6 @@
 package dev.corobridge.demo.journal;
 
+import static dev.corobridge.demo.journal.TestAppends.append;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
@@ -20,13 +21,14 @@ import dev.corobridge.bridge.Awaitable;
 import dev.corobridge.bridge.Outcome;
 import dev.corobridge.demo.board.BoardException;
 import dev.corobridge.demo.board.Change;
+import dev.corobridge.demo.changelog.LogPosition;
 import dev.corobridge.ring.RingPool;
 import dev.corobridge.ring.RingPoolConfig;
 
 /**
  * The journal's ring shuts down under it (the pool closed first): the commit can no longer be
- * scheduled. An append then fails at once with {@link JournalClosedException} naming the ring, its
- * in-file-order callback told so; every later append fails as fast; {@link Journal#close} returns
+ * scheduled. An append then fails at once with {@link JournalClosedException} naming the ring, and
+ * nothing reaches the sink; every later append fails as fast; {@link Journal#close} returns
  * without waiting out its timeout; the journal is not broken, and what was acknowledged before is
  * replayed. Each test has a pool of its own, since it shuts it down. Close runs on a daemon thread,
  * joined with a bound: it is given 5 minutes, so a close that waits for commits that can never run
@@ -47,18 +49,19 @@ class JournalRingShutdownTest {
         Journal j;
         try {
             j = Journal.open(pool, file, T);
-            j.append(new Change.CreateBoard("b1", "before the shutdown"), null).join(T);
+            append(j, new Change.CreateBoard("b1", "before the shutdown")).join(T);
         } finally {
             pool.close();
         }
 
-        List<Outcome<Long>> told = new CopyOnWriteArrayList<>();
-        Awaitable<Long> first = j.append(new Change.CreateBoard("b2", "after the shutdown"), null, told::add);
+        RecordingSink sink = new RecordingSink(j);
+        j.start(List.of(), sink).join(T);
+        Awaitable<LogPosition> first = append(j, new Change.CreateBoard("b2", "after the shutdown"));
         assertThat(first.isDone()).as("an append whose commit cannot be scheduled fails at once").isTrue();
         assertRingGone(first.outcomeOrNull());
-        assertThat(told).as("its in-file-order callback is told, once").singleElement().satisfies(this::assertRingGone);
+        assertThat(sink.calls).as("nothing unwritten reaches the sink").containsExactly("replay []");
 
-        Awaitable<Long> later = j.append(new Change.CreateBoard("b3", "later"), null);
+        Awaitable<LogPosition> later = append(j, new Change.CreateBoard("b3", "later"));
         assertThat(later.isDone()).as("a later append fails fast instead of waiting for a commit that never comes").isTrue();
         assertRingGone(later.outcomeOrNull());
 
@@ -74,7 +77,7 @@ class JournalRingShutdownTest {
         Journal j;
         try {
             j = Journal.open(pool, file, T);
-            j.append(new Change.CreateBoard("b1", "before the shutdown"), null).join(T);
+            append(j, new Change.CreateBoard("b1", "before the shutdown")).join(T);
         } finally {
             pool.close();
         }
@@ -101,7 +104,7 @@ class JournalRingShutdownTest {
                 pool.close();
             }
             CyclicBarrier start = new CyclicBarrier(writers);
-            List<Awaitable<Long>> appends = new CopyOnWriteArrayList<>();
+            List<Awaitable<LogPosition>> appends = new CopyOnWriteArrayList<>();
             List<Thread> threads = new ArrayList<>();
             for (int w = 0; w < writers; w++) {
                 int writer = w;
@@ -112,7 +115,7 @@ class JournalRingShutdownTest {
                         throw new AssertionError(e);
                     }
                     for (int i = 0; i < 20; i++) {
-                        appends.add(j.append(new Change.CreateBoard("b" + (writer * 100 + i + 1), "x"), null));
+                        appends.add(append(j, new Change.CreateBoard("b" + (writer * 100 + i + 1), "x")));
                     }
                 }));
             }
@@ -121,7 +124,7 @@ class JournalRingShutdownTest {
                 assertThat(t.isAlive()).as("round %d: a writer still appending after %s", round, T).isFalse();
             }
             assertThat(appends).as("round %d: every append returned", round).hasSize(writers * 20);
-            for (Awaitable<Long> a : appends) {
+            for (Awaitable<LogPosition> a : appends) {
                 assertThat(a.isDone()).as("round %d: an append still waiting for a commit that never comes", round).isTrue();
                 assertRingGone(a.outcomeOrNull());
             }
@@ -146,14 +149,14 @@ class JournalRingShutdownTest {
             Path file = dir.resolve("journal-" + round + ".log");
             RingPool pool = RingPool.start(RingPoolConfig.builder().name("journal-ring-race-" + round).rings(1).build());
             Journal j;
-            List<List<Awaitable<Long>>> appends = new ArrayList<>();
+            List<List<Awaitable<LogPosition>>> appends = new ArrayList<>();
             List<String> acked = new ArrayList<>();
             try {
                 j = Journal.open(pool, file, T);
                 CyclicBarrier start = new CyclicBarrier(writers + 1);
                 List<Thread> threads = new ArrayList<>();
                 for (int w = 0; w < writers; w++) {
-                    List<Awaitable<Long>> mine = new ArrayList<>();
+                    List<Awaitable<LogPosition>> mine = new ArrayList<>();
                     appends.add(mine);
                     int writer = w;
                     threads.add(Thread.ofPlatform().daemon().start(() -> {
@@ -163,7 +166,7 @@ class JournalRingShutdownTest {
                             throw new AssertionError(e);
                         }
                         for (int i = 0; i < 2_000; i++) {
-                            Awaitable<Long> a = j.append(new Change.CreateBoard("b" + (writer * 1_000_000 + i + 1), "x"), null);
+                            Awaitable<LogPosition> a = append(j, new Change.CreateBoard("b" + (writer * 1_000_000 + i + 1), "x"));
                             mine.add(a);
                             if (a.isDone() && !a.outcomeOrNull().isSuccess()) {
                                 return; // refused: the ring is gone or the journal broke
@@ -184,9 +187,9 @@ class JournalRingShutdownTest {
                 pool.close();
             }
             for (int w = 0; w < writers; w++) {
-                List<Awaitable<Long>> mine = appends.get(w);
+                List<Awaitable<LogPosition>> mine = appends.get(w);
                 for (int i = 0; i < mine.size(); i++) {
-                    Awaitable<Long> a = mine.get(i);
+                    Awaitable<LogPosition> a = mine.get(i);
                     try {
                         a.join(T);
                         acked.add("b" + (w * 1_000_000 + i + 1));
@@ -208,7 +211,7 @@ class JournalRingShutdownTest {
         }
     }
 
-    private void assertRingGone(Outcome<Long> o) {
+    private void assertRingGone(Outcome<LogPosition> o) {
         assertThat(o).isInstanceOfSatisfying(Outcome.Failure.class, f -> assertThat(f.error())
                 .isInstanceOf(JournalClosedException.class)
                 .hasMessageContaining("ring has shut down")

@@ -1,5 +1,6 @@
 package dev.corobridge.demo.journal;
 
+import static dev.corobridge.demo.journal.TestAppends.append;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -23,6 +24,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 import dev.corobridge.bridge.Awaitable;
 import dev.corobridge.bridge.HopTrace;
 import dev.corobridge.demo.board.Change;
+import dev.corobridge.demo.changelog.ChangeLogMetrics;
+import dev.corobridge.demo.changelog.LogPosition;
 import dev.corobridge.ring.RingPool;
 import dev.corobridge.test.CorobridgeTest;
 
@@ -55,13 +58,13 @@ class JournalTest {
             }
             written.add(new Change.EditNote("b1", "n3", "edited", 1));
             written.add(new Change.DeleteNote("b1", "n4", Change.ANY_VERSION));
-            List<Awaitable<Long>> acks = new ArrayList<>();
+            List<Awaitable<LogPosition>> acks = new ArrayList<>();
             for (Change c : written) {
-                acks.add(j.append(c, null));
+                acks.add(append(j, c));
             }
             long last = -1;
-            for (Awaitable<Long> a : acks) {
-                long offset = a.join(T);
+            for (Awaitable<LogPosition> a : acks) {
+                long offset = a.join(T).offset();
                 assertThat(offset).isGreaterThan(last); // offsets follow append order
                 last = offset;
             }
@@ -69,7 +72,7 @@ class JournalTest {
         }
         try (Journal j = Journal.open(pool, file, T)) {
             assertThat(j.replayed()).containsExactlyElementsOf(written);
-            assertThat(j.tornBytes()).isZero();
+            assertThat(j.recovery().tornBytes()).isZero();
         }
     }
 
@@ -84,23 +87,52 @@ class JournalTest {
                 awaitQuietly(release);
             });
             assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
-            List<Awaitable<Long>> acks = new ArrayList<>();
+            List<Awaitable<LogPosition>> acks = new ArrayList<>();
             HopTrace trace = new HopTrace();
             for (int i = 0; i < 64; i++) {
-                acks.add(j.append(new Change.AddNote("b1", "n" + (i + 1), "text " + i), i == 0 ? trace : null));
+                acks.add(append(j, new Change.AddNote("b1", "n" + (i + 1), "text " + i), i == 0 ? trace : null));
             }
             release.countDown();
-            for (Awaitable<Long> a : acks) {
+            for (Awaitable<LogPosition> a : acks) {
                 a.join(T);
             }
-            JournalMetrics m = j.metrics();
+            ChangeLogMetrics m = j.metrics();
             assertThat(m.changes()).isEqualTo(64);
-            assertThat(m.fsyncs()).isEqualTo(1);
+            assertThat(m.commits()).isEqualTo(1);
             assertThat(m.largestBatch()).isEqualTo(64);
             assertThat(trace.hops()).singleElement().satisfies(h -> {
                 assertThat(h.context()).isEqualTo(j.ring().getName());
                 assertThat(h.note()).isEqualTo("journal");
             });
+        }
+    }
+
+    /**
+     * The change-log calls: {@code start} replays what was read at open from the position asked for
+     * (records before it left out), then delivers each durable change with its append id on the
+     * ring, in file order; positions are partition 0 and the record's offset; a journal starts once.
+     */
+    @Test
+    void startReplaysFromAPositionThenDeliversEachDurableChange() throws Exception {
+        Path file = dir.resolve("journal.log");
+        List<LogPosition> at = new ArrayList<>();
+        try (Journal j = Journal.open(pool, file, T)) {
+            for (String b : List.of("b1", "b2", "b3")) {
+                at.add(append(j, new Change.CreateBoard(b, "board " + b)).join(T));
+            }
+        }
+        assertThat(at).extracting(LogPosition::partition).containsOnly(0);
+        assertThat(at.get(0).offset()).isEqualTo(JournalCodec.FILE_HEADER);
+        assertThat(at.get(2).isAtOrAfter(at.get(1))).isTrue();
+        try (Journal j = Journal.open(pool, file, T)) {
+            RecordingSink sink = new RecordingSink(j);
+            j.start(List.of(at.get(1)), sink).join(T);
+            assertThat(sink.calls).containsExactly("replay [b2#0,b3#0]");
+            LogPosition fourth = j.append(new Change.CreateBoard("b4", "live"), 7, null).join(T);
+            assertThat(fourth.offset()).isGreaterThan(at.get(2).offset());
+            assertThat(sink.calls).containsExactly("replay [b2#0,b3#0]", "apply [b4#7] on the ring");
+            assertThatThrownBy(() -> j.start(List.of(), sink)).isInstanceOf(IllegalStateException.class);
+            assertThat(j.metrics().replayed()).isEqualTo(3);
         }
     }
 
@@ -110,7 +142,7 @@ class JournalTest {
         Path file = dir.resolve("journal.log");
         try (Journal j = Journal.open(pool, file, T)) {
             for (int i = 1; i <= 3; i++) {
-                j.append(new Change.CreateBoard("b" + i, "board number " + i), null).join(T);
+                append(j, new Change.CreateBoard("b" + i, "board number " + i)).join(T);
             }
         }
         long full = Files.size(file);
@@ -122,19 +154,19 @@ class JournalTest {
         byte[] before = Files.readAllBytes(file);
         try (Journal j = Journal.open(pool, file, T)) {
             assertThat(j.replayed()).extracting(Change::boardId).containsExactly("b1", "b2");
-            assertThat(j.tornBytes()).isEqualTo(lastRecord - cut);
+            assertThat(j.recovery().tornBytes()).isEqualTo(lastRecord - cut);
             assertThat(Files.size(file)).isEqualTo(full - lastRecord);
             // The cut bytes are kept beside the journal.
-            assertThat(j.tornTailCopy().getFileName().toString()).startsWith("journal.log.torn-" + (full - lastRecord) + "-");
-            assertThat(Files.readAllBytes(j.tornTailCopy()))
+            assertThat(j.recovery().tornTailCopy().getFileName().toString()).startsWith("journal.log.torn-" + (full - lastRecord) + "-");
+            assertThat(Files.readAllBytes(j.recovery().tornTailCopy()))
                     .isEqualTo(java.util.Arrays.copyOfRange(before, (int) (full - lastRecord), before.length));
             // Appends continue where the valid part ends.
-            j.append(new Change.CreateBoard("b4", "after repair"), null).join(T);
+            append(j, new Change.CreateBoard("b4", "after repair")).join(T);
         }
         try (Journal j = Journal.open(pool, file, T)) {
             assertThat(j.replayed()).extracting(Change::boardId).containsExactly("b1", "b2", "b4");
-            assertThat(j.tornBytes()).isZero();
-            assertThat(j.tornTailCopy()).isNull();
+            assertThat(j.recovery().tornBytes()).isZero();
+            assertThat(j.recovery().tornTailCopy()).isNull();
         }
     }
 
@@ -144,7 +176,7 @@ class JournalTest {
         try (Journal j = Journal.open(pool, file, T)) {
             assertThat(j.replayed()).isEmpty();
             assertThat(j.metrics().bytes()).isEqualTo(JournalCodec.FILE_HEADER);
-            assertThat(j.append(new Change.CreateBoard("b1", "first"), null).join(T)).isEqualTo(JournalCodec.FILE_HEADER);
+            assertThat(append(j, new Change.CreateBoard("b1", "first")).join(T).offset()).isEqualTo(JournalCodec.FILE_HEADER);
         }
         assertThat(Files.readAllBytes(file)).startsWith(JournalCodec.fileHeader());
     }
@@ -153,8 +185,8 @@ class JournalTest {
     void aFlippedBitInTheLastRecordIsATornTail() throws Exception {
         Path file = dir.resolve("journal.log");
         try (Journal j = Journal.open(pool, file, T)) {
-            j.append(new Change.CreateBoard("b1", "one"), null).join(T);
-            j.append(new Change.CreateBoard("b2", "two"), null).join(T);
+            append(j, new Change.CreateBoard("b1", "one")).join(T);
+            append(j, new Change.CreateBoard("b2", "two")).join(T);
         }
         long size = Files.size(file);
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
@@ -165,17 +197,17 @@ class JournalTest {
         }
         try (Journal j = Journal.open(pool, file, T)) {
             assertThat(j.replayed()).extracting(Change::boardId).containsExactly("b1");
-            assertThat(j.tornBytes()).isPositive();
+            assertThat(j.recovery().tornBytes()).isPositive();
         }
     }
 
     @Test
     void appendsAfterCloseAreRefusedNotLost() throws Exception {
         Journal j = Journal.open(pool, dir.resolve("journal.log"), T);
-        Awaitable<Long> before = j.append(new Change.CreateBoard("b1", "kept"), null);
+        Awaitable<LogPosition> before = append(j, new Change.CreateBoard("b1", "kept"));
         j.close(T);
-        assertThat(before.join(T)).isEqualTo(JournalCodec.FILE_HEADER); // queued before close: committed
-        Awaitable<Long> after = j.append(new Change.CreateBoard("b2", "refused"), null);
+        assertThat(before.join(T).offset()).isEqualTo(JournalCodec.FILE_HEADER); // queued before close: committed
+        Awaitable<LogPosition> after = append(j, new Change.CreateBoard("b2", "refused"));
         assertThat(after.isDone()).isTrue(); // refused at once, nothing queued
         assertThatThrownBy(() -> after.join(T)).isInstanceOf(JournalClosedException.class)
                 .hasMessageContaining("is closing; the change was not written");
@@ -189,7 +221,7 @@ class JournalTest {
     @Test
     void aCloseThatGivesUpWaitingFailsTheWaitingAppendsAsNotCommittedNotBroken() throws Exception {
         Journal j = Journal.open(pool, dir.resolve("journal.log"), T);
-        j.append(new Change.CreateBoard("b1", "committed"), null).join(T);
+        append(j, new Change.CreateBoard("b1", "committed")).join(T);
         // Hold the journal's ring: the queued append cannot commit, so the close cannot drain.
         CountDownLatch release = new CountDownLatch(1);
         CountDownLatch holding = new CountDownLatch(1);
@@ -198,7 +230,7 @@ class JournalTest {
             awaitQuietly(release);
         });
         assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
-        Awaitable<Long> waiting = j.append(new Change.CreateBoard("b2", "never committed"), null);
+        Awaitable<LogPosition> waiting = append(j, new Change.CreateBoard("b2", "never committed"));
         j.close(Duration.ZERO); // gives up at once: the ring is held
         release.countDown();
         assertThatThrownBy(() -> waiting.join(T)).isInstanceOf(JournalClosedException.class)

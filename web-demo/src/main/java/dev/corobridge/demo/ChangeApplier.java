@@ -1,0 +1,179 @@
+package dev.corobridge.demo;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import dev.corobridge.bridge.HopTrace;
+import dev.corobridge.bridge.Outcome;
+import dev.corobridge.bridge.Promise;
+import dev.corobridge.bridge.Task;
+import dev.corobridge.context.CapturedContext;
+import dev.corobridge.context.ContextPropagation;
+import dev.corobridge.context.RestoredContext;
+import dev.corobridge.demo.board.Applied;
+import dev.corobridge.demo.board.BoardException;
+import dev.corobridge.demo.board.BoardStore;
+import dev.corobridge.demo.board.Change;
+import dev.corobridge.demo.changelog.ChangeLog;
+import dev.corobridge.demo.changelog.ChangeLogClosedException;
+import dev.corobridge.demo.changelog.ChangeSink;
+import dev.corobridge.demo.changelog.LogPosition;
+import dev.corobridge.demo.changelog.LoggedChange;
+import dev.corobridge.pump.MessagePump;
+
+/**
+ * The board side of the {@link ChangeLog}: the {@link ChangeSink} that applies every change the log
+ * delivers to the store, on the pump, in log order, and the commits of this process's writers,
+ * each answered once its own change has been applied.
+ *
+ * <p><b>Matching a writer to its change.</b> {@link #commit} gives the change an append id, keeps
+ * the writer (its promise, trace and context) under that id, and appends. When the log delivers a
+ * change with that id, the pump applies it and completes the writer with what was applied, or with
+ * the rejection when the change lost a race. When the append fails, the change is never delivered
+ * and the writer fails at once. For a log whose acknowledgement and delivery are separate events
+ * (Kafka's producer callback and its consumer) either may come first; a writer is taken out of
+ * the map exactly once, by whichever finds it. A change from elsewhere (another replica) finds no
+ * writer and is applied all the same.
+ *
+ * <p><b>Ordering.</b> The log calls the sink in log order, one call at a time; each call posts one
+ * task to the pump, which runs the tasks of one poster in the order they were posted, so the store
+ * applies in log order, the order a replay uses: the state a client saw acknowledged is the state a
+ * restart rebuilds.
+ *
+ * <p><b>Thread-safety.</b> {@link #commit} from any thread; the sink from the log's delivery thread;
+ * the waiting writers live in a concurrent map. The store and the replay's counts are touched only
+ * on the pump. A writer's promise is completed on the pump (or where its append failed).
+ */
+final class ChangeApplier implements ChangeSink {
+
+    private static final Log LOG = LogFactory.getLog(BoardService.class);
+
+    private final MessagePump pump;
+    private final BoardStore store;
+    private final ChangeLog log;
+    private final AtomicLong appendIds = new AtomicLong(LoggedChange.NOT_APPENDED_HERE);
+    private final ConcurrentHashMap<Long, Writer> writers = new ConcurrentHashMap<>();
+    // Counts of the replay: pump only.
+    private int replayed;
+    private int replayRejected;
+
+    ChangeApplier(MessagePump pump, BoardStore store, ChangeLog log) {
+        this.pump = pump;
+        this.store = store;
+        this.log = log;
+    }
+
+    /**
+     * Replays the log into the store (on the pump), then takes every change that becomes durable.
+     * Blocks until the replay is applied (start-up; never call it on the pump).
+     */
+    void start(Duration timeout) throws Exception {
+        long began = System.nanoTime();
+        log.start(List.of(), this).join(timeout);
+        int[] counts = Task.start(pump, () -> new int[] {replayed, replayRejected}).join(timeout);
+        LOG.info("Replayed " + (counts[0] + counts[1]) + " changes (" + counts[1] + " rejected as they were live) in "
+                + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began) + " ms");
+    }
+
+    /**
+     * Makes a prepared change durable; completes once the pump has applied it, with what was
+     * applied, or fails with {@link BoardException} (the change lost a race, or the service cannot
+     * take it). Cancelling the task only drops the answer: the change, once appended, is applied.
+     */
+    Task<Applied> commit(Change change, HopTrace trace) {
+        long id = appendIds.incrementAndGet();
+        // The apply runs in a pump task of the log's delivery, outside this request's tasks: the
+        // writer carries its context (MDC, trace id) itself, so the apply's log line has it.
+        Writer writer = new Writer(trace, ContextPropagation.capture());
+        writers.put(id, writer);
+        log.append(change, id, trace).onComplete(durable -> {
+            if (!(durable instanceof Outcome.Success<LogPosition>)) {
+                Writer refused = writers.remove(id);
+                if (refused != null) {
+                    refused.result.settle(refusal(durable));
+                }
+            }
+        });
+        return Task.of(writer.result);
+    }
+
+    /** Why a change the log did not take fails its writer: a closing log is a service shutting down (503). */
+    @SuppressWarnings("unchecked")
+    private static Outcome<Applied> refusal(Outcome<LogPosition> outcome) {
+        if (outcome instanceof Outcome.Failure<LogPosition>(ChangeLogClosedException closed)) {
+            return new Outcome.Failure<>(new BoardException(BoardException.Kind.UNAVAILABLE,
+                    "the service is shutting down", closed));
+        }
+        return (Outcome<Applied>) (Outcome<?>) outcome; // a Failure or Cancelled carries no value
+    }
+
+    @Override
+    public void replay(List<LoggedChange> changes) {
+        pump.execute(() -> {
+            for (LoggedChange c : changes) {
+                if (store.replay(c.change())) {
+                    replayed++;
+                } else {
+                    replayRejected++;
+                }
+            }
+        });
+    }
+
+    @Override
+    public void apply(List<LoggedChange> changes) {
+        try {
+            pump.execute(() -> applyOnPump(changes));
+        } catch (RejectedExecutionException terminated) {
+            for (LoggedChange c : changes) {
+                Writer w = c.appendedHere() ? writers.remove(c.appendId()) : null;
+                if (w != null) {
+                    w.result.fail(new BoardException(BoardException.Kind.UNAVAILABLE,
+                            "the service is shutting down; the change is durable and shows after a restart"));
+                }
+            }
+        }
+    }
+
+    /** On the pump: applies a delivery in log order, answering the writers waiting here. */
+    private void applyOnPump(List<LoggedChange> changes) {
+        for (LoggedChange c : changes) {
+            Writer w = c.appendedHere() ? writers.remove(c.appendId()) : null;
+            if (w == null) {
+                applyUnanswered(c.change());
+                continue;
+            }
+            try (RestoredContext restored = w.context.restore()) {
+                PumpSteps.record(pump, w.trace, "apply");
+                w.result.complete(store.apply(c.change()));
+            } catch (RuntimeException e) {
+                w.result.fail(e);
+            }
+        }
+    }
+
+    /** A change nobody here waits for (appended elsewhere): applied, or rejected if it lost a race. */
+    private void applyUnanswered(Change change) {
+        try {
+            store.apply(change);
+        } catch (BoardException rejected) {
+            // lost a race, as it did (or will) wherever it was appended; the store counts it
+        } catch (RuntimeException e) {
+            LOG.error("Applying a durable change failed: " + change, e);
+        }
+    }
+
+    /** A writer waiting for its change: its answer, and where the apply records itself. */
+    private record Writer(HopTrace trace, CapturedContext context, Promise<Applied> result) {
+        Writer(HopTrace trace, CapturedContext context) {
+            this(trace, context, new Promise<>());
+        }
+    }
+}
