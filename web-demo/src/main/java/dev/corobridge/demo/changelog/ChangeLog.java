@@ -53,6 +53,10 @@ public interface ChangeLog {
      * written), and with the log's own failure when it cannot store changes. Cancelling the task
      * only stops that wait: a change handed to the log is made durable and delivered all the same.
      *
+     * <p>The board code calls it on the pump, right after the change is prepared, so that the log's
+     * order is the order changes were prepared in: it must not block. A log whose client may block
+     * (a Kafka producer waiting for metadata or buffer space) hands the append to a thread of its own.
+     *
      * @param appendId  the appender's id for this change, not {@link LoggedChange#NOT_APPENDED_HERE}
      *                  and unique among the appends of this process since the log started: the
      *                  sink gets the change with it
