@@ -24,9 +24,11 @@ import java.util.concurrent.Callable;
  * <p><b>Restoring.</b> {@link #restore()} sets the MDC to exactly the captured map and each registered
  * thread-local to its captured value (those not captured are cleared, so the work sees what the
  * capturing thread saw, not what the worker had); {@link RestoredContext#close()} puts back what the
- * thread had before. The MDC is set before the registry's thread-locals and put back after them,
- * so a tracing library that writes trace ids into the MDC when its span is put in scope finds the
- * captured map and leaves the thread's own map behind it.
+ * thread had before — every registered thread-local, also one that neither side had, so a value
+ * the work set does not stay behind it (Micrometer's "clear missing" contract). The MDC is set
+ * before the registry's thread-locals and put back after them, so a tracing library that writes
+ * trace ids into the MDC when its span is put in scope finds the captured map and leaves the
+ * thread's own map behind it.
  *
  * <p><b>Thread-safety.</b> Immutable: one captured context may be restored on many threads at once
  * (each restore returns its own {@link RestoredContext}, to be closed on the thread that restored).

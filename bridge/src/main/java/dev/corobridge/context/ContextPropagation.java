@@ -29,7 +29,9 @@ import dev.corobridge.context.internal.RegistryValues;
  * {@code withContext} blocks and child coroutines have them too. When nothing was captured (the
  * MDC and every registered thread-local were empty), the task's steps leave the threads they run on
  * untouched; otherwise each step sees exactly what was captured (an MDC key or a registered
- * thread-local the capturing thread did not have is absent, even if the worker thread had one).
+ * thread-local the capturing thread did not have is absent, even if the worker thread had one),
+ * and afterwards the thread has exactly its own values again (a registered thread-local the step
+ * set is cleared, even when neither side had one).
  *
  * <p><b>Thread-safety.</b> Safe from any thread. {@link #setEnabled} affects tasks created after
  * it; a task created while it was on keeps carrying its values.

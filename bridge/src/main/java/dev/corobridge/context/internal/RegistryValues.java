@@ -18,9 +18,11 @@ import java.util.Map;
  * value, then sets the captured one ({@code setValue(v)}), or clears the thread-local when nothing
  * was captured for it ({@code setValue()}; "clear missing": the work sees what the capturing thread
  * saw); closing walks them in reverse and puts the kept values back ({@code restore(previous)} /
- * {@code restore()}) — the contract of Micrometer's own {@code ContextSnapshot}, without its maps:
- * one array per install. The global registry is read at each capture, so accessors registered later
- * take part in later captures.
+ * {@code restore()}). Every accessor is set and restored, also when neither the capture nor the
+ * thread had a value, so that a value the work set does not outlive it — the contract of
+ * Micrometer's own {@code ContextSnapshot} (clear missing), without its maps: one array per install.
+ * The global registry is read at each capture, so accessors registered later take part in later
+ * captures.
  */
 public final class RegistryValues {
 
@@ -77,7 +79,7 @@ public final class RegistryValues {
         try {
             for (; done < accessors.length; done++) {
                 previous[done] = accessors[done].getValue();
-                set(accessors[done], c.values()[done], previous[done]);
+                set(accessors[done], c.values()[done]);
             }
         } catch (RuntimeException | Error e) {
             reinstate(c, previous, done); // put back what was already set, then fail
@@ -96,7 +98,7 @@ public final class RegistryValues {
         RuntimeException failure = null;
         for (int i = count - 1; i >= 0; i--) {
             try {
-                restore(c.accessors()[i], c.values()[i], previous[i]);
+                restore(c.accessors()[i], previous[i]);
             } catch (RuntimeException e) {
                 failure = failure == null ? e : failure; // the others are still put back
             }
@@ -107,20 +109,20 @@ public final class RegistryValues {
     }
 
     @SuppressWarnings("unchecked")
-    private static <V> void set(ThreadLocalAccessor<V> accessor, Object value, Object previous) {
+    private static <V> void set(ThreadLocalAccessor<V> accessor, Object value) {
         if (value != null) {
             accessor.setValue((V) value);
-        } else if (previous != null) {
+        } else {
             accessor.setValue(); // captured nothing for it: the work sees none
         }
     }
 
     @SuppressWarnings("unchecked")
-    private static <V> void restore(ThreadLocalAccessor<V> accessor, Object value, Object previous) {
+    private static <V> void restore(ThreadLocalAccessor<V> accessor, Object previous) {
         if (previous != null) {
             accessor.restore((V) previous);
-        } else if (value != null) {
-            accessor.restore();
+        } else {
+            accessor.restore(); // also when nothing was set: a value the work set does not stay
         }
     }
 

@@ -1,0 +1,95 @@
+package dev.corobridge.context;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.corobridge.bridge.Awaitable;
+import dev.corobridge.bridge.Outcome;
+import dev.corobridge.bridge.Task;
+import dev.corobridge.bridge.Tasks;
+import io.micrometer.context.ContextRegistry;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.slf4j.MDC;
+
+/**
+ * What a context restore promises when accessors misbehave: a registered value the step set is
+ * gone afterwards even when neither the task nor the thread had one (Micrometer's "clear missing"
+ * contract).
+ */
+class ContextRestoreFailureTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    /** Registered before {@link #FLAKY}, so restored after it (the registry's thread-locals are put back in reverse). */
+    static final ThreadLocal<String> EARLY = new ThreadLocal<>();
+    static final ThrowingAccessor FLAKY = new ThrowingAccessor("test.flaky");
+    private static final String EARLY_KEY = "test.early";
+
+    /** One thread, numbered: a step that kills its thread shows up as a probe running on "worker-2". */
+    private final AtomicInteger threads = new AtomicInteger();
+    private final ExecutorService worker = Executors.newSingleThreadExecutor(r -> new Thread(r, "worker-" + threads.incrementAndGet()));
+    private final List<Throwable> uncaught = new CopyOnWriteArrayList<>();
+    private final BiConsumer<Awaitable<?>, Throwable> previousHandler = Tasks.setUncaughtFailureHandler((t, e) -> uncaught.add(e));
+
+    @BeforeAll
+    static void register() {
+        ContextRegistry.getInstance().registerThreadLocalAccessor(EARLY_KEY, EARLY);
+        ContextRegistry.getInstance().registerThreadLocalAccessor(FLAKY);
+    }
+
+    @AfterAll
+    static void unregister() {
+        ContextRegistry.getInstance().removeThreadLocalAccessor(FLAKY.key().toString());
+        ContextRegistry.getInstance().removeThreadLocalAccessor(EARLY_KEY);
+    }
+
+    @AfterEach
+    void tearDown() throws InterruptedException {
+        Tasks.setUncaughtFailureHandler(previousHandler);
+        FLAKY.stopFailing();
+        EARLY.remove();
+        MDC.clear();
+        worker.shutdown();
+        assertTrue(worker.awaitTermination(30, TimeUnit.SECONDS));
+    }
+
+    /** What the worker thread holds now, and which thread it is. */
+    private String onWorker() throws Exception {
+        return worker.submit(ContextRestoreFailureTest::here).get(30, TimeUnit.SECONDS);
+    }
+
+    private static String here() {
+        return Thread.currentThread().getName() + " mdc=" + MDC.getCopyOfContextMap() + " early=" + EARLY.get()
+                + " flaky=" + FLAKY.local.get();
+    }
+
+    // ------------------------------------------------------------------ clear missing
+
+    @Test
+    void aRegisteredValueTheStepSetIsGoneAfterItEvenWhenNeitherTheTaskNorTheThreadHadOne() throws Exception {
+        MDC.put("request", "r-1"); // something to carry, but no registered value
+        Task<String> t = Task.start(worker, () -> {
+            EARLY.set("set by the step");
+            return MDC.get("request");
+        });
+        MDC.clear();
+        assertEquals("r-1", t.join(WAIT));
+        assertEquals("worker-1 mdc=null early=null flaky=null", onWorker(), "the step's value stayed on the thread");
+    }
+}
