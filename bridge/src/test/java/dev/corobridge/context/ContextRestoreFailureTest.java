@@ -29,9 +29,10 @@ import org.junit.jupiter.api.Test;
 import org.slf4j.MDC;
 
 /**
- * What a context restore promises when accessors misbehave: a registered value the step set is
- * gone afterwards even when neither the task nor the thread had one (Micrometer's "clear missing"
- * contract).
+ * What a context restore promises when accessors misbehave: putting the thread's values back
+ * restores every registered thread-local whatever one of them throws; and a registered value the
+ * step set is gone afterwards even when neither the task nor the thread had one (Micrometer's
+ * "clear missing" contract).
  */
 class ContextRestoreFailureTest {
 
@@ -91,5 +92,50 @@ class ContextRestoreFailureTest {
         MDC.clear();
         assertEquals("r-1", t.join(WAIT));
         assertEquals("worker-1 mdc=null early=null flaky=null", onWorker(), "the step's value stayed on the thread");
+    }
+
+    // ------------------------------------------------------------------ putting back
+
+    @Test
+    void anErrorFromOneAccessorsRestoreStillPutsBackEveryOtherThreadLocalAndTheMdc() {
+        MDC.put("request", "captured");
+        EARLY.set("captured");
+        FLAKY.local.set("captured");
+        CapturedContext ctx = ContextPropagation.capture();
+        MDC.put("request", "own");
+        EARLY.set("own");
+        FLAKY.local.set("own");
+
+        RestoredContext restored = ctx.restore();
+        assertEquals("captured", EARLY.get());
+        AssertionError unbalanced = new AssertionError("unbalanced scope"); // as ObservationThreadLocalAccessor throws under -ea
+        FLAKY.failRestore = unbalanced;
+        assertSame(unbalanced, assertThrows(AssertionError.class, restored::close));
+
+        assertEquals("own", EARLY.get(), "an accessor after the failing one was not put back");
+        assertEquals("own", MDC.get("request"));
+    }
+
+    @Test
+    void whenSeveralAccessorsFailToRestoreTheFirstFailureIsThrownAndTheOthersAreSuppressed() {
+        ThrowingAccessor second = new ThrowingAccessor("test.flaky.second");
+        ContextRegistry.getInstance().registerThreadLocalAccessor(second);
+        try {
+            FLAKY.local.set("captured");
+            second.local.set("captured");
+            CapturedContext ctx = ContextPropagation.capture();
+            EARLY.set("own");
+            RestoredContext restored = ctx.restore();
+            IllegalStateException first = new IllegalStateException("second fails first (restored in reverse)");
+            AssertionError then = new AssertionError("then the first");
+            second.failRestore = first;
+            FLAKY.failRestore = then;
+            assertSame(first, assertThrows(IllegalStateException.class, restored::close));
+            assertEquals(List.of(then), List.of(first.getSuppressed()));
+            assertEquals("own", EARLY.get());
+        } finally {
+            ContextRegistry.getInstance().removeThreadLocalAccessor(second.key().toString());
+            second.stopFailing();
+        }
     }
 }

@@ -23,6 +23,11 @@ import java.util.Map;
  * Micrometer's own {@code ContextSnapshot} (clear missing), without its maps: one array per install.
  * The global registry is read at each capture, so accessors registered later take part in later
  * captures.
+ *
+ * <p><b>Failures.</b> An accessor that throws never leaves the others behind: putting back restores
+ * every accessor whatever one throws (an {@code AssertionError} of Micrometer's observation
+ * accessor under {@code -ea} included), then throws the first failure with the later ones
+ * suppressed.
  */
 public final class RegistryValues {
 
@@ -82,30 +87,34 @@ public final class RegistryValues {
                 set(accessors[done], c.values()[done]);
             }
         } catch (RuntimeException | Error e) {
-            reinstate(c, previous, done); // put back what was already set, then fail
+            reinstate(c, previous, done, e); // put back what was already set, then fail
             throw e;
         }
         return previous;
     }
 
-    /** Puts back the values {@link #install} found. */
+    /**
+     * Puts back the values {@link #install} found, for every accessor; throws the first failure
+     * (later ones suppressed) after all were tried.
+     */
     public static void reinstate(Object captured, Object previous) {
         Captured c = (Captured) captured;
-        reinstate(c, (Object[]) previous, c.accessors().length);
+        Throwable failure = reinstate(c, (Object[]) previous, c.accessors().length, null);
+        if (failure != null) {
+            throw Failures.unchecked(failure);
+        }
     }
 
-    private static void reinstate(Captured c, Object[] previous, int count) {
-        RuntimeException failure = null;
+    /** Restores accessors {@code count - 1} down to 0; returns {@code failure}, or the first one, with the others suppressed. */
+    private static Throwable reinstate(Captured c, Object[] previous, int count, Throwable failure) {
         for (int i = count - 1; i >= 0; i--) {
             try {
                 restore(c.accessors()[i], previous[i]);
-            } catch (RuntimeException e) {
-                failure = failure == null ? e : failure; // the others are still put back
+            } catch (Throwable e) {
+                failure = Failures.first(failure, e); // the others are still put back
             }
         }
-        if (failure != null) {
-            throw failure;
-        }
+        return failure;
     }
 
     @SuppressWarnings("unchecked")
