@@ -1,5 +1,6 @@
 package dev.corobridge.context;
 
+import dev.corobridge.context.internal.Failures;
 import dev.corobridge.context.internal.MdcValues;
 import dev.corobridge.context.internal.RegistryValues;
 import java.util.Objects;
@@ -30,6 +31,11 @@ import java.util.concurrent.Callable;
  * trace ids into the MDC when its span is put in scope finds the captured map and leaves the
  * thread's own map behind it.
  *
+ * <p><b>Failures.</b> If an accessor's {@code setValue} throws (or an observation handler it calls),
+ * {@link #restore()} puts back what it had already set and the MDC, then rethrows: the thread is as
+ * it was. {@link RestoredContext#close()} puts back everything whatever one accessor throws, then
+ * throws the first failure.
+ *
  * <p><b>Thread-safety.</b> Immutable: one captured context may be restored on many threads at once
  * (each restore returns its own {@link RestoredContext}, to be closed on the thread that restored).
  */
@@ -55,7 +61,8 @@ public final class CapturedContext {
 
     /**
      * Puts the captured values on the current thread until the returned scope is closed (on this
-     * thread; closing twice does nothing).
+     * thread; closing twice does nothing). If a registered thread-local's accessor throws, the
+     * thread's own values are put back and the exception is rethrown.
      */
     public RestoredContext restore() {
         if (isEmpty()) {
@@ -66,9 +73,13 @@ public final class CapturedContext {
         Object previousRegistry;
         try {
             previousRegistry = registry != null ? RegistryValues.install(registry) : null;
-        } catch (RuntimeException | Error e) {
+        } catch (RuntimeException | Error e) { // the registry's values are already back
             if (setMdc) {
-                MdcValues.reinstate(previousMdc);
+                try {
+                    MdcValues.reinstate(previousMdc);
+                } catch (RuntimeException | Error mdcFailure) {
+                    Failures.first(e, mdcFailure);
+                }
             }
             throw e;
         }

@@ -20,6 +20,16 @@ import kotlin.coroutines.CoroutineContext
  *   started the task — and puts the thread's own values back when the coroutine leaves the thread
  *   (`ContextPropagation`; the same as a `PropagatedContext` element).
  *
+ * **A restore that throws.** kotlinx calls [updateThreadContext] outside the coroutine's own
+ * exception handling and cannot recover from an exception there (the coroutine never resumes, and
+ * the other thread-context elements already updated for that resume are never restored). So this
+ * element never throws: when the restore throws (it has already put the thread's own values back),
+ * the coroutine fails with that exception at this resume, as if its code had thrown it there
+ * ([failResume]): a start or a cancellable resume (the usual kind) delivers it at once, without
+ * running the code; the task fails with it, or the `withContext` call of the block rethrows it.
+ * A failure while putting the thread's own values back ([restoreThreadContext]) is reported to
+ * `Tasks.uncaughtFailureHandler()`: it does not change the outcome.
+ *
  * **What is a step.** A resume is recorded as a [Hop] when it runs on another thread, another
  * dispatcher or under another [HopNote] than the last recorded step; a resume on the same thread in
  * the same place records nothing (kotlinx calls [updateThreadContext] on every resume, including
@@ -65,11 +75,22 @@ internal class TaskThreadContext(
 
     override fun updateThreadContext(context: CoroutineContext): RestoredContext? {
         if (records) record(context)
-        return captured?.restore()
+        val c = captured ?: return null
+        return try {
+            c.restore()
+        } catch (e: Throwable) {
+            failResume(context, e, task) // the restore has put the thread's own values back
+            null
+        }
     }
 
     override fun restoreThreadContext(context: CoroutineContext, oldState: RestoredContext?) {
-        oldState?.close()
+        if (oldState == null) return
+        try {
+            oldState.close() // puts back every value, whatever one accessor throws
+        } catch (e: Throwable) {
+            Tasks.reportUncaught(e) // thrown here, kotlinx would skip the other elements' restore
+        }
     }
 
     private fun record(context: CoroutineContext) {

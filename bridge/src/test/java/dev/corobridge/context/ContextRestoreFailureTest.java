@@ -29,7 +29,8 @@ import org.junit.jupiter.api.Test;
 import org.slf4j.MDC;
 
 /**
- * What a context restore promises when accessors misbehave: putting the thread's values back
+ * What a context restore promises when accessors misbehave: a step whose restore throws decides
+ * its task with that failure and leaves the thread as it found it; putting the thread's values back
  * restores every registered thread-local whatever one of them throws; and a registered value the
  * step set is gone afterwards even when neither the task nor the thread had one (Micrometer's
  * "clear missing" contract).
@@ -78,6 +79,11 @@ class ContextRestoreFailureTest {
     private static String here() {
         return Thread.currentThread().getName() + " mdc=" + MDC.getCopyOfContextMap() + " early=" + EARLY.get()
                 + " flaky=" + FLAKY.local.get();
+    }
+
+    /** The failure that decided {@code t} (null if it did not fail). */
+    private static Throwable failureOf(Task<?> t) {
+        return t.outcomeOrNull() instanceof Outcome.Failure<?> f ? f.error() : null;
     }
 
     // ------------------------------------------------------------------ clear missing
@@ -137,5 +143,74 @@ class ContextRestoreFailureTest {
             ContextRegistry.getInstance().removeThreadLocalAccessor(second.key().toString());
             second.stopFailing();
         }
+    }
+
+    // ------------------------------------------------------------------ a restore that throws
+
+    @Test
+    void aStepWhoseRestoreThrowsDecidesItsTaskWithThatFailureAndLeavesTheThreadClean() throws Exception {
+        MDC.put("request", "r-2");
+        EARLY.set("early");
+        FLAKY.local.set("flaky");
+        IllegalStateException refused = new IllegalStateException("setValue refused");
+        FLAKY.failSet = refused;
+        Task<String> t = Task.start(worker, () -> "the body ran");
+        MDC.clear();
+        EARLY.remove();
+        FLAKY.local.remove();
+
+        String after = onWorker(); // runs after the step on the one thread
+        assertTrue(t.isDone(), "the task was not decided by its step: " + t);
+        assertSame(refused, failureOf(t), t.toString());
+        assertEquals("worker-1 mdc=null early=null flaky=null", after, "what the failed restore left on the thread");
+        assertEquals(List.of(), uncaught);
+    }
+
+    @Test
+    void anObservationHandlerThatThrowsWhenTheTasksObservationIsRestoredFailsTheTaskAndLeavesNoScope() throws Exception {
+        ObservationRegistry registry = ObservationRegistry.create();
+        IllegalStateException refused = new IllegalStateException("onScopeOpened refused");
+        AtomicInteger opened = new AtomicInteger();
+        registry.observationConfig().observationHandler(new ObservationHandler<>() {
+            @Override
+            public void onScopeOpened(Observation.Context context) {
+                if (opened.incrementAndGet() > 1) { // the request's own scope opens; the task's restore of it fails
+                    throw refused;
+                }
+            }
+
+            @Override
+            public boolean supportsContext(Observation.Context context) {
+                return true;
+            }
+        });
+        Observation request = Observation.start("request", registry);
+        Task<String> t;
+        try (Observation.Scope s = request.openScope()) {
+            t = Task.start(worker, () -> "the body ran");
+        }
+        Observation left = worker.submit(registry::getCurrentObservation).get(30, TimeUnit.SECONDS);
+        assertTrue(t.isDone(), "the task was not decided by its step: " + t);
+        assertSame(refused, failureOf(t), t.toString());
+        assertNull(left, "the failed restore left the request's scope current on the worker");
+        request.stop();
+    }
+
+    @Test
+    void aRestoreThatFailsAtTheEndOfAStepKeepsTheTasksOutcomeAndIsReported() throws Exception {
+        MDC.put("request", "r-3");
+        FLAKY.local.set("flaky");
+        AssertionError unbalanced = new AssertionError("unbalanced scope");
+        Task<String> t = Task.start(worker, () -> {
+            FLAKY.failRestore = unbalanced;
+            return "value";
+        });
+        MDC.clear();
+        FLAKY.local.remove();
+        String after = onWorker();
+        FLAKY.failRestore = null;
+        assertEquals("value", t.join(WAIT));
+        assertTrue(after.startsWith("worker-1 mdc=null early=null"), "the step's thread died or kept its context: " + after);
+        assertEquals(List.of(unbalanced), uncaught);
     }
 }

@@ -24,10 +24,12 @@ import java.util.Map;
  * The global registry is read at each capture, so accessors registered later take part in later
  * captures.
  *
- * <p><b>Failures.</b> An accessor that throws never leaves the others behind: putting back restores
- * every accessor whatever one throws (an {@code AssertionError} of Micrometer's observation
- * accessor under {@code -ea} included), then throws the first failure with the later ones
- * suppressed.
+ * <p><b>Failures.</b> An accessor that throws never leaves the others behind. When a
+ * {@code setValue} throws, the install puts back what it had already set — and the failing
+ * accessor itself if its value changed before it threw (Micrometer's observation scope is current
+ * before its handlers are told) — and rethrows. Putting back restores every accessor whatever one
+ * throws (an {@code AssertionError} of Micrometer's observation accessor under {@code -ea}
+ * included), then throws the first failure with the later ones suppressed.
  */
 public final class RegistryValues {
 
@@ -75,20 +77,32 @@ public final class RegistryValues {
         return accessors.length == 0 ? null : new Captured(accessors, new Object[accessors.length]);
     }
 
-    /** Sets the captured values on this thread; returns what {@link #reinstate} needs to put the previous ones back. */
+    /**
+     * Sets the captured values on this thread; returns what {@link #reinstate} needs to put the
+     * previous ones back. If an accessor throws, what was set is put back first (see the class
+     * comment) and the exception is rethrown.
+     */
     public static Object install(Object captured) {
         Captured c = (Captured) captured;
         ThreadLocalAccessor<?>[] accessors = c.accessors();
+        Object[] values = c.values();
         Object[] previous = new Object[accessors.length];
         int done = 0;
         try {
             for (; done < accessors.length; done++) {
-                previous[done] = accessors[done].getValue();
-                set(accessors[done], c.values()[done]);
+                ThreadLocalAccessor<?> accessor = accessors[done];
+                Object before = accessor.getValue();
+                previous[done] = before;
+                try {
+                    set(accessor, values[done]);
+                } catch (Throwable e) {
+                    undoFailedSet(accessor, before, e);
+                    throw e;
+                }
             }
-        } catch (RuntimeException | Error e) {
-            reinstate(c, previous, done, e); // put back what was already set, then fail
-            throw e;
+        } catch (Throwable e) {
+            Throwable failure = reinstate(c, previous, done, e); // put back what was already set, then fail
+            throw Failures.unchecked(failure);
         }
         return previous;
     }
@@ -115,6 +129,17 @@ public final class RegistryValues {
             }
         }
         return failure;
+    }
+
+    /** An accessor whose {@code setValue} threw after changing the thread: put its previous value back. */
+    private static void undoFailedSet(ThreadLocalAccessor<?> accessor, Object before, Throwable failure) {
+        try {
+            if (accessor.getValue() != before) {
+                restore(accessor, before);
+            }
+        } catch (Throwable e) {
+            Failures.first(failure, e);
+        }
     }
 
     @SuppressWarnings("unchecked")
