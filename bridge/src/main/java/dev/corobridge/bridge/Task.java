@@ -626,23 +626,35 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
     /**
      * Begins the observation of this task's work on the current thread ({@link StepObservers}):
      * returns the scope to close when the work on this thread is done, or null when nothing observes.
-     * The observation ends when the task is decided ({@link #onDecided}), exactly once.
+     * The observation ends when the task is decided ({@link #onDecided}), exactly once. An observer
+     * that throws is reported and never fails the task; once it began the observation, the
+     * observation still ends with the task (a failing hop event or scope included).
      */
     AutoCloseable observeHere(String ctx, String note) {
         StepObserver observer = StepObservers.get();
         if (observer == null) {
             return null;
         }
+        StepObserver.Step step;
         try {
-            StepObserver.Step step = observer.begin(name, ctx, note);
-            if (step == null) {
-                return null;
-            }
-            step.hop(ctx, note, Thread.currentThread().getName());
-            adoptObservation(step);
-            return step.open();
+            step = observer.begin(name, ctx, note);
         } catch (Throwable e) {
             Tasks.reportUncaught(e); // an observer's failure never fails the task
+            return null;
+        }
+        if (step == null) {
+            return null;
+        }
+        try {
+            step.hop(ctx, note, Thread.currentThread().getName());
+        } catch (Throwable e) {
+            Tasks.reportUncaught(e); // the step is still adopted below, so it still ends
+        }
+        adoptObservation(step);
+        try {
+            return step.open();
+        } catch (Throwable e) {
+            Tasks.reportUncaught(e); // the work runs unobserved on this thread; the observation still ends
             return null;
         }
     }

@@ -63,4 +63,16 @@ class CoroutineTaskObservationTest {
         assertEquals("failure", context.getLowCardinalityKeyValue(TaskObservations.OUTCOME_KEY)?.value)
         assertEquals("kt boom", context.error?.message)
     }
+
+    @Test
+    fun `an observation handler that throws when task {} opens the observation neither fails task {} nor leaves the observation open`() = runBlocking<Unit> {
+        val throwing = TaskObservationsTest.Throwing()
+        registry.observationConfig().observationHandler(throwing)
+        throwing.scopeOpenings.set(1) // the scope task {} opens to capture the observation with the context
+        val task = scope.task(pump.dispatcher + HopNote("opens badly")) { "ran" }
+        assertEquals(null, registry.currentObservation, "a scope was left current where task {} was called")
+        assertEquals("ran", task.await())
+        val context = recorder.stopped.single { it.name == TaskObservations.NAME }
+        assertEquals("success", context.getLowCardinalityKeyValue(TaskObservations.OUTCOME_KEY)?.value)
+    }
 }
