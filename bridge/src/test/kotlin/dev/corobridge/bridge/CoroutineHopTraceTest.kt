@@ -158,4 +158,41 @@ class CoroutineHopTraceTest {
         assertEquals("request", onB.note())
         assertTrue(hops.indexOf(onA) < hops.indexOf(onB), trace.toString())
     }
+
+    @Test
+    fun `recordingHops inside a task records into both traces and keeps the task's context`() {
+        val request = HopTrace()
+        org.slf4j.MDC.put("request", "h-1")
+        val task = scope.task(a.dispatcher) {
+            withContext(b.dispatcher + request.recordingHops("request step")) { org.slf4j.MDC.get("request") }
+        }
+        org.slf4j.MDC.clear()
+        assertEquals("h-1", task.join(WAIT), "the task's MDC inside the recordingHops block")
+        assertEquals(listOf("A", "B", "A"), contexts(task), task.trace().toString())
+        assertEquals(listOf("B"), request.hops().map { it.context() }, request.toString())
+        assertEquals("request step", request.hops()[0].note())
+    }
+
+    @Test
+    fun `nested recordingHops record into every enclosing trace`() = runBlocking {
+        val outer = HopTrace()
+        val inner = HopTrace()
+        withContext(outer.recordingHops("outer")) {
+            withContext(a.dispatcher + inner.recordingHops("inner")) { }
+        }
+        assertTrue(outer.hops().any { it.context() == "A" }, outer.toString())
+        assertEquals(listOf("A"), inner.hops().map { it.context() }, inner.toString())
+    }
+
+    @Test
+    fun `a task started inside a recordingHops block keeps its own trace and still reaches the enclosing one`() = runBlocking {
+        val request = HopTrace()
+        val inner = withContext(request.recordingHops("request")) {
+            val t = task(b.dispatcher) { "inner" }
+            t.await()
+            t
+        }
+        assertEquals(listOf("B"), contexts(inner), inner.trace().toString())
+        assertTrue(request.hops().any { it.context() == "B" }, request.toString())
+    }
 }

@@ -3,6 +3,7 @@ package dev.corobridge.observation
 import dev.corobridge.bridge.HopNote
 import dev.corobridge.bridge.SingleThreadContext
 import dev.corobridge.bridge.await
+import dev.corobridge.bridge.recordingHops
 import dev.corobridge.bridge.task
 import io.micrometer.observation.Observation
 import io.micrometer.observation.ObservationRegistry
@@ -74,5 +75,19 @@ class CoroutineTaskObservationTest {
         assertEquals("ran", task.await())
         val context = recorder.stopped.single { it.name == TaskObservations.NAME }
         assertEquals("success", context.getLowCardinalityKeyValue(TaskObservations.OUTCOME_KEY)?.value)
+    }
+
+    @Test
+    fun `recordingHops inside a task keeps the task's observation current and its hops as events`() = runBlocking {
+        val request = dev.corobridge.bridge.HopTrace()
+        val task = scope.task(pump.dispatcher + HopNote("board")) {
+            withContext(Dispatchers.Default + request.recordingHops("request")) { registry.currentObservation }
+        }
+        val inBlock = task.await()
+        val context = recorder.stopped.single { it.name == TaskObservations.NAME }
+        assertSame(context, inBlock?.context, "the task's observation inside the recordingHops block")
+        val events = recorder.events[context].orEmpty()
+        assertTrue(events.any { it.startsWith("corobridge.hop: Dispatchers.Default (board) @ ") }, events.toString())
+        assertEquals(listOf("Dispatchers.Default"), request.hops().map { it.context() }, request.toString())
     }
 }
