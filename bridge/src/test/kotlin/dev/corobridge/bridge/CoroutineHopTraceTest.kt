@@ -4,6 +4,7 @@ import kotlinx.coroutines.CoroutineName
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.SupervisorJob
+import kotlinx.coroutines.async
 import kotlinx.coroutines.cancel
 import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.launch
@@ -194,5 +195,34 @@ class CoroutineHopTraceTest {
         }
         assertEquals(listOf("B"), contexts(inner), inner.trace().toString())
         assertTrue(request.hops().any { it.context() == "B" }, request.toString())
+    }
+
+    @Test
+    fun `children resuming concurrently inside a recordingHops block of a task keep the task's context and feed both traces`() {
+        val request = HopTrace(8)
+        org.slf4j.MDC.put("request", "h-2")
+        val task = scope.task(a.dispatcher) {
+            withContext(request.recordingHops("request")) {
+                coroutineScope {
+                    List(16) {
+                        async(Dispatchers.Default) {
+                            var wrong = 0
+                            repeat(50) {
+                                yield()
+                                if (org.slf4j.MDC.get("request") != "h-2") wrong++
+                            }
+                            wrong
+                        }
+                    }.sumOf { it.await() }
+                }
+            }
+        }
+        org.slf4j.MDC.clear()
+        assertEquals(0, task.join(WAIT), "resumes without the task's MDC")
+        assertTrue(task.trace().hops().any { it.context() == "Dispatchers.Default" }, task.trace().toString())
+        val hops = request.hops()
+        assertTrue(hops.isNotEmpty() && hops.size <= request.capacity(), request.toString())
+        assertTrue(hops.all { it.context() == "Dispatchers.Default" || it.context() == "A" }, request.toString())
+        assertTrue(hops.all { it.note() == "request" }, request.toString())
     }
 }
