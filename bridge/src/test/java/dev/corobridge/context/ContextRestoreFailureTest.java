@@ -213,4 +213,59 @@ class ContextRestoreFailureTest {
         assertTrue(after.startsWith("worker-1 mdc=null early=null"), "the step's thread died or kept its context: " + after);
         assertEquals(List.of(unbalanced), uncaught);
     }
+
+    /**
+     * Many tasks interleave on two shared threads and a pump-like one; the restore of every third
+     * throws, at whichever step it first runs: each task is decided (the refused ones with the
+     * refusal), no step sees another task's values, and every thread ends clean.
+     */
+    @Test
+    void interleavedTasksWhoseRestoresSometimesThrowAreEachDecidedAndNoThreadKeepsAnything() throws Exception {
+        ExecutorService two = Executors.newFixedThreadPool(2);
+        try {
+            FLAKY.refusePrefix = "bad";
+            List<Task<String>> tasks = new java.util.ArrayList<>();
+            for (int i = 0; i < 3_000; i++) {
+                String value = (i % 3 == 0 ? "bad-" : "ok-") + i;
+                MDC.put("request", "r" + i);
+                FLAKY.local.set(value);
+                String expect = "r" + i + "/" + value;
+                tasks.add(Task.start(two, ContextRestoreFailureTest::seen)
+                        .thenOn(worker, s -> same(s, expect))
+                        .thenOn(two, s -> same(s, expect)));
+            }
+            MDC.clear();
+            FLAKY.local.remove();
+            for (int i = 0; i < tasks.size(); i++) {
+                Task<String> t = tasks.get(i);
+                if (i % 3 == 0) {
+                    IllegalStateException e = assertThrows(IllegalStateException.class, () -> t.join(WAIT));
+                    assertEquals("refused bad-" + i, e.getMessage());
+                } else {
+                    assertEquals("r" + i + "/ok-" + i, t.join(WAIT));
+                }
+            }
+            FLAKY.refusePrefix = null;
+            for (int i = 0; i < 4; i++) {
+                assertEquals("null/null", two.submit(ContextRestoreFailureTest::seen).get(30, TimeUnit.SECONDS));
+            }
+            assertEquals("null/null", worker.submit(ContextRestoreFailureTest::seen).get(30, TimeUnit.SECONDS));
+            assertEquals(List.of(), uncaught);
+        } finally {
+            two.shutdown();
+            assertTrue(two.awaitTermination(30, TimeUnit.SECONDS));
+        }
+    }
+
+    private static String seen() {
+        return MDC.get("request") + "/" + FLAKY.local.get();
+    }
+
+    private static String same(String fromFirstStep, String expected) {
+        String here = seen();
+        if (!here.equals(expected) || !fromFirstStep.equals(expected)) {
+            throw new AssertionError("expected " + expected + " but the steps saw " + fromFirstStep + " then " + here);
+        }
+        return here;
+    }
 }

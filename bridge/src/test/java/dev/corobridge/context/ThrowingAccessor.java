@@ -14,6 +14,8 @@ public final class ThrowingAccessor implements ThreadLocalAccessor<String> {
     private final String key;
     /** Thrown by {@code setValue(value)} while set. */
     public volatile RuntimeException failSet;
+    /** {@code setValue(value)} throws for a value that starts with this, while set. */
+    public volatile String refusePrefix;
     /** Thrown by both {@code restore} methods while set (an {@code Error} is allowed). */
     public volatile Throwable failRestore;
 
@@ -36,6 +38,10 @@ public final class ThrowingAccessor implements ThreadLocalAccessor<String> {
         RuntimeException e = failSet;
         if (e != null) {
             throw e;
+        }
+        String refused = refusePrefix;
+        if (refused != null && value.startsWith(refused)) {
+            throw new IllegalStateException("refused " + value);
         }
         local.set(value);
     }
@@ -70,6 +76,7 @@ public final class ThrowingAccessor implements ThreadLocalAccessor<String> {
     /** Stops failing and forgets the current thread's value. */
     public void stopFailing() {
         failSet = null;
+        refusePrefix = null;
         failRestore = null;
         local.remove();
     }

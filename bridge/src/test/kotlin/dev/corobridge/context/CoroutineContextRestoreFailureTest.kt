@@ -164,4 +164,41 @@ class CoroutineContextRestoreFailureTest {
         assertEquals("mdc=null flaky=null other=null", onPump(other))
         assertEquals("null/null/null", Task.start(side, Callable { "${MDC.get("request")}/${FLAKY.local.get()}/${other.local.get()}" }).join(WAIT))
     }
+
+    /**
+     * Many coroutine tasks hop between Default and the one-thread context; the restore of every third
+     * throws, at its first resume: each task is decided (the refused ones with the refusal), no
+     * resume sees another task's values, and the threads end clean.
+     */
+    @Test
+    fun `interleaved coroutine tasks whose restores sometimes throw are each decided and no thread keeps anything`() {
+        FLAKY.refusePrefix = "bad"
+        val tasks = (0 until 2_000).map { i ->
+            val value = (if (i % 3 == 0) "bad-" else "ok-") + i
+            MDC.put("request", "k$i")
+            FLAKY.local.set(value)
+            val expect = "k$i/$value"
+            scope.task(kotlinx.coroutines.Dispatchers.Default) {
+                val onDefault = seen()
+                val onPump = withContext(pump.dispatcher) { seen() }
+                check(onDefault == expect && onPump == expect && seen() == expect) { "expected $expect, saw $onDefault, $onPump, ${seen()}" }
+                expect
+            }
+        }
+        MDC.clear()
+        FLAKY.local.remove()
+        tasks.forEachIndexed { i, t ->
+            val outcome = runCatching { t.join(WAIT) }
+            if (i % 3 == 0) {
+                assertEquals("refused bad-$i", outcome.exceptionOrNull()?.message, "task $i: $outcome")
+            } else {
+                assertEquals("k$i/ok-$i", outcome.getOrThrow())
+            }
+        }
+        FLAKY.refusePrefix = null
+        assertEquals("null/null", Task.start(pump, Callable { seen() }).join(WAIT))
+        repeat(4) { assertEquals("null/null", Task.start(kotlinx.coroutines.Dispatchers.Default, Callable { seen() }).join(WAIT)) }
+    }
+
+    private fun seen() = "${MDC.get("request")}/${FLAKY.local.get()}"
 }
