@@ -100,6 +100,22 @@ class ContextRestoreFailureTest {
         assertEquals("worker-1 mdc=null early=null flaky=null", onWorker(), "the step's value stayed on the thread");
     }
 
+    /**
+     * Some accessors keep a stack of scopes per thread (Micrometer Tracing's span accessor:
+     * {@code setValue()} re-scopes the thread's current frame and {@code restore()} pops it, whoever
+     * pushed it), so one that had nothing to set and was left alone by the step is not called at all:
+     * a nested restore must not pop the frame of an enclosing one.
+     */
+    @Test
+    void anAccessorNeitherSideHadIsNotCalledWhenTheStepLeavesItAlone() throws Exception {
+        MDC.put("request", "r-4"); // something to carry, but nothing for FLAKY
+        Task<String> t = Task.start(worker, () -> MDC.get("request"));
+        MDC.clear();
+        assertEquals("r-4", t.join(WAIT));
+        onWorker();
+        assertEquals(0, FLAKY.clears.get(), "setValue()/restore() calls on an accessor nobody had a value for");
+    }
+
     // ------------------------------------------------------------------ putting back
 
     @Test

@@ -1,6 +1,7 @@
 package dev.corobridge.context;
 
 import io.micrometer.context.ThreadLocalAccessor;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A thread-local registered with Micrometer's {@code ContextRegistry} whose {@code setValue} or
@@ -12,6 +13,8 @@ public final class ThrowingAccessor implements ThreadLocalAccessor<String> {
 
     public final ThreadLocal<String> local = new ThreadLocal<>();
     private final String key;
+    /** How many times {@code setValue()} and {@code restore()} (the calls without a value) were made. */
+    public final AtomicInteger clears = new AtomicInteger();
     /** Thrown by {@code setValue(value)} while set. */
     public volatile RuntimeException failSet;
     /** {@code setValue(value)} throws for a value that starts with this, while set. */
@@ -48,6 +51,7 @@ public final class ThrowingAccessor implements ThreadLocalAccessor<String> {
 
     @Override
     public void setValue() {
+        clears.incrementAndGet();
         local.remove();
     }
 
@@ -59,6 +63,7 @@ public final class ThrowingAccessor implements ThreadLocalAccessor<String> {
 
     @Override
     public void restore() {
+        clears.incrementAndGet();
         failRestoreIfTold();
         local.remove();
     }
@@ -78,6 +83,7 @@ public final class ThrowingAccessor implements ThreadLocalAccessor<String> {
         failSet = null;
         refusePrefix = null;
         failRestore = null;
+        clears.set(0);
         local.remove();
     }
 }

@@ -3,9 +3,9 @@ package dev.corobridge.context.internal;
 /**
  * The current thread's context taken off it until {@link #close()}: the MDC emptied and every
  * thread-local registered with Micrometer's {@code ContextRegistry} cleared, as a restore of a
- * capture that holds nothing does ({@code setValue()} for each: Micrometer's observation accessor
- * opens a no-op scope, so the current observation is the {@code NullObservation}); closing puts
- * every value back. For code that runs unrelated work in the middle of a step, such as a message
+ * capture that holds nothing does ({@code setValue()} for each that has a value: Micrometer's
+ * observation accessor opens a no-op scope, so the current observation is the
+ * {@code NullObservation}); closing puts every value back, and clears one the work left behind. For code that runs unrelated work in the middle of a step, such as a message
  * pump's nested loop: the work must not see, nor capture, the step's context. Not public API.
  *
  * <p><b>Failures.</b> As {@code CapturedContext}: if clearing throws, what was cleared is put back

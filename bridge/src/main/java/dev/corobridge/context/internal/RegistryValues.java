@@ -18,11 +18,14 @@ import java.util.Map;
  * value, then sets the captured one ({@code setValue(v)}), or clears the thread-local when nothing
  * was captured for it ({@code setValue()}; "clear missing": the work sees what the capturing thread
  * saw); closing walks them in reverse and puts the kept values back ({@code restore(previous)} /
- * {@code restore()}). Every accessor is set and restored, also when neither the capture nor the
- * thread had a value, so that a value the work set does not outlive it — the contract of
- * Micrometer's own {@code ContextSnapshot} (clear missing), without its maps: one array per install.
- * The global registry is read at each capture, so accessors registered later take part in later
- * captures.
+ * {@code restore()}). An accessor for which neither the capture nor the thread had a value is not
+ * set; when closing finds that the work left it a value, it is cleared ({@code restore()}), so no
+ * value the work set outlives it — the outcome of Micrometer's own {@code ContextSnapshot} with
+ * clear-missing, without its maps (one array per install), and without calling an accessor nobody
+ * had a value for: some keep a stack of scopes per thread (Micrometer Tracing's span accessor
+ * re-scopes the thread's current frame on {@code setValue()} and pops it on {@code restore()},
+ * whoever pushed it), which a nested restore must leave to the enclosing one. The global registry
+ * is read at each capture, so accessors registered later take part in later captures.
  *
  * <p><b>Failures.</b> An accessor that throws never leaves the others behind. When a
  * {@code setValue} throws, the install puts back what it had already set — and the failing
@@ -94,7 +97,7 @@ public final class RegistryValues {
                 Object before = accessor.getValue();
                 previous[done] = before;
                 try {
-                    set(accessor, values[done]);
+                    set(accessor, values[done], before);
                 } catch (Throwable e) {
                     undoFailedSet(accessor, before, e);
                     throw e;
@@ -123,7 +126,7 @@ public final class RegistryValues {
     private static Throwable reinstate(Captured c, Object[] previous, int count, Throwable failure) {
         for (int i = count - 1; i >= 0; i--) {
             try {
-                restore(c.accessors()[i], previous[i]);
+                restore(c.accessors()[i], c.values()[i], previous[i]);
             } catch (Throwable e) {
                 failure = Failures.first(failure, e); // the others are still put back
             }
@@ -135,7 +138,7 @@ public final class RegistryValues {
     private static void undoFailedSet(ThreadLocalAccessor<?> accessor, Object before, Throwable failure) {
         try {
             if (accessor.getValue() != before) {
-                restore(accessor, before);
+                restore(accessor, null, before);
             }
         } catch (Throwable e) {
             Failures.first(failure, e);
@@ -143,20 +146,20 @@ public final class RegistryValues {
     }
 
     @SuppressWarnings("unchecked")
-    private static <V> void set(ThreadLocalAccessor<V> accessor, Object value) {
+    private static <V> void set(ThreadLocalAccessor<V> accessor, Object value, Object previous) {
         if (value != null) {
             accessor.setValue((V) value);
-        } else {
+        } else if (previous != null) {
             accessor.setValue(); // captured nothing for it: the work sees none
         }
     }
 
     @SuppressWarnings("unchecked")
-    private static <V> void restore(ThreadLocalAccessor<V> accessor, Object previous) {
+    private static <V> void restore(ThreadLocalAccessor<V> accessor, Object value, Object previous) {
         if (previous != null) {
             accessor.restore((V) previous);
-        } else {
-            accessor.restore(); // also when nothing was set: a value the work set does not stay
+        } else if (value != null || accessor.getValue() != null) {
+            accessor.restore(); // the thread had none: neither the captured value nor one the work set stays
         }
     }
 
