@@ -3,7 +3,7 @@ package dev.corobridge.bridge
 import dev.corobridge.context.CapturedContext
 import dev.corobridge.context.RestoredContext
 import kotlinx.coroutines.CopyableThreadContextElement
-import kotlinx.coroutines.DelicateCoroutinesApi
+import kotlinx.coroutines.ExperimentalCoroutinesApi
 import kotlin.coroutines.CoroutineContext
 
 /**
@@ -64,7 +64,7 @@ import kotlin.coroutines.CoroutineContext
  * context is its own state, put back on the same thread. Immutable apart from the recorders' last
  * step.
  */
-@OptIn(DelicateCoroutinesApi::class)
+@OptIn(ExperimentalCoroutinesApi::class) // CopyableThreadContextElement
 internal class TaskThreadContext private constructor(
     /** The task (for its observation's events and a failing restore), or null for [recordingHops]. */
     private val task: Task<*>?,
