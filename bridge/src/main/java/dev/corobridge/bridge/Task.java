@@ -574,7 +574,10 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
      * restores the task's context, begins its observation, calls {@code body}, and decides the task
      * with what it returns (null: it will be decided later) or throws — after the observation's
      * scope closed and before the context is taken away, so the callbacks that run on deciding
-     * still see the task's context.
+     * still see the task's context. A restore that throws decides the task with that failure
+     * instead (the body never runs; the restore already put the thread's own values back); one
+     * that throws while putting the thread's values back is reported, and the outcome stands.
+     * Nothing escapes to the executor.
      */
     private void runStep(String ctx, String note, Callable<Outcome<T>> body) {
         if (isDone()) {
@@ -582,7 +585,13 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
         }
         hop(ctx, note);
         CapturedContext c = context;
-        RestoredContext restored = c != null ? c.restore() : null;
+        RestoredContext restored;
+        try {
+            restored = c != null ? c.restore() : null;
+        } catch (Throwable e) {
+            decide(Outcome.ofError(e));
+            return;
+        }
         try {
             Outcome<T> result;
             AutoCloseable observing = observeHere(ctx, note);
@@ -600,31 +609,52 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
             }
         } finally {
             if (restored != null) {
-                restored.close();
+                closeRestored(restored);
             }
+        }
+    }
+
+    /** Puts the thread's own values back after a step; a failure there is reported, never thrown. */
+    private static void closeRestored(RestoredContext restored) {
+        try {
+            restored.close();
+        } catch (Throwable e) {
+            Tasks.reportUncaught(e);
         }
     }
 
     /**
      * Begins the observation of this task's work on the current thread ({@link StepObservers}):
      * returns the scope to close when the work on this thread is done, or null when nothing observes.
-     * The observation ends when the task is decided ({@link #onDecided}), exactly once.
+     * The observation ends when the task is decided ({@link #onDecided}), exactly once. An observer
+     * that throws is reported and never fails the task; once it began the observation, the
+     * observation still ends with the task (a failing hop event or scope included).
      */
     AutoCloseable observeHere(String ctx, String note) {
         StepObserver observer = StepObservers.get();
         if (observer == null) {
             return null;
         }
+        StepObserver.Step step;
         try {
-            StepObserver.Step step = observer.begin(name, ctx, note);
-            if (step == null) {
-                return null;
-            }
-            step.hop(ctx, note, Thread.currentThread().getName());
-            adoptObservation(step);
-            return step.open();
+            step = observer.begin(name, ctx, note);
         } catch (Throwable e) {
             Tasks.reportUncaught(e); // an observer's failure never fails the task
+            return null;
+        }
+        if (step == null) {
+            return null;
+        }
+        try {
+            step.hop(ctx, note, Thread.currentThread().getName());
+        } catch (Throwable e) {
+            Tasks.reportUncaught(e); // the step is still adopted below, so it still ends
+        }
+        adoptObservation(step);
+        try {
+            return step.open();
+        } catch (Throwable e) {
+            Tasks.reportUncaught(e); // the work runs unobserved on this thread; the observation still ends
             return null;
         }
     }

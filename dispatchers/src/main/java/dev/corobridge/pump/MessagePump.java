@@ -326,7 +326,11 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
      * {@code java.awt.SecondaryLoop}. Work posted meanwhile is not lost or reordered per producer.
      * {@code done} is checked after every batch; if it is changed by another thread without posting
      * to the pump, the change is seen within 10 ms. Nesting is bounded by
-     * {@link PumpConfig#maxNestingDepth()}.
+     * {@link PumpConfig#maxNestingDepth()}. The work it runs is unrelated to the caller, so it does
+     * not see the caller's thread-bound context (the MDC, the thread-locals registered with
+     * Micrometer's {@code ContextRegistry}, the current observation): that context is taken off the
+     * thread while the nested loop runs, and is back when this returns; tasks and coroutines bring
+     * their own.
      *
      * @return {@code true} if {@code done} became true, {@code false} on timeout
      * @throws PumpAffinityException if not called on the pump thread
