@@ -26,6 +26,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.IntFunction;
 import kotlinx.coroutines.CoroutineDispatcher;
 import kotlinx.coroutines.Deferred;
 import kotlinx.coroutines.Dispatchers;
@@ -362,7 +363,8 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
     /**
      * All values, in order, once every input succeeded; the first failure or cancellation decides
      * the result at once. The inputs are not cancelled (they may be shared): use {@link TaskScope}
-     * for "first failure cancels siblings". An empty list gives an empty list.
+     * for "first failure cancels siblings"; once the result is decided (or cancelled) its callbacks
+     * are withdrawn from the inputs still pending. An empty list gives an empty list.
      */
     public static <T> Task<List<T>> whenAll(List<? extends Awaitable<? extends T>> inputs) {
         List<? extends Awaitable<? extends T>> in = List.copyOf(inputs);
@@ -373,23 +375,20 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
         }
         AtomicReferenceArray<T> values = new AtomicReferenceArray<>(in.size());
         AtomicInteger remaining = new AtomicInteger(in.size());
-        for (int i = 0; i < in.size(); i++) {
-            int index = i;
-            subscribe(in.get(i), o -> {
-                if (o instanceof Outcome.Success<? extends T> s) {
-                    values.set(index, s.value());
-                    if (remaining.decrementAndGet() == 0) {
-                        List<T> out = new ArrayList<>(values.length());
-                        for (int j = 0; j < values.length(); j++) {
-                            out.add(values.get(j));
-                        }
-                        all.succeed(java.util.Collections.unmodifiableList(out));
+        subscribeAll(all, in, index -> o -> {
+            if (o instanceof Outcome.Success<? extends T> s) {
+                values.set(index, s.value());
+                if (remaining.decrementAndGet() == 0) {
+                    List<T> out = new ArrayList<>(values.length());
+                    for (int j = 0; j < values.length(); j++) {
+                        out.add(values.get(j));
                     }
-                } else {
-                    all.decide(castFailure(o));
+                    all.succeed(java.util.Collections.unmodifiableList(out));
                 }
-            });
-        }
+            } else {
+                all.decide(castFailure(o));
+            }
+        });
         return all;
     }
 
@@ -401,7 +400,9 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
 
     /**
      * The outcome of whichever input settles first — value, failure or cancellation, like
-     * {@code CompletableFuture.anyOf}. The others are not cancelled.
+     * {@code CompletableFuture.anyOf}. The others are not cancelled; once the result is decided (or
+     * cancelled) its callbacks are withdrawn from them, so a long-lived input raced again and again
+     * keeps nothing of the past races.
      *
      * @throws IllegalArgumentException for an empty list (it would never complete)
      */
@@ -411,9 +412,7 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
             throw new IllegalArgumentException("whenAny of no inputs would never complete");
         }
         Task<T> any = new Task<>("whenAny(" + in.size() + ")");
-        for (Awaitable<? extends T> a : in) {
-            subscribe(a, o -> any.decide(widen(o)));
-        }
+        subscribeAll(any, in, index -> o -> any.decide(widen(o)));
         return any;
     }
 
@@ -747,8 +746,27 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
         }
     }
 
-    private static <T> void subscribe(Awaitable<? extends T> a, Consumer<Outcome<? extends T>> c) {
-        Objects.requireNonNull(a, "input").onComplete(c::accept);
+    /**
+     * Registers {@code callbackFor(i)} on each input {@code i} until {@code result} is decided, and
+     * withdraws the registrations once it is (at once if an input decided it while registering):
+     * a combination that is decided, or cancelled, leaves nothing on the inputs still pending, so
+     * a long-lived input combined again and again does not collect callbacks.
+     */
+    private static <T> void subscribeAll(Task<?> result, List<? extends Awaitable<? extends T>> inputs,
+                                         IntFunction<Consumer<Outcome<? extends T>>> callbackFor) {
+        Registration[] registrations = new Registration[inputs.size()];
+        for (int i = 0; i < registrations.length && !result.isDone(); i++) {
+            Consumer<Outcome<? extends T>> c = callbackFor.apply(i);
+            registrations[i] = inputs.get(i).onComplete(c::accept);
+        }
+        // Filled before this registration publishes it to whichever thread decides the result.
+        result.onComplete(o -> {
+            for (Registration r : registrations) {
+                if (r != null) {
+                    r.dispose();
+                }
+            }
+        });
     }
 
     @SuppressWarnings("unchecked")
