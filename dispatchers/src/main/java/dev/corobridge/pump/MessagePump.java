@@ -149,12 +149,13 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
         return start(PumpConfig.defaults(name));
     }
 
-    /** Starts a pump on a new platform thread named after the pump. */
+    /** Starts a pump on a new platform thread named after the pump; it is {@code RUNNING} when this returns. */
     public static MessagePump start(PumpConfig config) {
         MessagePump pump = new MessagePump(config, PumpClock.SYSTEM);
         Thread t = Thread.ofPlatform().name(config.name()).daemon(config.daemon()).unstarted(pump::runLoop);
         pump.bindThread(t);
         t.start();
+        pump.lifecycle.threadStarted(); // running when start returns, not once the thread got the CPU
         return pump;
     }
 
