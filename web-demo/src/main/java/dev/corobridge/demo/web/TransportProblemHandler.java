@@ -1,5 +1,7 @@
 package dev.corobridge.demo.web;
 
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Objects;
@@ -64,6 +66,8 @@ public final class TransportProblemHandler extends ChannelDuplexHandler {
 
     private static final Log LOG = LogFactory.getLog(TransportProblemHandler.class);
     static final String NAME = "corobridge.demo.transportProblems";
+    private static final String HEAD_DETAIL = "the request is not well-formed HTTP/1.1 (a malformed request line or "
+            + "header, a bad or doubled Content-Length, or a forbidden character)";
     private static final String BODY_DETAIL = "the request body is not well-formed HTTP/1.1 chunked encoding "
             + "(a bad chunk size, or a chunk without its line end)";
 
@@ -72,6 +76,8 @@ public final class TransportProblemHandler extends ChannelDuplexHandler {
     private boolean refused;
     /** Requests read whose final response has not been written whole (more than 1: pipelined). */
     private int unanswered;
+    /** The oldest request read whose final response has not been written whole, if any. */
+    private HttpRequest oldestUnanswered;
     /** The final response to the oldest unanswered request has begun (its status line went out). */
     private boolean answerBegun;
     /** A body failed to decode while no answer was under way and none but its own was pending: what failed. */
@@ -101,14 +107,15 @@ public final class TransportProblemHandler extends ChannelDuplexHandler {
             return;
         }
         if (msg instanceof HttpRequest request) {
-            if (request.decoderResult().isFailure()) {
+            Throwable cause = request.decoderResult().isFailure() ? request.decoderResult().cause() : notAUri(request);
+            if (cause != null) {
                 refused = true;
-                Throwable cause = request.decoderResult().cause();
                 ReferenceCountUtil.release(msg);
                 refuse(ctx, cause);
                 return;
             }
             unanswered++;
+            oldestUnanswered = unanswered == 1 ? request : oldestUnanswered;
         } else if (msg instanceof HttpContent content && content.decoderResult().isFailure()) {
             Throwable cause = content.decoderResult().cause();
             if (LOG.isDebugEnabled()) {
@@ -132,17 +139,21 @@ public final class TransportProblemHandler extends ChannelDuplexHandler {
             answerBegun = true;
             Throwable cause = bodyRefusal;
             bodyRefusal = null;
-            if (cause != null && response instanceof FullHttpResponse full && full.content().readableBytes() == 0
-                    && response.status().codeClass() == HttpStatusClass.CLIENT_ERROR) {
-                // Reactor Netty's empty answer to the body that failed to decode: problem JSON instead.
+            if (response instanceof FullHttpResponse full && full.content().readableBytes() == 0
+                    && response.status().code() >= 400 && !response.headers().contains(HttpHeaderNames.CONTENT_TYPE)) {
+                // An empty refusal from a layer below Spring (Reactor Netty refusing a body that failed
+                // to decode or a request it cannot serve): problem JSON instead, same status and headers.
+                FullHttpResponse problem = problem(response.status(), emptyRefusalDetail(response.status(), cause));
+                problem.headers().remove(HttpHeaderNames.CONNECTION)
+                        .setAll(full.headers().remove(HttpHeaderNames.CONTENT_LENGTH));
+                out = problem;
                 full.release();
-                out = problem(response.status(), response.status().equals(HttpResponseStatus.BAD_REQUEST) ? BODY_DETAIL
-                        : "the request body's chunked framing (a chunk size line or the trailer fields) is too long");
             }
         }
         if (msg instanceof LastHttpContent && answerBegun) {
             answerBegun = false; // the final response is written whole: the next one answers the next request
             unanswered = Math.max(0, unanswered - 1);
+            oldestUnanswered = null;
         }
         ctx.write(out, promise);
     }
@@ -156,18 +167,49 @@ public final class TransportProblemHandler extends ChannelDuplexHandler {
         } else if (cause instanceof TooLongHttpHeaderException) {
             status = HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE;
             detail = "the request's headers are too large";
+        } else if (cause instanceof URISyntaxException uri) {
+            status = HttpResponseStatus.BAD_REQUEST;
+            detail = "the request target (path and query) is not a URI: " + uri.getReason().toLowerCase(Locale.ROOT)
+                    + (uri.getIndex() >= 0 ? " at index " + uri.getIndex() : "") + "; percent-encode such characters";
         } else {
             status = HttpResponseStatus.BAD_REQUEST;
-            detail = "the request is not well-formed HTTP/1.1 (a malformed request line or header, a bad or doubled "
-                    + "Content-Length, or a forbidden character)";
+            detail = HEAD_DETAIL;
         }
         if (LOG.isDebugEnabled()) {
             LOG.debug("Request from " + ctx.channel().remoteAddress() + " refused by the HTTP decoder with " + status.code()
-                    + ": " + cause);
+                    + ": " + JsonInput.printable(String.valueOf(cause), 200));
         }
         faults.record(ctx.channel(), status.code() + " from the HTTP decoder (" + cause.getMessage() + ")");
         answerBegun = true;
         ctx.writeAndFlush(problem(status, detail)).addListener((ChannelFutureListener) written -> LingeringClose.of(ctx));
+    }
+
+    /**
+     * Why a request whose head decoded is still not one the service can read, or null: its target
+     * (path and query) is not a URI. Spring parses it as one and answers an empty 400 when it is not
+     * (a NUL or another control character, a space, a backslash, a bracket, a broken percent escape).
+     */
+    private static Throwable notAUri(HttpRequest request) {
+        try {
+            new URI(request.uri());
+            return null;
+        } catch (URISyntaxException e) {
+            return e;
+        }
+    }
+
+    /** The detail of a problem that stands in for an empty refusal from below Spring. */
+    private String emptyRefusalDetail(HttpResponseStatus status, Throwable bodyCause) {
+        if (bodyCause != null) {
+            return status.equals(HttpResponseStatus.BAD_REQUEST) ? BODY_DETAIL
+                    : "the request body's chunked framing (a chunk size line or the trailer fields) is too long";
+        }
+        HttpRequest request = oldestUnanswered;
+        if (request != null && request.protocolVersion().majorVersion() == 2) {
+            return "HTTP/2 is not served on an HTTP/1.1 connection; send HTTP/1.1";
+        }
+        return status.equals(HttpResponseStatus.BAD_REQUEST) ? HEAD_DETAIL
+                : "the request was refused before it reached the service";
     }
 
     /** A problem JSON answer that closes the connection. */

@@ -49,6 +49,34 @@ class TransportProblemTest extends LiveServiceTestBase {
         assertThat(state()).isEqualTo(before);
     }
 
+    /**
+     * Request lines the HTTP decoder reads but the layers above it refuse: a request target that is
+     * not a URI (Spring's refusal was an empty 400), and HTTP/2 spoken to an HTTP/1.1 connection
+     * (Reactor Netty's refusal was an empty 400).
+     */
+    @Test
+    void requestLinesRefusedAboveTheDecoderAreProblemJson() throws Exception {
+        String before = state();
+        for (String face : FACES) {
+            refused(face + ": a NUL byte in the path", ascii("GET " + face + "/boards/b1\u0000 HTTP/1.1\r\nHost: x\r\n\r\n"), 400);
+        }
+        refused("a NUL byte inside a path segment", ascii("GET /api/bo\u0000ards HTTP/1.1\r\nHost: x\r\n\r\n"), 400);
+        refused("a NUL byte in the query", ascii("GET /api/ping?a=\u0000 HTTP/1.1\r\nHost: x\r\n\r\n"), 400);
+        refused("a NUL byte in a POST's path", ascii("POST /api/boards\u0000 HTTP/1.1\r\nHost: x\r\n"
+                + "Content-Type: application/json\r\nContent-Length: 12\r\n\r\n{\"name\":\"x\"}"), 400);
+        refused("SOH in the path", ascii("GET /api/\u0001ping HTTP/1.1\r\nHost: x\r\n\r\n"), 400);
+        refused("ESC in the path", ascii("GET /api/\u001bping HTTP/1.1\r\nHost: x\r\n\r\n"), 400);
+        refused("DEL in the path", ascii("GET /api/\u007fping HTTP/1.1\r\nHost: x\r\n\r\n"), 400);
+        refused("a backslash in the path", ascii("GET /api\\ping HTTP/1.1\r\nHost: x\r\n\r\n"), 400);
+        refused("brackets in the path", ascii("GET /api/[ping] HTTP/1.1\r\nHost: x\r\n\r\n"), 400);
+        refused("a broken percent escape", ascii("GET /api/%zzping HTTP/1.1\r\nHost: x\r\n\r\n"), 400);
+        refused("HTTP/2.0 in an HTTP/1.1 request line", ascii("GET /api/ping HTTP/2.0\r\nHost: x\r\n\r\n"), 400);
+        refused("the HTTP/2 connection preface", ascii("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"), 400);
+        assertThat(state()).isEqualTo(before);
+        // The service goes on serving.
+        assertThat(exchange(request("GET", "/api/ping", java.util.List.of(), null)).status()).isEqualTo(200);
+    }
+
     @Test
     void aBadChunkInsideABodyIsProblemJsonWhenNothingWasAnsweredYet() throws Exception {
         for (String face : FACES) {
