@@ -90,6 +90,11 @@ final class RawHttp implements AutoCloseable {
         return new Response(Integer.parseInt(status.substring(9, 12)), headers, new String(body, StandardCharsets.UTF_8));
     }
 
+    /** Reads a response's status line only (the start of a stream, say). */
+    String readStatusLine() throws IOException {
+        return line();
+    }
+
     /** Whether the server closed the connection (reads until the end of the stream). */
     boolean closedByServer() throws IOException {
         return in.read() < 0;
@@ -106,6 +111,12 @@ final class RawHttp implements AutoCloseable {
             }
         }
         return b.toString(StandardCharsets.ISO_8859_1);
+    }
+
+    /** Resets the connection (RST): {@code SO_LINGER} 0, then close, as a client that aborts does. */
+    void reset() throws IOException {
+        socket.setSoLinger(true, 0);
+        socket.close();
     }
 
     @Override
