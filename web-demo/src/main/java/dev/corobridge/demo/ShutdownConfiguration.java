@@ -10,14 +10,16 @@ import org.springframework.core.env.Environment;
 
 import dev.corobridge.demo.web.ConnectionTracker;
 import dev.corobridge.demo.web.ConnectionTrackingCustomizer;
+import dev.corobridge.demo.web.ListeningSocket;
 import dev.corobridge.demo.web.ServiceState;
 import dev.corobridge.demo.web.ShutdownDrain;
 
 /**
  * The drain at the start of the service's shutdown (see {@link ShutdownDrain} and
  * {@code web-demo/API.md}, "Shutdown"): a {@link ConnectionTracker} fed by a handler on every
- * server connection, and the lifecycle that keeps the server answering until its connections are
- * quiet, before Boot's graceful shutdown closes the listening socket.
+ * server connection, the {@link ListeningSocket}, and the lifecycle that keeps the server answering
+ * until its connections are quiet and then stops it accepting, before Boot's graceful shutdown
+ * closes the listening socket.
  */
 @Configuration(proxyBeanMethods = false)
 public class ShutdownConfiguration {
@@ -35,11 +37,18 @@ public class ShutdownConfiguration {
         return new ConnectionTrackingCustomizer(tracker, state);
     }
 
+    /** The server's listening socket, which the drain stops from accepting before it closes. */
     @Bean
-    ShutdownDrain shutdownDrain(ServiceState state, ConnectionTracker tracker, ShutdownProperties properties,
-                                Environment environment) {
+    ListeningSocket listeningSocket() {
+        return new ListeningSocket();
+    }
+
+    @Bean
+    ShutdownDrain shutdownDrain(ServiceState state, ConnectionTracker tracker, ListeningSocket listener,
+                                ShutdownProperties properties, Environment environment) {
         Duration phaseTimeout = Binder.get(environment)
                 .bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class).orElse(DEFAULT_PHASE_TIMEOUT);
-        return new ShutdownDrain(state, tracker, properties.quietPeriod(), properties.effectiveDrainTimeout(phaseTimeout));
+        return new ShutdownDrain(state, tracker, listener, properties.quietPeriod(),
+                properties.effectiveDrainTimeout(phaseTimeout));
     }
 }

@@ -70,7 +70,7 @@ class ShutdownDrainTest {
         ConnectionTracker tracker = new ConnectionTracker();
         ServiceState state = new ServiceState();
         tracker.opened();
-        ShutdownDrain drain = new ShutdownDrain(state, tracker, Duration.ofMillis(20), Duration.ofHours(1));
+        ShutdownDrain drain = new ShutdownDrain(state, tracker, new ListeningSocket(), Duration.ofMillis(20), Duration.ofHours(1));
         CompletableFuture<Outcome> outcome = CompletableFuture.supplyAsync(() -> {
             try {
                 return drain.drain();
@@ -88,7 +88,7 @@ class ShutdownDrainTest {
     void aBusyConnectionThatStaysBusyEndsTheDrainAtItsTimeout() throws Exception {
         ConnectionTracker tracker = new ConnectionTracker();
         tracker.opened();
-        ShutdownDrain drain = new ShutdownDrain(new ServiceState(), tracker, Duration.ofMillis(20), Duration.ofMillis(50));
+        ShutdownDrain drain = new ShutdownDrain(new ServiceState(), tracker, new ListeningSocket(), Duration.ofMillis(20), Duration.ofMillis(50));
         assertThat(drain.drain()).isEqualTo(Outcome.TIMED_OUT);
         assertThat(tracker.busy()).isEqualTo(1);
     }
@@ -98,7 +98,7 @@ class ShutdownDrainTest {
     void stopTurnsTheServiceOffAndCallsBackWhenDrained() throws Exception {
         ConnectionTracker tracker = new ConnectionTracker();
         ServiceState state = new ServiceState();
-        ShutdownDrain drain = new ShutdownDrain(state, tracker, Duration.ofMillis(20), Duration.ofHours(1));
+        ShutdownDrain drain = new ShutdownDrain(state, tracker, new ListeningSocket(), Duration.ofMillis(20), Duration.ofHours(1));
         drain.start();
         assertThat(drain.isRunning()).isTrue();
         CompletableFuture<Void> called = new CompletableFuture<>();
@@ -110,16 +110,16 @@ class ShutdownDrainTest {
 
     @Test
     void itStopsBeforeTheWebServersGracefulShutdown() {
-        ShutdownDrain drain = new ShutdownDrain(new ServiceState(), new ConnectionTracker(), Duration.ofMillis(1), Duration.ZERO);
+        ShutdownDrain drain = new ShutdownDrain(new ServiceState(), new ConnectionTracker(), new ListeningSocket(), Duration.ofMillis(1), Duration.ZERO);
         assertThat(drain.getPhase()).isGreaterThan(
                 WebServerApplicationContext.GRACEFUL_SHUTDOWN_PHASE);
     }
 
     @Test
     void rejectsNonsenseDurations() {
-        assertThatThrownBy(() -> new ShutdownDrain(new ServiceState(), new ConnectionTracker(), Duration.ZERO, Duration.ZERO))
+        assertThatThrownBy(() -> new ShutdownDrain(new ServiceState(), new ConnectionTracker(), new ListeningSocket(), Duration.ZERO, Duration.ZERO))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("quiet period");
-        assertThatThrownBy(() -> new ShutdownDrain(new ServiceState(), new ConnectionTracker(), Duration.ofMillis(1),
+        assertThatThrownBy(() -> new ShutdownDrain(new ServiceState(), new ConnectionTracker(), new ListeningSocket(), Duration.ofMillis(1),
                 Duration.ofMillis(-1))).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("timeout");
     }
 }
