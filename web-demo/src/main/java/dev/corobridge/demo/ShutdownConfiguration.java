@@ -3,23 +3,21 @@ package dev.corobridge.demo;
 import java.time.Duration;
 
 import org.springframework.boot.context.properties.bind.Binder;
-import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 
-import dev.corobridge.demo.web.ConnectionTracker;
-import dev.corobridge.demo.web.ConnectionTrackingCustomizer;
-import dev.corobridge.demo.web.ListeningSocket;
-import dev.corobridge.demo.web.ServiceState;
-import dev.corobridge.demo.web.ShutdownDrain;
+import dev.corobridge.demo.web.transport.ConnectionTracker;
+import dev.corobridge.demo.web.transport.ListeningSocket;
+import dev.corobridge.demo.web.transport.ServiceState;
+import dev.corobridge.demo.web.transport.ShutdownDrain;
 
 /**
  * The drain at the start of the service's shutdown (see {@link ShutdownDrain} and
- * {@code web-demo/API.md}, "Shutdown"): a {@link ConnectionTracker} fed by a handler on every
- * server connection, the {@link ListeningSocket}, and the lifecycle that keeps the server answering
- * until its connections are quiet and then stops it accepting, before Boot's graceful shutdown
- * closes the listening socket.
+ * {@code web-demo/API.md}, "Shutdown"): the {@link ConnectionTracker} that the handler on every
+ * server connection feeds ({@link TransportConfiguration}), the {@link ListeningSocket}, and the
+ * lifecycle that keeps the server answering until its connections are quiet and then stops it
+ * accepting, before Boot's graceful shutdown closes the listening socket.
  */
 @Configuration(proxyBeanMethods = false)
 public class ShutdownConfiguration {
@@ -30,11 +28,6 @@ public class ShutdownConfiguration {
     @Bean
     ConnectionTracker connectionTracker() {
         return new ConnectionTracker();
-    }
-
-    @Bean
-    NettyServerCustomizer connectionTrackingCustomizer(ConnectionTracker tracker, ServiceState state) {
-        return new ConnectionTrackingCustomizer(tracker, state);
     }
 
     /** The server's listening socket, which the drain stops from accepting before it closes. */

@@ -19,6 +19,7 @@ import reactor.core.publisher.Mono;
 
 import dev.corobridge.bridge.HopTrace;
 import dev.corobridge.demo.board.BoardException;
+import dev.corobridge.demo.web.transport.ServiceState;
 
 /**
  * The first filter of every {@code /api} request: starts its {@link HopTrace} (first hop: the HTTP

@@ -1,10 +1,13 @@
-package dev.corobridge.demo.web;
+package dev.corobridge.demo.web.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
 
 import org.junit.jupiter.api.Test;
+
+import dev.corobridge.demo.web.LiveServiceTestBase;
+import dev.corobridge.demo.web.RawHttp;
 
 /**
  * Requests refused before Spring sees them, by the HTTP decoder: the answer is problem JSON too

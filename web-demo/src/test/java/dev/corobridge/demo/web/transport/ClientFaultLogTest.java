@@ -1,4 +1,4 @@
-package dev.corobridge.demo.web;
+package dev.corobridge.demo.web.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -12,6 +12,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+
+import dev.corobridge.demo.web.LiveServiceTestBase;
+import dev.corobridge.demo.web.RawHttp;
 
 /**
  * Client mistakes and aborts are not the service's faults: a client that goes away in the middle of
@@ -30,15 +33,10 @@ class ClientFaultLogTest extends LiveServiceTestBase {
     @Test
     void aClientThatLeavesMidBodyIsNoError(CapturedOutput output) throws Exception {
         for (String face : FACES) {
-            String b = createBoard(face, "leaving");
-            String path = face + "/boards/" + b + "/notes";
+            String path = notesOfANewBoard(face);
             int from = output.getAll().length();
-            try (RawHttp c = new RawHttp(port)) {
-                c.send(request("POST", path, List.of("Content-Type: application/json", "Content-Length: 1000"),
-                        "{\"text\":\"only the start".getBytes(StandardCharsets.US_ASCII)));
-            } // closed with 977 bytes of the body missing
-            String line = awaitLineAbout(output, from, path);
-            assertNoErrors(output, from, line);
+            startNote(path).close(); // closed with 977 bytes of the body missing
+            assertNoErrors(output, from, awaitLineAbout(output, from, path));
         }
     }
 
@@ -50,13 +48,10 @@ class ClientFaultLogTest extends LiveServiceTestBase {
     @Test
     void aClientThatResetsMidBodyIsNoError(CapturedOutput output) throws Exception {
         for (String face : FACES) {
-            String b = createBoard(face, "resetting");
-            String path = face + "/boards/" + b + "/notes";
+            String path = notesOfANewBoard(face);
             for (int i = 0; i < 3; i++) {
                 int from = output.getAll().length();
-                RawHttp c = new RawHttp(port);
-                c.send(request("POST", path, List.of("Content-Type: application/json", "Content-Length: 1000"),
-                        "{\"text\":\"only the start".getBytes(StandardCharsets.US_ASCII)));
+                RawHttp c = startNote(path);
                 awaitLineAbout(output, from, "http: POST " + path); // the handler is reading the body
                 c.reset();
                 String line = awaitLineAbout(output, from, path + " ended by the client");
@@ -84,8 +79,7 @@ class ClientFaultLogTest extends LiveServiceTestBase {
     @Test
     void anUndecodableChunkedBodyIsAClientMistakeNotAnError(CapturedOutput output) throws Exception {
         for (String face : FACES) {
-            String b = createBoard(face, "chunks");
-            String path = face + "/boards/" + b + "/notes";
+            String path = notesOfANewBoard(face);
             int from = output.getAll().length();
             try (RawHttp c = new RawHttp(port)) {
                 RawHttp.Response r = c.exchange(request("POST", path, List.of("Content-Type: application/json",
@@ -95,6 +89,19 @@ class ClientFaultLogTest extends LiveServiceTestBase {
             String line = awaitLineAbout(output, from, path);
             assertNoErrors(output, from, line);
         }
+    }
+
+    /** The path of the notes of a new board on this face. */
+    private String notesOfANewBoard(String face) throws IOException {
+        return face + "/boards/" + createBoard(face, "faults") + "/notes";
+    }
+
+    /** A connection that sent a note's head and the start of its body, 977 bytes short. */
+    private RawHttp startNote(String path) throws IOException {
+        RawHttp c = new RawHttp(port);
+        c.send(request("POST", path, List.of("Content-Type: application/json", "Content-Length: 1000"),
+                "{\"text\":\"only the start".getBytes(StandardCharsets.US_ASCII)));
+        return c;
     }
 
     /** The first log line after {@code from} that names {@code path} (the service's own account of the request). */

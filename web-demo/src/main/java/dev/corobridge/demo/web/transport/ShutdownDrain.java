@@ -1,4 +1,4 @@
-package dev.corobridge.demo.web;
+package dev.corobridge.demo.web.transport;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -25,7 +25,7 @@ import org.springframework.context.SmartLifecycle;
  * <p><b>What it does.</b> Its {@link #stop(Runnable)} runs in a phase before the web server's
  * graceful shutdown ({@link #PHASE}), once {@link ServiceState} says the service is shutting down
  * (so every {@code /api} request is refused with a 503 problem with {@code Retry-After}, and every
- * response carries {@code Connection: close}, see {@link ConnectionTrackingHandler}). Two steps:
+ * response carries {@code Connection: close}, see {@link ExchangeHandler}). Two steps:
  * <ol>
  * <li>Accepting: new connections are still accepted and answered. It waits until the
  *     {@link ConnectionTracker} reports no busy connection and no activity at all for the quiet
@@ -179,19 +179,28 @@ public final class ShutdownDrain implements SmartLifecycle {
         running = true;
     }
 
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
     /** Drains on the calling thread. */
     @Override
     public void stop() {
-        running = false;
-        state.shutDown();
+        shuttingDown();
         drainAndLog();
+    }
+
+    /** Before the web server's graceful shutdown. */
+    @Override
+    public int getPhase() {
+        return PHASE;
     }
 
     /** Drains on a thread of its own and calls back when done. */
     @Override
     public void stop(Runnable callback) {
-        running = false;
-        state.shutDown();
+        shuttingDown();
         Thread.ofPlatform().name("demo-shutdown-drain").daemon(true).start(() -> {
             try {
                 drainAndLog();
@@ -199,6 +208,17 @@ public final class ShutdownDrain implements SmartLifecycle {
                 callback.run();
             }
         });
+    }
+
+    /** Not paused with a cached test context: a drain is one-way. */
+    @Override
+    public boolean isPauseable() {
+        return false;
+    }
+
+    private void shuttingDown() {
+        running = false;
+        state.shutDown();
     }
 
     private void drainAndLog() {
@@ -222,21 +242,6 @@ public final class ShutdownDrain implements SmartLifecycle {
             Thread.currentThread().interrupt();
             LOG.warn("Shutdown: drain interrupted with " + tracker.busy() + " busy connections");
         }
-    }
-
-    @Override
-    public boolean isRunning() {
-        return running;
-    }
-
-    @Override
-    public int getPhase() {
-        return PHASE;
-    }
-
-    @Override
-    public boolean isPauseable() {
-        return false;
     }
 
     @Override

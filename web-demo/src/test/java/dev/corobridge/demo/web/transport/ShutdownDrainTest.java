@@ -1,4 +1,4 @@
-package dev.corobridge.demo.web;
+package dev.corobridge.demo.web.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -11,8 +11,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 
-import dev.corobridge.demo.web.ShutdownDrain.Outcome;
-import dev.corobridge.demo.web.ShutdownDrain.Step;
+import dev.corobridge.demo.web.transport.ShutdownDrain.Outcome;
+import dev.corobridge.demo.web.transport.ShutdownDrain.Step;
 
 /** The decisions of {@link ShutdownDrain} at given instants, and its ends with a real tracker. */
 class ShutdownDrainTest {

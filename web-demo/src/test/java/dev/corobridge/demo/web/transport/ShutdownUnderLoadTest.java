@@ -1,4 +1,4 @@
-package dev.corobridge.demo.web;
+package dev.corobridge.demo.web.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -23,6 +23,7 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import dev.corobridge.demo.NotesBoardApplication;
+import dev.corobridge.demo.web.RawHttp;
 
 /**
  * The service's shutdown under clients that do not wait: {@value #WRITERS} writers that open a fresh
