@@ -313,7 +313,8 @@ final class ExchangeHandler extends ChannelDuplexHandler {
         if (version != null && version.majorVersion() == 2) {
             return "HTTP/2 is not served on an HTTP/1.1 connection; send HTTP/1.1";
         }
-        return status.equals(HttpResponseStatus.BAD_REQUEST) ? HEAD_DETAIL : "the request was refused before it reached the service";
+        return status.equals(HttpResponseStatus.BAD_REQUEST) ? HEAD_DETAIL
+                : "the request was refused before it reached the service";
     }
 
     private void headerDeadlinePassed() {

@@ -146,7 +146,8 @@ class ExchangeHandlerTest {
         after.writeInbound(request());
         respond(after, HttpResponseStatus.OK);
         HttpResponse completed = after.readOutbound();
-        assertThat(completed.headers().get(HttpHeaderNames.CONNECTION)).as("a 2xx during shutdown too").isEqualToIgnoringCase("close");
+        assertThat(completed.headers().get(HttpHeaderNames.CONNECTION)).as("a 2xx during shutdown too")
+                .isEqualToIgnoringCase("close");
         assertThat(after.isOpen()).isFalse();
         assertThat(tracker.refusedCount()).isEqualTo(1);
         assertThat(tracker.open()).isZero();

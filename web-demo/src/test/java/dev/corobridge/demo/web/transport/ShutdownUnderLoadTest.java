@@ -86,7 +86,8 @@ class ShutdownUnderLoadTest {
                                 .replace("\r\n\r\n", "\r\nConnection: close\r\n\r\n"));
                         statuses.computeIfAbsent(r.status(), s -> new AtomicInteger()).incrementAndGet();
                         answered.incrementAndGet();
-                        if (r.status() != 201 && !(r.status() == 503 && r.header("content-type").startsWith("application/problem+json"))) {
+                        boolean problem = String.valueOf(r.header("content-type")).startsWith("application/problem+json");
+                        if (r.status() != 201 && !(r.status() == 503 && problem)) {
                             violations.add("writer " + writer + ": answer " + r.status() + " " + r.body());
                         }
                     } catch (IOException e) {

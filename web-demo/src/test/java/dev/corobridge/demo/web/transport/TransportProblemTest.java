@@ -61,7 +61,8 @@ class TransportProblemTest extends LiveServiceTestBase {
     void requestLinesRefusedAboveTheDecoderAreProblemJson() throws Exception {
         String before = state();
         for (String face : FACES) {
-            refused(face + ": a NUL byte in the path", ascii("GET " + face + "/boards/b1\u0000 HTTP/1.1\r\nHost: x\r\n\r\n"), 400);
+            refused(face + ": a NUL byte in the path",
+                    ascii("GET " + face + "/boards/b1\u0000 HTTP/1.1\r\nHost: x\r\n\r\n"), 400);
         }
         refused("a NUL byte inside a path segment", ascii("GET /api/bo\u0000ards HTTP/1.1\r\nHost: x\r\n\r\n"), 400);
         refused("a NUL byte in the query", ascii("GET /api/ping?a=\u0000 HTTP/1.1\r\nHost: x\r\n\r\n"), 400);
