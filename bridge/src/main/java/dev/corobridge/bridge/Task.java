@@ -26,6 +26,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.IntFunction;
 import kotlinx.coroutines.CoroutineDispatcher;
 import kotlinx.coroutines.Deferred;
 import kotlinx.coroutines.Dispatchers;
@@ -362,7 +363,8 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
     /**
      * All values, in order, once every input succeeded; the first failure or cancellation decides
      * the result at once. The inputs are not cancelled (they may be shared): use {@link TaskScope}
-     * for "first failure cancels siblings". An empty list gives an empty list.
+     * for "first failure cancels siblings"; once the result is decided (or cancelled) its callbacks
+     * are withdrawn from the inputs still pending. An empty list gives an empty list.
      */
     public static <T> Task<List<T>> whenAll(List<? extends Awaitable<? extends T>> inputs) {
         List<? extends Awaitable<? extends T>> in = List.copyOf(inputs);
@@ -373,23 +375,20 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
         }
         AtomicReferenceArray<T> values = new AtomicReferenceArray<>(in.size());
         AtomicInteger remaining = new AtomicInteger(in.size());
-        for (int i = 0; i < in.size(); i++) {
-            int index = i;
-            subscribe(in.get(i), o -> {
-                if (o instanceof Outcome.Success<? extends T> s) {
-                    values.set(index, s.value());
-                    if (remaining.decrementAndGet() == 0) {
-                        List<T> out = new ArrayList<>(values.length());
-                        for (int j = 0; j < values.length(); j++) {
-                            out.add(values.get(j));
-                        }
-                        all.succeed(java.util.Collections.unmodifiableList(out));
+        subscribeAll(all, in, index -> o -> {
+            if (o instanceof Outcome.Success<? extends T> s) {
+                values.set(index, s.value());
+                if (remaining.decrementAndGet() == 0) {
+                    List<T> out = new ArrayList<>(values.length());
+                    for (int j = 0; j < values.length(); j++) {
+                        out.add(values.get(j));
                     }
-                } else {
-                    all.decide(castFailure(o));
+                    all.succeed(java.util.Collections.unmodifiableList(out));
                 }
-            });
-        }
+            } else {
+                all.decide(castFailure(o));
+            }
+        });
         return all;
     }
 
@@ -401,7 +400,9 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
 
     /**
      * The outcome of whichever input settles first — value, failure or cancellation, like
-     * {@code CompletableFuture.anyOf}. The others are not cancelled.
+     * {@code CompletableFuture.anyOf}. The others are not cancelled; once the result is decided (or
+     * cancelled) its callbacks are withdrawn from them, so a long-lived input raced again and again
+     * keeps nothing of the past races.
      *
      * @throws IllegalArgumentException for an empty list (it would never complete)
      */
@@ -411,9 +412,7 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
             throw new IllegalArgumentException("whenAny of no inputs would never complete");
         }
         Task<T> any = new Task<>("whenAny(" + in.size() + ")");
-        for (Awaitable<? extends T> a : in) {
-            subscribe(a, o -> any.decide(widen(o)));
-        }
+        subscribeAll(any, in, index -> o -> any.decide(widen(o)));
         return any;
     }
 
@@ -574,7 +573,10 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
      * restores the task's context, begins its observation, calls {@code body}, and decides the task
      * with what it returns (null: it will be decided later) or throws — after the observation's
      * scope closed and before the context is taken away, so the callbacks that run on deciding
-     * still see the task's context.
+     * still see the task's context. A restore that throws decides the task with that failure
+     * instead (the body never runs; the restore already put the thread's own values back); one
+     * that throws while putting the thread's values back is reported, and the outcome stands.
+     * Nothing escapes to the executor.
      */
     private void runStep(String ctx, String note, Callable<Outcome<T>> body) {
         if (isDone()) {
@@ -582,7 +584,13 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
         }
         hop(ctx, note);
         CapturedContext c = context;
-        RestoredContext restored = c != null ? c.restore() : null;
+        RestoredContext restored;
+        try {
+            restored = c != null ? c.restore() : null;
+        } catch (Throwable e) {
+            decide(Outcome.ofError(e));
+            return;
+        }
         try {
             Outcome<T> result;
             AutoCloseable observing = observeHere(ctx, note);
@@ -600,31 +608,52 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
             }
         } finally {
             if (restored != null) {
-                restored.close();
+                closeRestored(restored);
             }
+        }
+    }
+
+    /** Puts the thread's own values back after a step; a failure there is reported, never thrown. */
+    private static void closeRestored(RestoredContext restored) {
+        try {
+            restored.close();
+        } catch (Throwable e) {
+            Tasks.reportUncaught(e);
         }
     }
 
     /**
      * Begins the observation of this task's work on the current thread ({@link StepObservers}):
      * returns the scope to close when the work on this thread is done, or null when nothing observes.
-     * The observation ends when the task is decided ({@link #onDecided}), exactly once.
+     * The observation ends when the task is decided ({@link #onDecided}), exactly once. An observer
+     * that throws is reported and never fails the task; once it began the observation, the
+     * observation still ends with the task (a failing hop event or scope included).
      */
     AutoCloseable observeHere(String ctx, String note) {
         StepObserver observer = StepObservers.get();
         if (observer == null) {
             return null;
         }
+        StepObserver.Step step;
         try {
-            StepObserver.Step step = observer.begin(name, ctx, note);
-            if (step == null) {
-                return null;
-            }
-            step.hop(ctx, note, Thread.currentThread().getName());
-            adoptObservation(step);
-            return step.open();
+            step = observer.begin(name, ctx, note);
         } catch (Throwable e) {
             Tasks.reportUncaught(e); // an observer's failure never fails the task
+            return null;
+        }
+        if (step == null) {
+            return null;
+        }
+        try {
+            step.hop(ctx, note, Thread.currentThread().getName());
+        } catch (Throwable e) {
+            Tasks.reportUncaught(e); // the step is still adopted below, so it still ends
+        }
+        adoptObservation(step);
+        try {
+            return step.open();
+        } catch (Throwable e) {
+            Tasks.reportUncaught(e); // the work runs unobserved on this thread; the observation still ends
             return null;
         }
     }
@@ -717,8 +746,27 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
         }
     }
 
-    private static <T> void subscribe(Awaitable<? extends T> a, Consumer<Outcome<? extends T>> c) {
-        Objects.requireNonNull(a, "input").onComplete(c::accept);
+    /**
+     * Registers {@code callbackFor(i)} on each input {@code i} until {@code result} is decided, and
+     * withdraws the registrations once it is (at once if an input decided it while registering):
+     * a combination that is decided, or cancelled, leaves nothing on the inputs still pending, so
+     * a long-lived input combined again and again does not collect callbacks.
+     */
+    private static <T> void subscribeAll(Task<?> result, List<? extends Awaitable<? extends T>> inputs,
+                                         IntFunction<Consumer<Outcome<? extends T>>> callbackFor) {
+        Registration[] registrations = new Registration[inputs.size()];
+        for (int i = 0; i < registrations.length && !result.isDone(); i++) {
+            Consumer<Outcome<? extends T>> c = callbackFor.apply(i);
+            registrations[i] = inputs.get(i).onComplete(c::accept);
+        }
+        // Filled before this registration publishes it to whichever thread decides the result.
+        result.onComplete(o -> {
+            for (Registration r : registrations) {
+                if (r != null) {
+                    r.dispose();
+                }
+            }
+        });
     }
 
     @SuppressWarnings("unchecked")

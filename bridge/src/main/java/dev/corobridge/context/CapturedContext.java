@@ -1,5 +1,6 @@
 package dev.corobridge.context;
 
+import dev.corobridge.context.internal.Failures;
 import dev.corobridge.context.internal.MdcValues;
 import dev.corobridge.context.internal.RegistryValues;
 import java.util.Objects;
@@ -24,9 +25,16 @@ import java.util.concurrent.Callable;
  * <p><b>Restoring.</b> {@link #restore()} sets the MDC to exactly the captured map and each registered
  * thread-local to its captured value (those not captured are cleared, so the work sees what the
  * capturing thread saw, not what the worker had); {@link RestoredContext#close()} puts back what the
- * thread had before. The MDC is set before the registry's thread-locals and put back after them,
- * so a tracing library that writes trace ids into the MDC when its span is put in scope finds the
- * captured map and leaves the thread's own map behind it.
+ * thread had before — every registered thread-local, also one that neither side had, so a value
+ * the work set does not stay behind it (Micrometer's "clear missing" contract). The MDC is set
+ * before the registry's thread-locals and put back after them, so a tracing library that writes
+ * trace ids into the MDC when its span is put in scope finds the captured map and leaves the
+ * thread's own map behind it.
+ *
+ * <p><b>Failures.</b> If an accessor's {@code setValue} throws (or an observation handler it calls),
+ * {@link #restore()} puts back what it had already set and the MDC, then rethrows: the thread is as
+ * it was. {@link RestoredContext#close()} puts back everything whatever one accessor throws, then
+ * throws the first failure.
  *
  * <p><b>Thread-safety.</b> Immutable: one captured context may be restored on many threads at once
  * (each restore returns its own {@link RestoredContext}, to be closed on the thread that restored).
@@ -53,7 +61,8 @@ public final class CapturedContext {
 
     /**
      * Puts the captured values on the current thread until the returned scope is closed (on this
-     * thread; closing twice does nothing).
+     * thread; closing twice does nothing). If a registered thread-local's accessor throws, the
+     * thread's own values are put back and the exception is rethrown.
      */
     public RestoredContext restore() {
         if (isEmpty()) {
@@ -64,9 +73,13 @@ public final class CapturedContext {
         Object previousRegistry;
         try {
             previousRegistry = registry != null ? RegistryValues.install(registry) : null;
-        } catch (RuntimeException | Error e) {
+        } catch (RuntimeException | Error e) { // the registry's values are already back
             if (setMdc) {
-                MdcValues.reinstate(previousMdc);
+                try {
+                    MdcValues.reinstate(previousMdc);
+                } catch (RuntimeException | Error mdcFailure) {
+                    Failures.first(e, mdcFailure);
+                }
             }
             throw e;
         }

@@ -29,7 +29,17 @@ import dev.corobridge.context.internal.RegistryValues;
  * {@code withContext} blocks and child coroutines have them too. When nothing was captured (the
  * MDC and every registered thread-local were empty), the task's steps leave the threads they run on
  * untouched; otherwise each step sees exactly what was captured (an MDC key or a registered
- * thread-local the capturing thread did not have is absent, even if the worker thread had one).
+ * thread-local the capturing thread did not have is absent, even if the worker thread had one),
+ * and afterwards the thread has exactly its own values again (a registered thread-local the step
+ * set is cleared, even when neither side had one).
+ *
+ * <h2>When a restore fails</h2>
+ * A registered accessor (or an observation handler it calls) that throws while a step's context is
+ * restored decides the task with that failure: the step's body does not run, and the thread is
+ * left with its own values. A coroutine fails with it at that resume (see {@code PropagatedContext}).
+ * A failure while the thread's own values are put back at the end of a step does not change the
+ * task's outcome; every other value is still put back and the failure is reported to
+ * {@code Tasks.uncaughtFailureHandler()}.
  *
  * <p><b>Thread-safety.</b> Safe from any thread. {@link #setEnabled} affects tasks created after
  * it; a task created while it was on keeps carrying its values.

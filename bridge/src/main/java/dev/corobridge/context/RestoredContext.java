@@ -1,11 +1,15 @@
 package dev.corobridge.context;
 
+import dev.corobridge.context.internal.Failures;
 import dev.corobridge.context.internal.MdcValues;
 import dev.corobridge.context.internal.RegistryValues;
 
 /**
  * The scope of a {@link CapturedContext#restore()}: closing it puts back the values the thread had
- * before — the registry's thread-locals first, then the MDC (the reverse of restoring).
+ * before — the registry's thread-locals first, then the MDC (the reverse of restoring). Every one
+ * of them is put back whatever another throws (an accessor's {@code restore}, such as Micrometer's
+ * observation accessor asserting a balanced scope under {@code -ea}); then the first failure is
+ * thrown, the later ones suppressed.
  *
  * <p><b>Thread-safety.</b> Close it on the thread that restored, once; a second close does nothing.
  */
@@ -32,14 +36,23 @@ public final class RestoredContext implements AutoCloseable {
             return;
         }
         closed = true;
-        try {
-            if (registry != null) {
+        Throwable failure = null;
+        if (registry != null) {
+            try {
                 RegistryValues.reinstate(registry, previousRegistry);
+            } catch (Throwable e) {
+                failure = e;
             }
-        } finally {
-            if (MdcValues.PRESENT) {
+        }
+        if (MdcValues.PRESENT) {
+            try {
                 MdcValues.reinstate(previousMdc);
+            } catch (Throwable e) {
+                failure = Failures.first(failure, e);
             }
+        }
+        if (failure != null) {
+            throw Failures.unchecked(failure);
         }
     }
 }

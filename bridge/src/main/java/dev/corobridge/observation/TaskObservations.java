@@ -38,6 +38,10 @@ import java.util.Objects;
  * <p><b>Cost.</b> Nothing when not installed (one volatile read per step) or when the registry is a
  * no-op one; otherwise one observation per step, as the registry's handlers make it.
  *
+ * <p><b>Failures.</b> An observation handler that throws never fails a task: the failure is
+ * reported to {@code Tasks.uncaughtFailureHandler()}, the task's observation still stops when the
+ * task ends, and no scope of it is left current on a thread.
+ *
  * <p><b>Thread-safety.</b> Safe from any thread. One registry at a time: installing another replaces it.
  * Needs {@code io.micrometer:micrometer-observation} on the class path (an optional dependency).
  */
@@ -83,15 +87,45 @@ public final class TaskObservations {
                     .lowCardinalityKeyValue(CONTEXT_KEY, context)
                     .highCardinalityKeyValue("corobridge.task.name", task)
                     .start();
-            return new ObservedStep(o);
+            return new ObservedStep(o, registry);
         }
     }
 
-    /** One task's observation. */
-    private record ObservedStep(Observation observation) implements StepObserver.Step {
+    /**
+     * One task's observation. Its scope never stays on a thread because a handler threw: Micrometer
+     * makes a scope current before it tells the handlers it opened, and takes it away only after it
+     * told them it closed, so both are undone here when a handler throws.
+     */
+    private record ObservedStep(Observation observation, ObservationRegistry registry) implements StepObserver.Step {
         @Override
         public AutoCloseable open() {
-            return observation.openScope();
+            Observation.Scope before = registry.getCurrentObservationScope();
+            Observation.Scope scope;
+            try {
+                scope = observation.openScope();
+            } catch (RuntimeException | Error e) {
+                Observation.Scope opened = registry.getCurrentObservationScope();
+                if (opened != before && opened != null) {
+                    try {
+                        close(opened, before);
+                    } catch (RuntimeException | Error closing) {
+                        e.addSuppressed(closing);
+                    }
+                }
+                throw e;
+            }
+            return () -> close(scope, scope.getPreviousObservationScope());
+        }
+
+        /** Closes {@code scope}; whatever its handlers throw, {@code previous} is current afterwards. */
+        private void close(Observation.Scope scope, Observation.Scope previous) {
+            try {
+                scope.close();
+            } finally {
+                if (registry.getCurrentObservationScope() == scope) {
+                    registry.setCurrentObservationScope(previous);
+                }
+            }
         }
 
         @Override

@@ -18,6 +18,10 @@ import kotlin.coroutines.CoroutineContext
  * }
  * ```
  * Recording changes no thread state; it carries no context (add a `PropagatedContext` for that).
- * Thread-safe: see [HopTrace].
+ * It adds to what the coroutine already records, never replaces it: inside a task (`scope.task {}`,
+ * `Task.fromSuspend`, `TaskScope.fork`) the block keeps the task's context, trace and observation
+ * and records into this trace as well; inside another `recordingHops` block it records into both
+ * traces (for the same trace, the innermost note labels the hops); a task started inside the
+ * block keeps its own trace and records into this one too. Thread-safe: see [HopTrace].
  */
 fun HopTrace.recordingHops(note: String): CoroutineContext.Element = TaskThreadContext(this, note, null, null)

@@ -36,19 +36,39 @@ internal fun <T> CoroutineScope.tracedTask(
 ): Task<T> {
     val trace = Task.newTrace()
     val step = beginObservation(name, Task.contextName((coroutineContext + context)[ContinuationInterceptor]))
-    val captured = if (step == null) Task.capturedHere() else {
-        // Captured with the task's observation current, so that every resume restores it.
-        val scope = step.open()
-        try {
-            Task.capturedHere()
-        } finally {
-            Task.closeObserving(scope)
-        }
-    }
+    val captured = if (step == null) Task.capturedHere() else capturedWithin(step)
     val task = Task<T>(name, trace, captured)
     if (step != null) task.adoptObservation(step)
     val full = if (trace != null || step != null || captured != null) context + TaskThreadContext(trace, name, task, captured) else context
     return link(async(full, start, block), task, recordsHops = true)
+}
+
+/**
+ * The current thread's context captured with [step]'s observation current, so that every resume
+ * of the task restores it. An observer that cannot open its scope is reported and the context is
+ * captured without it (an observer's failure never fails the task); if the capture itself throws,
+ * the observation ends with that failure before it is rethrown, so it is never left open.
+ */
+private fun capturedWithin(step: StepObserver.Step): dev.corobridge.context.CapturedContext? {
+    val scope = try {
+        step.open()
+    } catch (e: Throwable) {
+        Tasks.reportUncaught(e)
+        null
+    }
+    val captured = try {
+        Task.capturedHere()
+    } catch (e: Throwable) {
+        if (scope != null) Task.closeObserving(scope)
+        try {
+            step.end(e, false)
+        } catch (ending: Throwable) {
+            e.addSuppressed(ending)
+        }
+        throw e
+    }
+    if (scope != null) Task.closeObserving(scope)
+    return captured
 }
 
 /** The observation of a coroutine task that begins now, or null when nothing observes (see `TaskObservations`). */

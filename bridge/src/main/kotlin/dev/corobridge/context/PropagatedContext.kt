@@ -1,5 +1,7 @@
 package dev.corobridge.context
 
+import dev.corobridge.bridge.failResume
+import dev.corobridge.bridge.internal.UncaughtFailures
 import kotlinx.coroutines.ThreadContextElement
 import kotlin.coroutines.CoroutineContext
 
@@ -19,6 +21,14 @@ import kotlin.coroutines.CoroutineContext
  * one by themselves. Spring 7's `PropagationContextElement` does the same for the registry's
  * thread-locals; the two can be in one context (the innermost wins, both restore what they found).
  *
+ * **A restore that throws** (a registered accessor's `setValue`, an observation handler it calls)
+ * never escapes: kotlinx could not recover from it (the coroutine would never resume, and the
+ * other thread-context elements of that resume would not be restored). The restore has put the
+ * thread's own values back; the coroutine then fails with that exception at that resume, as if its
+ * code had thrown it there — a start or a cancellable resume delivers it at once, without running
+ * the code. A failure while the thread's own values are put back is reported to
+ * `Tasks.uncaughtFailureHandler()`; every other value is still put back.
+ *
  * Immutable; safe to share between coroutines (each resume restores into its own scope).
  *
  * @property captured what is restored; by default the current thread's context
@@ -32,9 +42,21 @@ class PropagatedContext @JvmOverloads constructor(
 
     override val key: CoroutineContext.Key<*> get() = Key
 
-    override fun updateThreadContext(context: CoroutineContext): RestoredContext = captured.restore()
+    override fun updateThreadContext(context: CoroutineContext): RestoredContext =
+        try {
+            captured.restore()
+        } catch (e: Throwable) {
+            failResume(context, e, null) // the restore has put the thread's own values back
+            RestoredContext.NOTHING // nothing to put back
+        }
 
-    override fun restoreThreadContext(context: CoroutineContext, oldState: RestoredContext) = oldState.close()
+    override fun restoreThreadContext(context: CoroutineContext, oldState: RestoredContext) {
+        try {
+            oldState.close() // puts back every value, whatever one accessor throws
+        } catch (e: Throwable) {
+            UncaughtFailures.report(null, e) // thrown here, kotlinx would skip the other elements' restore
+        }
+    }
 
     override fun toString() = "PropagatedContext($captured)"
 }

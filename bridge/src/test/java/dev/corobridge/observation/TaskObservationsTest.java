@@ -157,4 +157,72 @@ class TaskObservationsTest {
             assertNull(Task.start(pump, registry::getCurrentObservation).join(WAIT));
         }
     }
+
+    /** A handler that throws from the callbacks a test names, as a broken tracing bridge might. */
+    static final class Throwing implements ObservationHandler<Observation.Context> {
+        volatile boolean onEvent;
+        /** How many more scope openings throw. */
+        final java.util.concurrent.atomic.AtomicInteger scopeOpenings = new java.util.concurrent.atomic.AtomicInteger();
+
+        @Override
+        public void onEvent(Observation.Event event, Observation.Context context) {
+            if (onEvent) {
+                throw new IllegalStateException("onEvent refused");
+            }
+        }
+
+        /** How many more scope closings throw. */
+        final java.util.concurrent.atomic.AtomicInteger scopeClosings = new java.util.concurrent.atomic.AtomicInteger();
+
+        @Override
+        public void onScopeOpened(Observation.Context context) {
+            if (scopeOpenings.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                throw new IllegalStateException("onScopeOpened refused");
+            }
+        }
+
+        @Override
+        public void onScopeClosed(Observation.Context context) {
+            if (scopeClosings.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                throw new IllegalStateException("onScopeClosed refused");
+            }
+        }
+
+        @Override
+        public boolean supportsContext(Observation.Context context) {
+            return true;
+        }
+    }
+
+    @Test
+    void aStepWhoseHopEventThrowsStillEndsItsObservationAndTheTaskKeepsItsValue() throws Exception {
+        Throwing throwing = new Throwing();
+        registry.observationConfig().observationHandler(throwing);
+        throwing.onEvent = true;
+        assertEquals(7, Task.start(HopNote.on(pump, "hop throws"), () -> 7).join(WAIT));
+        Observation.Context ended = recorder.task("hop throws");
+        assertEquals("success", key(ended, TaskObservations.OUTCOME_KEY));
+    }
+
+    @Test
+    void aStepWhoseScopeCannotOpenRunsUnobservedAndLeavesNoScopeOnItsThread() throws Exception {
+        Throwing throwing = new Throwing();
+        registry.observationConfig().observationHandler(throwing);
+        throwing.scopeOpenings.set(1);
+        assertNull(Task.start(HopNote.on(pump, "scope throws"), registry::getCurrentObservation).join(WAIT));
+        assertEquals("success", key(recorder.task("scope throws"), TaskObservations.OUTCOME_KEY));
+        installed.close();
+        assertNull(Task.start(pump, registry::getCurrentObservation).join(WAIT), "a scope was left current on the pump");
+    }
+
+    @Test
+    void aStepWhoseScopeCannotCloseLeavesNoScopeOnItsThread() throws Exception {
+        Throwing throwing = new Throwing();
+        registry.observationConfig().observationHandler(throwing);
+        throwing.scopeClosings.set(1);
+        Observation inStep = Task.start(HopNote.on(pump, "close throws"), registry::getCurrentObservation).join(WAIT);
+        assertSame(recorder.task("close throws"), inStep.getContext());
+        installed.close();
+        assertNull(Task.start(pump, registry::getCurrentObservation).join(WAIT), "the step's scope was left current on the pump");
+    }
 }

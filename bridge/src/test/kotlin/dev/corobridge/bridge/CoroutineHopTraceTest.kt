@@ -4,6 +4,7 @@ import kotlinx.coroutines.CoroutineName
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.SupervisorJob
+import kotlinx.coroutines.async
 import kotlinx.coroutines.cancel
 import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.launch
@@ -157,5 +158,71 @@ class CoroutineHopTraceTest {
         assertEquals("on A", onA.note())
         assertEquals("request", onB.note())
         assertTrue(hops.indexOf(onA) < hops.indexOf(onB), trace.toString())
+    }
+
+    @Test
+    fun `recordingHops inside a task records into both traces and keeps the task's context`() {
+        val request = HopTrace()
+        org.slf4j.MDC.put("request", "h-1")
+        val task = scope.task(a.dispatcher) {
+            withContext(b.dispatcher + request.recordingHops("request step")) { org.slf4j.MDC.get("request") }
+        }
+        org.slf4j.MDC.clear()
+        assertEquals("h-1", task.join(WAIT), "the task's MDC inside the recordingHops block")
+        assertEquals(listOf("A", "B", "A"), contexts(task), task.trace().toString())
+        assertEquals(listOf("B"), request.hops().map { it.context() }, request.toString())
+        assertEquals("request step", request.hops()[0].note())
+    }
+
+    @Test
+    fun `nested recordingHops record into every enclosing trace`() = runBlocking {
+        val outer = HopTrace()
+        val inner = HopTrace()
+        withContext(outer.recordingHops("outer")) {
+            withContext(a.dispatcher + inner.recordingHops("inner")) { }
+        }
+        assertTrue(outer.hops().any { it.context() == "A" }, outer.toString())
+        assertEquals(listOf("A"), inner.hops().map { it.context() }, inner.toString())
+    }
+
+    @Test
+    fun `a task started inside a recordingHops block keeps its own trace and still reaches the enclosing one`() = runBlocking {
+        val request = HopTrace()
+        val inner = withContext(request.recordingHops("request")) {
+            val t = task(b.dispatcher) { "inner" }
+            t.await()
+            t
+        }
+        assertEquals(listOf("B"), contexts(inner), inner.trace().toString())
+        assertTrue(request.hops().any { it.context() == "B" }, request.toString())
+    }
+
+    @Test
+    fun `children resuming concurrently inside a recordingHops block of a task keep the task's context and feed both traces`() {
+        val request = HopTrace(8)
+        org.slf4j.MDC.put("request", "h-2")
+        val task = scope.task(a.dispatcher) {
+            withContext(request.recordingHops("request")) {
+                coroutineScope {
+                    List(16) {
+                        async(Dispatchers.Default) {
+                            var wrong = 0
+                            repeat(50) {
+                                yield()
+                                if (org.slf4j.MDC.get("request") != "h-2") wrong++
+                            }
+                            wrong
+                        }
+                    }.sumOf { it.await() }
+                }
+            }
+        }
+        org.slf4j.MDC.clear()
+        assertEquals(0, task.join(WAIT), "resumes without the task's MDC")
+        assertTrue(task.trace().hops().any { it.context() == "Dispatchers.Default" }, task.trace().toString())
+        val hops = request.hops()
+        assertTrue(hops.isNotEmpty() && hops.size <= request.capacity(), request.toString())
+        assertTrue(hops.all { it.context() == "Dispatchers.Default" || it.context() == "A" }, request.toString())
+        assertTrue(hops.all { it.note() == "request" }, request.toString())
     }
 }

@@ -3,6 +3,7 @@ package dev.corobridge.observation
 import dev.corobridge.bridge.HopNote
 import dev.corobridge.bridge.SingleThreadContext
 import dev.corobridge.bridge.await
+import dev.corobridge.bridge.recordingHops
 import dev.corobridge.bridge.task
 import io.micrometer.observation.Observation
 import io.micrometer.observation.ObservationRegistry
@@ -62,5 +63,31 @@ class CoroutineTaskObservationTest {
         val context = recorder.stopped.single { it.name == TaskObservations.NAME }
         assertEquals("failure", context.getLowCardinalityKeyValue(TaskObservations.OUTCOME_KEY)?.value)
         assertEquals("kt boom", context.error?.message)
+    }
+
+    @Test
+    fun `an observation handler that throws when task {} opens the observation neither fails task {} nor leaves the observation open`() = runBlocking<Unit> {
+        val throwing = TaskObservationsTest.Throwing()
+        registry.observationConfig().observationHandler(throwing)
+        throwing.scopeOpenings.set(1) // the scope task {} opens to capture the observation with the context
+        val task = scope.task(pump.dispatcher + HopNote("opens badly")) { "ran" }
+        assertEquals(null, registry.currentObservation, "a scope was left current where task {} was called")
+        assertEquals("ran", task.await())
+        val context = recorder.stopped.single { it.name == TaskObservations.NAME }
+        assertEquals("success", context.getLowCardinalityKeyValue(TaskObservations.OUTCOME_KEY)?.value)
+    }
+
+    @Test
+    fun `recordingHops inside a task keeps the task's observation current and its hops as events`() = runBlocking {
+        val request = dev.corobridge.bridge.HopTrace()
+        val task = scope.task(pump.dispatcher + HopNote("board")) {
+            withContext(Dispatchers.Default + request.recordingHops("request")) { registry.currentObservation }
+        }
+        val inBlock = task.await()
+        val context = recorder.stopped.single { it.name == TaskObservations.NAME }
+        assertSame(context, inBlock?.context, "the task's observation inside the recordingHops block")
+        val events = recorder.events[context].orEmpty()
+        assertTrue(events.any { it.startsWith("corobridge.hop: Dispatchers.Default (board) @ ") }, events.toString())
+        assertEquals(listOf("Dispatchers.Default"), request.hops().map { it.context() }, request.toString())
     }
 }

@@ -149,12 +149,13 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
         return start(PumpConfig.defaults(name));
     }
 
-    /** Starts a pump on a new platform thread named after the pump. */
+    /** Starts a pump on a new platform thread named after the pump; it is {@code RUNNING} when this returns. */
     public static MessagePump start(PumpConfig config) {
         MessagePump pump = new MessagePump(config, PumpClock.SYSTEM);
         Thread t = Thread.ofPlatform().name(config.name()).daemon(config.daemon()).unstarted(pump::runLoop);
         pump.bindThread(t);
         t.start();
+        pump.lifecycle.threadStarted(); // running when start returns, not once the thread got the CPU
         return pump;
     }
 
@@ -326,7 +327,11 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
      * {@code java.awt.SecondaryLoop}. Work posted meanwhile is not lost or reordered per producer.
      * {@code done} is checked after every batch; if it is changed by another thread without posting
      * to the pump, the change is seen within 10 ms. Nesting is bounded by
-     * {@link PumpConfig#maxNestingDepth()}.
+     * {@link PumpConfig#maxNestingDepth()}. The work it runs is unrelated to the caller, so it does
+     * not see the caller's thread-bound context (the MDC, the thread-locals registered with
+     * Micrometer's {@code ContextRegistry}, the current observation): that context is taken off the
+     * thread while the nested loop runs, and is back when this returns; tasks and coroutines bring
+     * their own.
      *
      * @return {@code true} if {@code done} became true, {@code false} on timeout
      * @throws PumpAffinityException if not called on the pump thread

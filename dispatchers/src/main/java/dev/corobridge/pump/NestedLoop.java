@@ -1,5 +1,6 @@
 package dev.corobridge.pump;
 
+import dev.corobridge.context.internal.ClearedContext;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
@@ -24,6 +25,14 @@ import java.util.function.BooleanSupplier;
  * pump dispatching, not stalled, while a nested loop runs. Nesting is bounded by
  * {@link PumpConfig#maxNestingDepth()}. On a {@link ManualPump} it never waits: it runs what is ready
  * and returns.
+ *
+ * <p><b>Context.</b> The caller is a step of some task, with that task's context on the thread (its
+ * MDC, the thread-locals registered with Micrometer's {@code ContextRegistry}, its observation's
+ * scope). The work the nested loop runs is unrelated to it, so the loop takes that context off the
+ * thread while it runs ({@code ClearedContext}) and puts it back before it returns: every piece of
+ * work runs with the context it brought (a task's, a coroutine's elements) or none, and a task
+ * created there captures nothing of the caller's. The condition is checked with the context
+ * cleared too.
  *
  * <p><b>Memory effects.</b> Those of the work it runs; a stage completed on another thread is seen
  * through a {@link CompletableFuture}.
@@ -64,26 +73,45 @@ final class NestedLoop {
         }
         PumpClock clock = pump.clock;
         long deadline = clock.nanoTime() + PumpDurations.saturatedNanos(timeout);
+        ClearedContext callersContext = ClearedContext.clearHere(); // the nested work must not see it
         depth++;
         pump.counters.stepTaskSequence(); // even: dispatching, not stalled
+        Throwable failed = null;
         try {
-            while (true) {
-                if (done.getAsBoolean()) {
-                    return true;
-                }
-                long now = clock.nanoTime();
-                if (now - deadline >= 0) {
-                    return false;
-                }
-                if (loop.runIteration() == 0 && !done.getAsBoolean()) {
-                    if (!idle(deadline)) {
-                        return done.getAsBoolean();
-                    }
-                }
-            }
+            return dispatchUntil(done, deadline);
+        } catch (Throwable e) {
+            failed = e;
+            throw e;
         } finally {
             depth--;
             pump.counters.stepTaskSequence(); // odd again: the task that called pumpUntil resumes
+            try {
+                callersContext.close();
+            } catch (Throwable e) {
+                if (failed == null) {
+                    throw e;
+                }
+                failed.addSuppressed(e); // the loop's own failure goes first
+            }
+        }
+    }
+
+    /** The loop of {@link #pumpUntil(BooleanSupplier, Duration)}: whether {@code done} held before {@code deadline}. */
+    private boolean dispatchUntil(BooleanSupplier done, long deadline) {
+        PumpClock clock = pump.clock;
+        while (true) {
+            if (done.getAsBoolean()) {
+                return true;
+            }
+            long now = clock.nanoTime();
+            if (now - deadline >= 0) {
+                return false;
+            }
+            if (loop.runIteration() == 0 && !done.getAsBoolean()) {
+                if (!idle(deadline)) {
+                    return done.getAsBoolean();
+                }
+            }
         }
     }
 

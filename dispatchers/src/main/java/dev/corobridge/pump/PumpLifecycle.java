@@ -17,7 +17,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p><b>Algorithm.</b>
  * <ul>
  *   <li><b>Start.</b> {@link #claimLoop} binds the loop to the calling thread once ({@code NEW →
- *       RUNNING}, or stays {@code SHUTTING_DOWN} if shutdown came first: the loop then shuts down).</li>
+ *       RUNNING}, or stays {@code SHUTTING_DOWN} if shutdown came first: the loop then shuts down).
+ *       A pump started on a thread of its own is {@code RUNNING} as soon as that thread is started
+ *       ({@link #threadStarted}), before the thread claims the loop.</li>
  *   <li><b>Shutdown requests</b> ({@link #shutdown(Duration)}, any thread) record the earliest start and
  *       the earliest deadline, as offsets from the pump's creation: offsets are never negative, so
  *       "earliest" is a plain {@code min} (absolute {@code nanoTime} values may wrap) and "not yet" is
@@ -119,6 +121,18 @@ final class PumpLifecycle {
             loopStarted = true;
             pump.bindThread(me);
             state.compareAndSet(NEW, RUNNING); // or SHUTTING_DOWN already: the loop then shuts down
+        }
+    }
+
+    /**
+     * {@link MessagePump#start}: the pump's own thread is started, so the pump is running from now
+     * on, even before that thread claims the loop ({@code NEW → RUNNING}; a no-op if the loop got
+     * there first). A shutdown from now on finds {@code RUNNING} and the loop, when it claims,
+     * finds the shutdown.
+     */
+    void threadStarted() {
+        synchronized (lock) {
+            state.compareAndSet(NEW, RUNNING);
         }
     }
 

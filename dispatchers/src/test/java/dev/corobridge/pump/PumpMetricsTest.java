@@ -12,6 +12,34 @@ import org.junit.jupiter.api.Test;
 
 class PumpMetricsTest {
 
+    /**
+     * A pump that {@code start} returned is running: its state says so at once, not only once its
+     * thread got the CPU (health checks and metrics read it right after start).
+     */
+    @Test
+    void aStartedPumpIsRunningWhenStartReturns() throws Exception {
+        for (int i = 0; i < 200; i++) {
+            MessagePump pump = MessagePump.start("started-" + i);
+            try {
+                assertEquals("RUNNING", pump.getMetrics().state(), "round " + i);
+                assertTrue(!pump.isShutdown(), "round " + i);
+            } finally {
+                stop(pump);
+            }
+            assertEquals("TERMINATED", pump.getMetrics().state(), "round " + i);
+        }
+    }
+
+    /** A pump shut down before its thread ran terminates all the same (the loop sees the shutdown first). */
+    @Test
+    void aPumpShutDownRightAfterStartTerminates() throws Exception {
+        for (int i = 0; i < 200; i++) {
+            MessagePump pump = MessagePump.start("stopped-" + i);
+            pump.shutdown(Duration.ofSeconds(5)).get(30, TimeUnit.SECONDS);
+            assertEquals("TERMINATED", pump.getMetrics().state(), "round " + i);
+        }
+    }
+
     @Test
     void countsDispatchesLatencyTimersAndWakeups() throws Exception {
         MessagePump pump = MessagePump.start(PumpConfig.builder("metrics").latencySampleEvery(1)

@@ -8,7 +8,6 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.jackson.autoconfigure.JsonMapperBuilderCustomizer;
-import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
@@ -22,11 +21,8 @@ import dev.corobridge.demo.changelog.ChangeLogHealthIndicator;
 import dev.corobridge.demo.journal.Journal;
 import dev.corobridge.demo.web.ProblemJsonHandler;
 import dev.corobridge.demo.web.RequestGuardFilter;
-import dev.corobridge.demo.web.ClientFaultSummary;
-import dev.corobridge.demo.web.RequestBodyTimeout;
-import dev.corobridge.demo.web.RequestHeaderTimeout;
-import dev.corobridge.demo.web.ServiceState;
-import dev.corobridge.demo.web.TransportProblemHandler;
+import dev.corobridge.demo.web.transport.ClientFaultSummary;
+import dev.corobridge.demo.web.transport.ServiceState;
 import dev.corobridge.pump.MessagePump;
 import dev.corobridge.ring.RingPool;
 import dev.corobridge.spring.CorobridgeAutoConfiguration;
@@ -100,30 +96,6 @@ public class DemoConfiguration {
     @Bean
     JsonMapperBuilderCustomizer strictDuplicateKeys() {
         return builder -> builder.enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION);
-    }
-
-    /** Counts client faults at the transport level: one WARN line a minute at most. */
-    @Bean
-    ClientFaultSummary clientFaultSummary() {
-        return new ClientFaultSummary();
-    }
-
-    /** Problem JSON for the requests the HTTP decoder refuses before Spring sees them. */
-    @Bean
-    NettyServerCustomizer transportProblems(ClientFaultSummary faults) {
-        return TransportProblemHandler.customizer(faults);
-    }
-
-    /** Slow clients: a deadline for each request's headers ({@code demo.http.header-timeout}). */
-    @Bean
-    RequestHeaderTimeout requestHeaderTimeout(DemoProperties properties, ClientFaultSummary faults) {
-        return new RequestHeaderTimeout(properties.http().headerTimeout(), faults);
-    }
-
-    /** Slow clients: a deadline for each request's body ({@code demo.http.body-timeout}). */
-    @Bean
-    RequestBodyTimeout requestBodyTimeout(DemoProperties properties, ClientFaultSummary faults) {
-        return new RequestBodyTimeout(properties.http().bodyTimeout(), faults);
     }
 
     @Bean

@@ -3,21 +3,21 @@ package dev.corobridge.demo;
 import java.time.Duration;
 
 import org.springframework.boot.context.properties.bind.Binder;
-import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 
-import dev.corobridge.demo.web.ConnectionTracker;
-import dev.corobridge.demo.web.ConnectionTrackingCustomizer;
-import dev.corobridge.demo.web.ServiceState;
-import dev.corobridge.demo.web.ShutdownDrain;
+import dev.corobridge.demo.web.transport.ConnectionTracker;
+import dev.corobridge.demo.web.transport.ListeningSocket;
+import dev.corobridge.demo.web.transport.ServiceState;
+import dev.corobridge.demo.web.transport.ShutdownDrain;
 
 /**
  * The drain at the start of the service's shutdown (see {@link ShutdownDrain} and
- * {@code web-demo/API.md}, "Shutdown"): a {@link ConnectionTracker} fed by a handler on every
- * server connection, and the lifecycle that keeps the server answering until its connections are
- * quiet, before Boot's graceful shutdown closes the listening socket.
+ * {@code web-demo/API.md}, "Shutdown"): the {@link ConnectionTracker} that the handler on every
+ * server connection feeds ({@link TransportConfiguration}), the {@link ListeningSocket}, and the
+ * lifecycle that keeps the server answering until its connections are quiet and then stops it
+ * accepting, before Boot's graceful shutdown closes the listening socket.
  */
 @Configuration(proxyBeanMethods = false)
 public class ShutdownConfiguration {
@@ -30,16 +30,18 @@ public class ShutdownConfiguration {
         return new ConnectionTracker();
     }
 
+    /** The server's listening socket, which the drain stops from accepting before it closes. */
     @Bean
-    NettyServerCustomizer connectionTrackingCustomizer(ConnectionTracker tracker, ServiceState state) {
-        return new ConnectionTrackingCustomizer(tracker, state);
+    ListeningSocket listeningSocket() {
+        return new ListeningSocket();
     }
 
     @Bean
-    ShutdownDrain shutdownDrain(ServiceState state, ConnectionTracker tracker, ShutdownProperties properties,
-                                Environment environment) {
+    ShutdownDrain shutdownDrain(ServiceState state, ConnectionTracker tracker, ListeningSocket listener,
+                                ShutdownProperties properties, Environment environment) {
         Duration phaseTimeout = Binder.get(environment)
                 .bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class).orElse(DEFAULT_PHASE_TIMEOUT);
-        return new ShutdownDrain(state, tracker, properties.quietPeriod(), properties.effectiveDrainTimeout(phaseTimeout));
+        return new ShutdownDrain(state, tracker, listener, properties.quietPeriod(),
+                properties.effectiveDrainTimeout(phaseTimeout));
     }
 }

@@ -18,7 +18,11 @@ public interface StepObserver {
     /** One observed task: its scope on a thread, its hops, its end. */
     interface Step {
 
-        /** Makes the step current on this thread until the returned scope is closed (on this thread). */
+        /**
+         * Makes the step current on this thread until the returned scope is closed (on this thread).
+         * When this or the scope's {@code close()} throws, the thread's previous current step is
+         * current again all the same.
+         */
         AutoCloseable open();
 
         /** The task hopped to {@code context} on {@code thread}, labelled {@code note}. */

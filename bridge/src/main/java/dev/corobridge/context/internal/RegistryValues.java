@@ -18,9 +18,21 @@ import java.util.Map;
  * value, then sets the captured one ({@code setValue(v)}), or clears the thread-local when nothing
  * was captured for it ({@code setValue()}; "clear missing": the work sees what the capturing thread
  * saw); closing walks them in reverse and puts the kept values back ({@code restore(previous)} /
- * {@code restore()}) — the contract of Micrometer's own {@code ContextSnapshot}, without its maps:
- * one array per install. The global registry is read at each capture, so accessors registered later
- * take part in later captures.
+ * {@code restore()}). An accessor for which neither the capture nor the thread had a value is not
+ * set; when closing finds that the work left it a value, it is cleared ({@code restore()}), so no
+ * value the work set outlives it — the outcome of Micrometer's own {@code ContextSnapshot} with
+ * clear-missing, without its maps (one array per install), and without calling an accessor nobody
+ * had a value for: some keep a stack of scopes per thread (Micrometer Tracing's span accessor
+ * re-scopes the thread's current frame on {@code setValue()} and pops it on {@code restore()},
+ * whoever pushed it), which a nested restore must leave to the enclosing one. The global registry
+ * is read at each capture, so accessors registered later take part in later captures.
+ *
+ * <p><b>Failures.</b> An accessor that throws never leaves the others behind. When a
+ * {@code setValue} throws, the install puts back what it had already set — and the failing
+ * accessor itself if its value changed before it threw (Micrometer's observation scope is current
+ * before its handlers are told) — and rethrows. Putting back restores every accessor whatever one
+ * throws (an {@code AssertionError} of Micrometer's observation accessor under {@code -ea}
+ * included), then throws the first failure with the later ones suppressed.
  */
 public final class RegistryValues {
 
@@ -68,41 +80,68 @@ public final class RegistryValues {
         return accessors.length == 0 ? null : new Captured(accessors, new Object[accessors.length]);
     }
 
-    /** Sets the captured values on this thread; returns what {@link #reinstate} needs to put the previous ones back. */
+    /**
+     * Sets the captured values on this thread; returns what {@link #reinstate} needs to put the
+     * previous ones back. If an accessor throws, what was set is put back first (see the class
+     * comment) and the exception is rethrown.
+     */
     public static Object install(Object captured) {
         Captured c = (Captured) captured;
         ThreadLocalAccessor<?>[] accessors = c.accessors();
+        Object[] values = c.values();
         Object[] previous = new Object[accessors.length];
         int done = 0;
         try {
             for (; done < accessors.length; done++) {
-                previous[done] = accessors[done].getValue();
-                set(accessors[done], c.values()[done], previous[done]);
+                ThreadLocalAccessor<?> accessor = accessors[done];
+                Object before = accessor.getValue();
+                previous[done] = before;
+                try {
+                    set(accessor, values[done], before);
+                } catch (Throwable e) {
+                    undoFailedSet(accessor, before, e);
+                    throw e;
+                }
             }
-        } catch (RuntimeException | Error e) {
-            reinstate(c, previous, done); // put back what was already set, then fail
-            throw e;
+        } catch (Throwable e) {
+            Throwable failure = reinstate(c, previous, done, e); // put back what was already set, then fail
+            throw Failures.unchecked(failure);
         }
         return previous;
     }
 
-    /** Puts back the values {@link #install} found. */
+    /**
+     * Puts back the values {@link #install} found, for every accessor; throws the first failure
+     * (later ones suppressed) after all were tried.
+     */
     public static void reinstate(Object captured, Object previous) {
         Captured c = (Captured) captured;
-        reinstate(c, (Object[]) previous, c.accessors().length);
+        Throwable failure = reinstate(c, (Object[]) previous, c.accessors().length, null);
+        if (failure != null) {
+            throw Failures.unchecked(failure);
+        }
     }
 
-    private static void reinstate(Captured c, Object[] previous, int count) {
-        RuntimeException failure = null;
+    /** Restores accessors {@code count - 1} down to 0; returns {@code failure}, or the first one, with the others suppressed. */
+    private static Throwable reinstate(Captured c, Object[] previous, int count, Throwable failure) {
         for (int i = count - 1; i >= 0; i--) {
             try {
                 restore(c.accessors()[i], c.values()[i], previous[i]);
-            } catch (RuntimeException e) {
-                failure = failure == null ? e : failure; // the others are still put back
+            } catch (Throwable e) {
+                failure = Failures.first(failure, e); // the others are still put back
             }
         }
-        if (failure != null) {
-            throw failure;
+        return failure;
+    }
+
+    /** An accessor whose {@code setValue} threw after changing the thread: put its previous value back. */
+    private static void undoFailedSet(ThreadLocalAccessor<?> accessor, Object before, Throwable failure) {
+        try {
+            if (accessor.getValue() != before) {
+                restore(accessor, null, before);
+            }
+        } catch (Throwable e) {
+            Failures.first(failure, e);
         }
     }
 
@@ -119,8 +158,8 @@ public final class RegistryValues {
     private static <V> void restore(ThreadLocalAccessor<V> accessor, Object value, Object previous) {
         if (previous != null) {
             accessor.restore((V) previous);
-        } else if (value != null) {
-            accessor.restore();
+        } else if (value != null || accessor.getValue() != null) {
+            accessor.restore(); // the thread had none: neither the captured value nor one the work set stays
         }
     }
 

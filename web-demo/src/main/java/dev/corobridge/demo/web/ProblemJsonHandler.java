@@ -5,8 +5,6 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
 
-import io.netty.channel.Channel;
-import io.netty.handler.codec.DecoderException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.core.Ordered;
@@ -16,22 +14,21 @@ import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
-import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import org.springframework.http.server.reactive.ServerHttpResponse;
-import org.springframework.http.server.reactive.ServerHttpResponseDecorator;
 import org.springframework.web.server.ResponseStatusException;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.ServerWebInputException;
 import org.springframework.web.server.WebExceptionHandler;
 import org.springframework.web.reactive.resource.NoResourceFoundException;
-import org.springframework.web.util.DisconnectedClientHelper;
 import reactor.core.publisher.Mono;
-import reactor.netty.Connection;
-import reactor.netty.http.server.HttpServerResponse;
 
 import dev.corobridge.bridge.ContextShutdownException;
 import dev.corobridge.bridge.TaskTimeoutException;
 import dev.corobridge.demo.board.BoardException;
+import dev.corobridge.demo.web.transport.ClientAborts;
+import dev.corobridge.demo.web.transport.ClientFaultSummary;
+import dev.corobridge.demo.web.transport.ProblemJson;
+import dev.corobridge.demo.web.transport.ServiceState;
 
 /**
  * Turns every error of the service, from a handler, a filter or Spring itself (unknown route,
@@ -46,10 +43,11 @@ import dev.corobridge.demo.board.BoardException;
  * (the client should come back later, to a new connection) and is logged at debug level only.
  *
  * <p>A request the client ended (it closed the connection mid-body or before the answer, or sent
- * bytes the HTTP decoder could not read, which Reactor Netty answers with 400 itself) has nobody to
- * answer and is not the service's fault either: one line at debug level, no stack, no answer; it is
- * counted by the {@link ClientFaultSummary} (the one rate-limited WARN line). Every other 4xx is
- * one line at debug level too.
+ * bytes the HTTP decoder could not read, which the layer below answers itself) has nobody to answer
+ * and is not the service's fault either: {@link ClientAborts} logs one line at debug level, no stack,
+ * no answer, and counts it for the {@link ClientFaultSummary} (the one rate-limited WARN line).
+ * Every other 4xx is one line at debug level too. The document is {@link ProblemJson}'s, as are
+ * the problems the Netty layer writes itself.
  * Details speak the client's terms: what is wrong with the request, never a Java signature or a
  * server path.
  *
@@ -58,11 +56,11 @@ import dev.corobridge.demo.board.BoardException;
 public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
 
     private static final Log LOG = LogFactory.getLog(ProblemJsonHandler.class);
-    private static final MediaType PROBLEM_JSON = MediaType.APPLICATION_PROBLEM_JSON;
+    private static final MediaType PROBLEM_JSON = MediaType.parseMediaType(ProblemJson.MEDIA_TYPE);
 
     private final ServiceState state;
     private final String retryAfterSeconds;
-    private final ClientFaultSummary faults;
+    private final ClientAborts clientAborts;
 
     /**
      * @param state      whether the service is shutting down
@@ -72,7 +70,7 @@ public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
      */
     public ProblemJsonHandler(ServiceState state, Duration retryAfter, ClientFaultSummary faults) {
         this.state = Objects.requireNonNull(state, "state");
-        this.faults = Objects.requireNonNull(faults, "faults");
+        this.clientAborts = new ClientAborts(faults);
         if (retryAfter.toSeconds() < 1) {
             throw new IllegalArgumentException("Retry-After must be at least 1 second, was " + retryAfter);
         }
@@ -86,29 +84,10 @@ public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
 
     @Override
     public Mono<Void> handle(ServerWebExchange exchange, Throwable ex) {
+        if (clientAborts.endedByClient(exchange, ex)) {
+            return Mono.empty(); // not the service's fault, and nobody to answer
+        }
         ServerHttpResponse response = exchange.getResponse();
-        String clientFault = clientFault(ex);
-        if (clientFault != null) {
-            // Not the service's fault, and nobody to answer: one line at debug level, no stack.
-            if (LOG.isDebugEnabled()) {
-                LOG.debug("Request " + exchange.getRequest().getMethod() + " " + exchange.getRequest().getPath()
-                        + " ended by the client: " + clientFault);
-            }
-            Channel channel = channel(exchange);
-            if (channel == null || !ClientFaultSummary.isCounted(channel)) {
-                faults.record("a request ended by the client: " + clientFault);
-            }
-            return Mono.empty();
-        }
-        if (answeredByTheHttpLayer(response)) {
-            // Reactor Netty refused bytes it could not decode (a bad chunk size, ...) with its own 400
-            // and closes the connection; the body's reader then fails. A client mistake, answered.
-            if (LOG.isDebugEnabled()) {
-                LOG.debug("Request " + exchange.getRequest().getMethod() + " " + exchange.getRequest().getPath()
-                        + " ended by the client: undecodable HTTP, answered by the HTTP layer (" + ex + ")");
-            }
-            return Mono.empty();
-        }
         if (response.isCommitted()) {
             return Mono.error(ex); // a fault after the answer started: Spring logs it and aborts the response
         }
@@ -136,10 +115,8 @@ public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
             headers.set(HttpHeaders.RETRY_AFTER, retryAfterSeconds);
             headers.set(HttpHeaders.CONNECTION, "close");
         }
-        String json = "{\"type\":" + quote(p.type) + ",\"title\":" + quote(p.title) + ",\"status\":" + p.status
-                + ",\"detail\":" + quote(p.detail) + ",\"instance\":"
-                + quote(JsonInput.printable(exchange.getRequest().getPath().value())) + "}";
-        byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
+        byte[] bytes = ProblemJson.json(p.status, p.title, p.detail, JsonInput.printable(exchange.getRequest().getPath().value()))
+                .getBytes(StandardCharsets.UTF_8);
         headers.setContentLength(bytes.length);
         return response.writeWith(Mono.just(response.bufferFactory().wrap(bytes)));
     }
@@ -181,52 +158,6 @@ public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
             }
         }
         return problem(500, "Internal Server Error", "the service failed to handle the request; it is logged", null);
-    }
-
-    /**
-     * Why a request ended through the client's doing, when it did: the client closed the connection
-     * (mid-body, or before the answer), or sent bytes the HTTP decoder could not read (Reactor Netty
-     * then answered 400 itself and closes the connection). Null for every other error.
-     */
-    static String clientFault(Throwable ex) {
-        if (DisconnectedClientHelper.isClientDisconnectedException(ex)) {
-            return "the connection closed before the exchange was complete";
-        }
-        for (Throwable t = ex; t != null; t = t.getCause()) {
-            if (t instanceof DecoderException) {
-                return "undecodable HTTP (" + JsonInput.printable(String.valueOf(t.getMessage()), 120) + ")";
-            }
-            for (StackTraceElement frame : t.getStackTrace()) {
-                if (frame.getClassName().startsWith("io.netty.handler.codec.http.HttpObjectDecoder")) {
-                    return "undecodable HTTP (" + JsonInput.printable(String.valueOf(t.getMessage()), 120) + ")";
-                }
-            }
-        }
-        return null;
-    }
-
-    /** The Netty connection of an exchange; null where there is none (a mock exchange in a test). */
-    private static Channel channel(ServerWebExchange exchange) {
-        try {
-            return ServerHttpRequestDecorator.getNativeRequest(exchange.getRequest()) instanceof Connection c
-                    ? c.channel() : null;
-        } catch (IllegalArgumentException notAServerRequest) {
-            return null;
-        }
-    }
-
-    /** Whether the HTTP layer below Spring already sent a response of its own for this request. */
-    private static boolean answeredByTheHttpLayer(ServerHttpResponse response) {
-        if (response.isCommitted()) {
-            return false;
-        }
-        Object nativeResponse;
-        try {
-            nativeResponse = ServerHttpResponseDecorator.getNativeResponse(response);
-        } catch (IllegalArgumentException notAServerResponse) {
-            return false; // e.g. a mock response in a test: no layer below
-        }
-        return nativeResponse instanceof HttpServerResponse netty && netty.hasSentHeaders();
     }
 
     /** A 400's detail in the client's terms: what is wrong with the body, never a Java signature. */
@@ -277,32 +208,6 @@ public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
     private static final java.util.regex.Pattern QUOTED_TYPE = java.util.regex.Pattern.compile("`[^`\\s]*\\.[^`\\s]*`");
 
     private static Problem problem(int status, String title, String detail, HttpHeaders headers) {
-        String slug = title.toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9]+", "-").replaceAll("(^-|-$)", "");
-        return new Problem(status, "/problems/" + slug, title, detail, headers == null || headers.isEmpty() ? null : headers);
-    }
-
-    static String quote(String s) {
-        if (s == null) {
-            return "null";
-        }
-        StringBuilder b = new StringBuilder(s.length() + 2).append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> b.append("\\\"");
-                case '\\' -> b.append("\\\\");
-                case '\n' -> b.append("\\n");
-                case '\r' -> b.append("\\r");
-                case '\t' -> b.append("\\t");
-                default -> {
-                    if (c < 0x20 || Character.isSurrogate(c)) {
-                        b.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        b.append(c);
-                    }
-                }
-            }
-        }
-        return b.append('"').toString();
+        return new Problem(status, ProblemJson.type(title), title, detail, headers == null || headers.isEmpty() ? null : headers);
     }
 }

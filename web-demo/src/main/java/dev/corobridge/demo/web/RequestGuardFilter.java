@@ -19,6 +19,7 @@ import reactor.core.publisher.Mono;
 
 import dev.corobridge.bridge.HopTrace;
 import dev.corobridge.demo.board.BoardException;
+import dev.corobridge.demo.web.transport.ServiceState;
 
 /**
  * The first filter of every {@code /api} request: starts its {@link HopTrace} (first hop: the HTTP
@@ -109,6 +110,15 @@ public final class RequestGuardFilter implements WebFilter, Ordered {
      * first byte that is not well-formed UTF-8 or when it ends inside a UTF-8 sequence.
      */
     private static final class Limited extends ServerHttpRequestDecorator {
+        /**
+         * Body chunks asked for at a time. Bounded on purpose: Reactor Netty hands a reader that asks
+         * for everything ({@code Long.MAX_VALUE}, as Spring's decoders do) a connection reset twice (its
+         * fast path keeps the reader after the first {@code onError}, and closing the connection sends
+         * the error again); the second lands in Reactor's {@code onErrorDropped}, an ERROR with a
+         * stack for what is only a client that went away. With bounded demand it ends the reader once.
+         */
+        private static final int BODY_PREFETCH = 32;
+
         private final long limit;
         private final boolean utf8;
 
@@ -122,7 +132,7 @@ public final class RequestGuardFilter implements WebFilter, Ordered {
         public Flux<DataBuffer> getBody() {
             AtomicLong seen = new AtomicLong();
             Utf8Validator validator = utf8 ? new Utf8Validator() : null;
-            Flux<DataBuffer> body = super.getBody().handle((buf, sink) -> {
+            Flux<DataBuffer> body = super.getBody().limitRate(BODY_PREFETCH).handle((buf, sink) -> {
                 if (seen.addAndGet(buf.readableByteCount()) > limit) {
                     DataBufferUtils.release(buf);
                     sink.error(new PayloadTooLargeException(limit));

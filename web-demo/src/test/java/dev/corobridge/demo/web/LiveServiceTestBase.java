@@ -25,14 +25,14 @@ import tools.jackson.databind.json.JsonMapper;
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = "logging.level.dev.corobridge.demo.web=DEBUG")
-abstract class LiveServiceTestBase {
+public abstract class LiveServiceTestBase {
 
-    static final Path DATA = tempDir();
-    static final JsonMapper JSON = JsonMapper.builder().build();
+    protected static final Path DATA = tempDir();
+    protected static final JsonMapper JSON = JsonMapper.builder().build();
     /** Java signatures, class names and server paths: nothing a client should read in a problem. */
-    static final String INTERNALS = "(?s).*(dev\\.corobridge|org\\.springframework|tools\\.jackson|reactor\\.|java\\.|kotlin\\."
+    protected static final String INTERNALS = "(?s).*(dev\\.corobridge|org\\.springframework|tools\\.jackson|reactor\\.|java\\.|kotlin\\."
             + "|public |Task<|Exception|" + java.util.regex.Pattern.quote(DATA.toString()) + ").*";
-    static final List<String> FACES = List.of("/api", "/api/kt");
+    protected static final List<String> FACES = List.of("/api", "/api/kt");
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry r) {
@@ -40,10 +40,10 @@ abstract class LiveServiceTestBase {
     }
 
     @LocalServerPort
-    int port;
+    protected int port;
 
     /** A request: the request line, {@code Host}, the given header lines, then the body as given. */
-    static byte[] request(String method, String path, List<String> headers, byte[] body) {
+    protected static byte[] request(String method, String path, List<String> headers, byte[] body) {
         ByteArrayOutputStream b = new ByteArrayOutputStream();
         StringBuilder head = new StringBuilder(method + " " + path + " HTTP/1.1\r\nHost: localhost\r\n");
         for (String h : headers) {
@@ -58,29 +58,29 @@ abstract class LiveServiceTestBase {
     }
 
     /** A JSON request with a correct {@code Content-Length}. */
-    static byte[] json(String method, String path, byte[] body) {
+    protected static byte[] json(String method, String path, byte[] body) {
         return request(method, path, List.of("Content-Type: application/json", "Content-Length: " + body.length), body);
     }
 
-    static byte[] json(String method, String path, String body) {
+    protected static byte[] json(String method, String path, String body) {
         return json(method, path, body.getBytes(StandardCharsets.UTF_8));
     }
 
     /** One request on a fresh connection. */
-    RawHttp.Response exchange(byte[] request) throws IOException {
+    protected RawHttp.Response exchange(byte[] request) throws IOException {
         try (RawHttp c = new RawHttp(port)) {
             return c.exchange(request);
         }
     }
 
-    JsonNode ok(byte[] request, int status) throws IOException {
+    protected JsonNode ok(byte[] request, int status) throws IOException {
         RawHttp.Response r = exchange(request);
         assertThat(r.status()).as("status of %s", r).isEqualTo(status);
         return r.body().isEmpty() ? null : JSON.readTree(r.body());
     }
 
     /** Asserts a problem JSON answer with this status whose detail shows no internals; returns the detail. */
-    static String problem(RawHttp.Response r, int status) {
+    protected static String problem(RawHttp.Response r, int status) {
         assertThat(r.status()).as("status of %s", r).isEqualTo(status);
         assertThat(r.header("content-type")).as("content type of %s", r).startsWith("application/problem+json");
         JsonNode p = JSON.readTree(r.body());
@@ -91,18 +91,18 @@ abstract class LiveServiceTestBase {
         return detail;
     }
 
-    String createBoard(String face, String name) throws IOException {
+    protected String createBoard(String face, String name) throws IOException {
         return ok(json("POST", face + "/boards", "{\"name\":" + JSON.writeValueAsString(name) + "}"), 201)
                 .path("id").asString();
     }
 
-    String addNote(String face, String board, String text) throws IOException {
+    protected String addNote(String face, String board, String text) throws IOException {
         return ok(json("POST", face + "/boards/" + board + "/notes", "{\"text\":" + JSON.writeValueAsString(text) + "}"), 201)
                 .path("id").asString();
     }
 
     /** Every board with its notes, and the journal's change count: what a bad request must not change. */
-    String state() throws IOException {
+    protected String state() throws IOException {
         StringBuilder s = new StringBuilder();
         for (JsonNode b : ok(request("GET", "/api/boards", List.of(), null), 200)) {
             s.append(ok(request("GET", "/api/boards/" + b.path("id").asString(), List.of(), null), 200)).append('\n');

@@ -18,11 +18,11 @@ import java.util.Map;
  * response (framed by {@code Content-Length}) in, and whether the server then closed the
  * connection. Not thread-safe.
  */
-final class RawHttp implements AutoCloseable {
+public final class RawHttp implements AutoCloseable {
 
     /** A response; header names in lower case. */
-    record Response(int status, Map<String, String> headers, String body) {
-        String header(String name) {
+    public record Response(int status, Map<String, String> headers, String body) {
+        public String header(String name) {
             return headers.get(name.toLowerCase(Locale.ROOT));
         }
     }
@@ -31,7 +31,7 @@ final class RawHttp implements AutoCloseable {
     private final InputStream in;
     private final OutputStream out;
 
-    RawHttp(int port) throws IOException {
+    public RawHttp(int port) throws IOException {
         socket = new Socket();
         socket.connect(new InetSocketAddress("127.0.0.1", port), 10_000);
         socket.setSoTimeout(60_000); // a test fails rather than hangs when the server never answers
@@ -40,42 +40,42 @@ final class RawHttp implements AutoCloseable {
     }
 
     /** Sends raw bytes (a request, or part of one). */
-    void send(String ascii) throws IOException {
+    public void send(String ascii) throws IOException {
         out.write(ascii.getBytes(StandardCharsets.US_ASCII));
         out.flush();
     }
 
     /** Sends raw bytes (a request, or part of one). */
-    void send(byte[] bytes) throws IOException {
+    public void send(byte[] bytes) throws IOException {
         out.write(bytes);
         out.flush();
     }
 
     /** Sends one request and reads its response. */
-    Response exchange(byte[] request) throws IOException {
+    public Response exchange(byte[] request) throws IOException {
         send(request);
         return read();
     }
 
     /** Sends one request and reads its response. */
-    Response exchange(String ascii) throws IOException {
+    public Response exchange(String ascii) throws IOException {
         send(ascii);
         return read();
     }
 
     /** A complete JSON request, keeping the connection alive. */
-    static String json(String method, String path, String json) {
+    public static String json(String method, String path, String json) {
         return method + " " + path + " HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
                 + "Accept: application/json\r\nContent-Length: " + json.getBytes(StandardCharsets.UTF_8).length + "\r\n\r\n" + json;
     }
 
     /** A GET request, keeping the connection alive. */
-    static String get(String path) {
+    public static String get(String path) {
         return "GET " + path + " HTTP/1.1\r\nHost: localhost\r\n\r\n";
     }
 
     /** Reads one response with a {@code Content-Length} (or none, meaning an empty body). */
-    Response read() throws IOException {
+    public Response read() throws IOException {
         String status = line();
         Map<String, String> headers = new LinkedHashMap<>();
         for (String h = line(); !h.isEmpty(); h = line()) {
@@ -90,8 +90,13 @@ final class RawHttp implements AutoCloseable {
         return new Response(Integer.parseInt(status.substring(9, 12)), headers, new String(body, StandardCharsets.UTF_8));
     }
 
+    /** Reads a response's status line only (the start of a stream, say). */
+    public String readStatusLine() throws IOException {
+        return line();
+    }
+
     /** Whether the server closed the connection (reads until the end of the stream). */
-    boolean closedByServer() throws IOException {
+    public boolean closedByServer() throws IOException {
         return in.read() < 0;
     }
 
@@ -106,6 +111,12 @@ final class RawHttp implements AutoCloseable {
             }
         }
         return b.toString(StandardCharsets.ISO_8859_1);
+    }
+
+    /** Resets the connection (RST): {@code SO_LINGER} 0, then close, as a client that aborts does. */
+    public void reset() throws IOException {
+        socket.setSoLinger(true, 0);
+        socket.close();
     }
 
     @Override

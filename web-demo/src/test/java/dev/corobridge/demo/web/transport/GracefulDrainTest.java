@@ -1,4 +1,4 @@
-package dev.corobridge.demo.web;
+package dev.corobridge.demo.web.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -19,6 +19,7 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import dev.corobridge.demo.NotesBoardApplication;
+import dev.corobridge.demo.web.RawHttp;
 
 /**
  * The service's shutdown as a client sees it on the wire: once shutdown begins, an idle keep-alive

@@ -1,4 +1,4 @@
-package dev.corobridge.demo.web;
+package dev.corobridge.demo.web.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -15,6 +15,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
 import dev.corobridge.demo.DemoProperties;
+import dev.corobridge.demo.web.RawHttp;
 
 /**
  * Slow bodies: a client that sends a request's headers, then stops its body or trickles it, gets
@@ -129,8 +130,8 @@ class RequestBodyTimeoutTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("demo.http.body-timeout");
         assertThatThrownBy(() -> new DemoProperties.HttpSettings(Duration.ofSeconds(10), Duration.ofMinutes(11)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("demo.http.body-timeout");
-        assertThatThrownBy(() -> new RequestBodyTimeout(Duration.ZERO, new ClientFaultSummary()))
-                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new HttpTransport(new ConnectionTracker(), new ServiceState(), new ClientFaultSummary(),
+                Duration.ofSeconds(10), Duration.ZERO)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("body");
         assertThat(new DemoProperties.HttpSettings(Duration.ofSeconds(10), Duration.ofSeconds(1)).bodyTimeout())
                 .isEqualTo(Duration.ofSeconds(1));
     }

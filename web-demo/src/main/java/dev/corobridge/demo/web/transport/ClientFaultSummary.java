@@ -1,4 +1,4 @@
-package dev.corobridge.demo.web;
+package dev.corobridge.demo.web.transport;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -88,7 +88,7 @@ public final class ClientFaultSummary {
             if (n > 0) {
                 warn.accept(n + (n == 1 ? " client fault" : " client faults")
                         + " (malformed HTTP, timeouts, aborted requests) since the last such line or the start; the last: "
-                        + JsonInput.printable(last, MAX_DESCRIPTION) + "; each is logged at DEBUG by dev.corobridge.demo.web");
+                        + ClientText.printable(last, MAX_DESCRIPTION) + "; each is logged at DEBUG by dev.corobridge.demo.web");
             }
         }
     }
@@ -100,7 +100,7 @@ public final class ClientFaultSummary {
     }
 
     /** Whether a fault on this connection was counted already. */
-    static boolean isCounted(Channel channel) {
+    public static boolean isCounted(Channel channel) {
         return Boolean.TRUE.equals(channel.attr(COUNTED).get());
     }
 }

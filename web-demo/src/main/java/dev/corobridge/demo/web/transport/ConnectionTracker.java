@@ -1,4 +1,4 @@
-package dev.corobridge.demo.web;
+package dev.corobridge.demo.web.transport;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -15,8 +15,8 @@ import java.util.function.LongSupplier;
  * client). Closing a connection that is not idle would throw away a request the client has sent or
  * is sending; closing an idle one does not. The tracker counts open and busy connections, remembers
  * when anything last happened on any of them (accepted, request read, response written, closed),
- * and counts the requests refused with 503 while the service shuts down. One
- * {@link ConnectionTrackingHandler} per connection reports the events.
+ * and counts the requests refused with 503 while the service shuts down. The
+ * {@link ExchangeHandler} of each connection reports the events.
  *
  * <p><b>Thread-safety and memory effects.</b> Every method may be called from any thread: the events
  * come from the Netty event loops, the queries and {@link #awaitIdle} from the shutdown drain. The
@@ -58,18 +58,6 @@ public final class ConnectionTracker {
         busy.incrementAndGet();
     }
 
-    /** An idle connection carries a new request: busy until its response has been written. */
-    void requestStarted() {
-        touch();
-        busy.incrementAndGet();
-    }
-
-    /** A busy connection's response has been written: idle. */
-    void answered() {
-        touch();
-        lowerBusy();
-    }
-
     /**
      * A connection was closed.
      *
@@ -83,19 +71,39 @@ public final class ConnectionTracker {
         }
     }
 
-    /** A request was refused with 503 while the service shuts down. */
-    void refused() {
-        refused.increment();
-    }
-
     /** Open connections, busy or idle. */
     public int open() {
         return open.get();
     }
 
+    /** An idle connection carries a new request: busy until its response has been written. */
+    void requestStarted() {
+        touch();
+        busy.incrementAndGet();
+    }
+
+    /** A busy connection's response has been written: idle. */
+    void answered() {
+        touch();
+        lowerBusy();
+    }
+
     /** Connections accepted and not yet answered, or carrying a request not yet answered. */
     public int busy() {
         return busy.get();
+    }
+
+    private void lowerBusy() {
+        if (busy.decrementAndGet() == 0 && waiters.get() > 0) {
+            synchronized (monitor) {
+                monitor.notifyAll();
+            }
+        }
+    }
+
+    /** A request was refused with 503 while the service shuts down. */
+    void refused() {
+        refused.increment();
     }
 
     /** Requests refused with 503 while the service shuts down, so far. */
@@ -106,6 +114,10 @@ public final class ConnectionTracker {
     /** The clock reading of the last event on any connection (the tracker's creation if none). */
     public long lastActivityNanos() {
         return lastActivity.get();
+    }
+
+    private void touch() {
+        lastActivity.accumulate(clock.getAsLong());
     }
 
     /** The tracker's clock, in nanoseconds. */
@@ -136,18 +148,6 @@ public final class ConnectionTracker {
             }
         } finally {
             waiters.decrementAndGet();
-        }
-    }
-
-    private void touch() {
-        lastActivity.accumulate(clock.getAsLong());
-    }
-
-    private void lowerBusy() {
-        if (busy.decrementAndGet() == 0 && waiters.get() > 0) {
-            synchronized (monitor) {
-                monitor.notifyAll();
-            }
         }
     }
 

@@ -1,10 +1,13 @@
-package dev.corobridge.demo.web;
+package dev.corobridge.demo.web.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
 
 import org.junit.jupiter.api.Test;
+
+import dev.corobridge.demo.web.LiveServiceTestBase;
+import dev.corobridge.demo.web.RawHttp;
 
 /**
  * Requests refused before Spring sees them, by the HTTP decoder: the answer is problem JSON too
@@ -47,6 +50,35 @@ class TransportProblemTest extends LiveServiceTestBase {
         refused("a header without a colon", ascii("GET /api/ping HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n"), 400);
         refused("TLS bytes", new byte[] {0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, (byte) 0xfc, 0x03, 0x03, '\r', '\n', '\r', '\n'}, 400);
         assertThat(state()).isEqualTo(before);
+    }
+
+    /**
+     * Request lines the HTTP decoder reads but the layers above it refuse: a request target that is
+     * not a URI (Spring's refusal was an empty 400), and HTTP/2 spoken to an HTTP/1.1 connection
+     * (Reactor Netty's refusal was an empty 400).
+     */
+    @Test
+    void requestLinesRefusedAboveTheDecoderAreProblemJson() throws Exception {
+        String before = state();
+        for (String face : FACES) {
+            refused(face + ": a NUL byte in the path",
+                    ascii("GET " + face + "/boards/b1\u0000 HTTP/1.1\r\nHost: x\r\n\r\n"), 400);
+        }
+        refused("a NUL byte inside a path segment", ascii("GET /api/bo\u0000ards HTTP/1.1\r\nHost: x\r\n\r\n"), 400);
+        refused("a NUL byte in the query", ascii("GET /api/ping?a=\u0000 HTTP/1.1\r\nHost: x\r\n\r\n"), 400);
+        refused("a NUL byte in a POST's path", ascii("POST /api/boards\u0000 HTTP/1.1\r\nHost: x\r\n"
+                + "Content-Type: application/json\r\nContent-Length: 12\r\n\r\n{\"name\":\"x\"}"), 400);
+        refused("SOH in the path", ascii("GET /api/\u0001ping HTTP/1.1\r\nHost: x\r\n\r\n"), 400);
+        refused("ESC in the path", ascii("GET /api/\u001bping HTTP/1.1\r\nHost: x\r\n\r\n"), 400);
+        refused("DEL in the path", ascii("GET /api/\u007fping HTTP/1.1\r\nHost: x\r\n\r\n"), 400);
+        refused("a backslash in the path", ascii("GET /api\\ping HTTP/1.1\r\nHost: x\r\n\r\n"), 400);
+        refused("brackets in the path", ascii("GET /api/[ping] HTTP/1.1\r\nHost: x\r\n\r\n"), 400);
+        refused("a broken percent escape", ascii("GET /api/%zzping HTTP/1.1\r\nHost: x\r\n\r\n"), 400);
+        refused("HTTP/2.0 in an HTTP/1.1 request line", ascii("GET /api/ping HTTP/2.0\r\nHost: x\r\n\r\n"), 400);
+        refused("the HTTP/2 connection preface", ascii("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"), 400);
+        assertThat(state()).isEqualTo(before);
+        // The service goes on serving.
+        assertThat(exchange(request("GET", "/api/ping", java.util.List.of(), null)).status()).isEqualTo(200);
     }
 
     @Test

@@ -1,4 +1,4 @@
-package dev.corobridge.demo.web;
+package dev.corobridge.demo.web.transport;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -11,29 +11,41 @@ import org.springframework.context.SmartLifecycle;
 
 /**
  * The first step of the service's shutdown: keeps the web server listening and answering while its
- * connections drain, so that no request whose bytes the server accepted is cut off without an answer.
+ * connections drain, then stops it accepting new ones, so that every connection a client gets
+ * established is answered and every later one is refused outright: no client is left with a
+ * connection reset and a request it cannot know the fate of.
  *
  * <p><b>Why.</b> Reactor Netty's graceful shutdown (Boot's {@code server.shutdown=graceful}) closes
  * the listening socket and every connection that carries no request in progress at once, and the
  * kernel answers what it held for them with a reset: connections accepted but not yet read,
- * connections still in the listen backlog, and keep-alive connections whose client is sending its
- * next request at that moment. Their requests were never applied, but their clients cannot know that.
+ * connections still in the listen backlog or in their handshake, and keep-alive connections whose
+ * client is sending its next request at that moment. Their requests were never applied, but their
+ * clients cannot know that.
  *
  * <p><b>What it does.</b> Its {@link #stop(Runnable)} runs in a phase before the web server's
  * graceful shutdown ({@link #PHASE}), once {@link ServiceState} says the service is shutting down
  * (so every {@code /api} request is refused with a 503 problem with {@code Retry-After}, and every
- * response carries {@code Connection: close}, see {@link ConnectionTrackingHandler}). It waits until
- * the {@link ConnectionTracker} reports no busy connection and no activity at all for the quiet
- * period, or until the drain timeout, and only then lets the graceful shutdown close the listening
- * socket and the idle connections. Clients that were told to go away ({@code 503} with
- * {@code Retry-After}, or {@code Connection: close}) and do as told are gone by then.
+ * response carries {@code Connection: close}, see {@link ExchangeHandler}). Two steps:
+ * <ol>
+ * <li>Accepting: new connections are still accepted and answered. It waits until the
+ *     {@link ConnectionTracker} reports no busy connection and no activity at all for the quiet
+ *     period, or until the drain timeout less a reserve (twice the quiet period, at most half the
+ *     timeout). Clients that were told to go away and do as told are gone by then; clients that
+ *     come back at once keep it busy until then.</li>
+ * <li>Not accepting: it stops the {@link ListeningSocket} from accepting (new connection attempts
+ *     get no answer, and are refused once the socket closes), then waits again until no connection
+ *     is busy and nothing happened for the quiet period, counted from that moment (handshakes under
+ *     way complete meanwhile and are answered), or until the drain timeout.</li>
+ * </ol>
+ * Only then does the graceful shutdown close the listening socket, whose queue is empty, and the
+ * idle connections.
  *
- * <p><b>What it cannot do.</b> A connection that a client opens in the instant between the end of the
- * drain and the closing of the listening socket, or a request a client sends on an idle keep-alive
- * connection in that instant, is still reset by the kernel: nothing tells TCP to stop completing
- * handshakes for a listening socket short of closing it. The quiet period makes that instant one
- * in which no client has been seen for a while; clients that ignore {@code Retry-After} and
- * reconnect at once keep the drain open up to its timeout and may meet that instant.
+ * <p><b>What it cannot do.</b> A request a client sends on an idle keep-alive connection in the
+ * instant the graceful shutdown closes that connection is still reset by the kernel; so is a
+ * handshake whose last segment arrives more than a quiet period after accepting stopped (a
+ * network that slow loses more than this). On a transport without socket filters (NIO, or not
+ * Linux) the socket cannot stop accepting before it closes, and connections still in its queue
+ * then are reset, as without the second step.
  *
  * <p>Thread-safety: Spring calls the lifecycle methods from one thread; the drain runs on its own
  * thread ({@code demo-shutdown-drain}), and the running flag is volatile.
@@ -77,6 +89,7 @@ public final class ShutdownDrain implements SmartLifecycle {
 
     private final ServiceState state;
     private final ConnectionTracker tracker;
+    private final ListeningSocket listener;
     private final Duration quietPeriod;
     private final Duration timeout;
     private volatile boolean running;
@@ -85,9 +98,11 @@ public final class ShutdownDrain implements SmartLifecycle {
      * @param quietPeriod how long no connection may be busy and nothing may happen before the drain ends
      * @param timeout     the drain ends after this long at most
      */
-    public ShutdownDrain(ServiceState state, ConnectionTracker tracker, Duration quietPeriod, Duration timeout) {
+    public ShutdownDrain(ServiceState state, ConnectionTracker tracker, ListeningSocket listener, Duration quietPeriod,
+                         Duration timeout) {
         this.state = Objects.requireNonNull(state, "state");
         this.tracker = Objects.requireNonNull(tracker, "tracker");
+        this.listener = Objects.requireNonNull(listener, "listener");
         this.quietPeriod = Objects.requireNonNull(quietPeriod, "quietPeriod");
         this.timeout = Objects.requireNonNull(timeout, "timeout");
         if (quietPeriod.isNegative() || quietPeriod.isZero()) {
@@ -120,15 +135,34 @@ public final class ShutdownDrain implements SmartLifecycle {
     }
 
     /**
-     * Drains: returns when the connections are quiet or the timeout has passed.
+     * Drains: returns when the connections are quiet after the listening socket stopped accepting,
+     * or when the timeout has passed.
      *
      * @throws InterruptedException if the calling thread was interrupted
      */
     public Outcome drain() throws InterruptedException {
-        long deadline = tracker.nanoTime() + timeout.toNanos();
+        long start = tracker.nanoTime();
+        long deadline = start + timeout.toNanos();
+        long quiet = quietPeriod.toNanos();
+        long reserve = Math.min(timeout.toNanos() / 2, 2 * quiet);
+        awaitQuiet(deadline - reserve, tracker.lastActivityNanos());
+        long stoppedAt = tracker.nanoTime();
+        if (listener.stopAccepting()) {
+            LOG.info("Shutdown: stopped accepting new connections after " + TimeUnit.NANOSECONDS.toMillis(stoppedAt - start)
+                    + " ms");
+        } else {
+            LOG.info("Shutdown: this transport cannot stop accepting connections before the listening socket closes; "
+                    + "connections still queued for it then are reset");
+        }
+        return awaitQuiet(deadline, stoppedAt);
+    }
+
+    /** Waits until the connections are quiet (activity counted from {@code since} at the earliest) or {@code deadline}. */
+    private Outcome awaitQuiet(long deadline, long since) throws InterruptedException {
         long quiet = quietPeriod.toNanos();
         while (true) {
-            Step s = step(tracker.nanoTime(), tracker.busy(), tracker.lastActivityNanos(), quiet, deadline);
+            long last = tracker.lastActivityNanos();
+            Step s = step(tracker.nanoTime(), tracker.busy(), last - since < 0 ? since : last, quiet, deadline);
             if (s.done()) {
                 return s.outcome();
             }
@@ -145,19 +179,28 @@ public final class ShutdownDrain implements SmartLifecycle {
         running = true;
     }
 
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
     /** Drains on the calling thread. */
     @Override
     public void stop() {
-        running = false;
-        state.shutDown();
+        shuttingDown();
         drainAndLog();
+    }
+
+    /** Before the web server's graceful shutdown. */
+    @Override
+    public int getPhase() {
+        return PHASE;
     }
 
     /** Drains on a thread of its own and calls back when done. */
     @Override
     public void stop(Runnable callback) {
-        running = false;
-        state.shutDown();
+        shuttingDown();
         Thread.ofPlatform().name("demo-shutdown-drain").daemon(true).start(() -> {
             try {
                 drainAndLog();
@@ -165,6 +208,17 @@ public final class ShutdownDrain implements SmartLifecycle {
                 callback.run();
             }
         });
+    }
+
+    /** Not paused with a cached test context: a drain is one-way. */
+    @Override
+    public boolean isPauseable() {
+        return false;
+    }
+
+    private void shuttingDown() {
+        running = false;
+        state.shutDown();
     }
 
     private void drainAndLog() {
@@ -188,21 +242,6 @@ public final class ShutdownDrain implements SmartLifecycle {
             Thread.currentThread().interrupt();
             LOG.warn("Shutdown: drain interrupted with " + tracker.busy() + " busy connections");
         }
-    }
-
-    @Override
-    public boolean isRunning() {
-        return running;
-    }
-
-    @Override
-    public int getPhase() {
-        return PHASE;
-    }
-
-    @Override
-    public boolean isPauseable() {
-        return false;
     }
 
     @Override

@@ -1,4 +1,4 @@
-package dev.corobridge.demo.web;
+package dev.corobridge.demo.web.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

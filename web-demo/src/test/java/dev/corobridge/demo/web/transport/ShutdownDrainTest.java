@@ -1,4 +1,4 @@
-package dev.corobridge.demo.web;
+package dev.corobridge.demo.web.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -11,14 +11,19 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 
-import dev.corobridge.demo.web.ShutdownDrain.Outcome;
-import dev.corobridge.demo.web.ShutdownDrain.Step;
+import dev.corobridge.demo.web.transport.ShutdownDrain.Outcome;
+import dev.corobridge.demo.web.transport.ShutdownDrain.Step;
 
 /** The decisions of {@link ShutdownDrain} at given instants, and its ends with a real tracker. */
 class ShutdownDrainTest {
 
     private static final long QUIET = 500;
     private static final long DEADLINE = 10_000;
+
+    /** A drain whose listening socket is not bound (so it cannot stop accepting; the steps are the same). */
+    private static ShutdownDrain drain(ServiceState state, ConnectionTracker tracker, Duration quiet, Duration timeout) {
+        return new ShutdownDrain(state, tracker, new ListeningSocket(), quiet, timeout);
+    }
 
     @Test
     void busyConnectionsAreWaitedForUntilTheDeadline() {
@@ -70,7 +75,7 @@ class ShutdownDrainTest {
         ConnectionTracker tracker = new ConnectionTracker();
         ServiceState state = new ServiceState();
         tracker.opened();
-        ShutdownDrain drain = new ShutdownDrain(state, tracker, Duration.ofMillis(20), Duration.ofHours(1));
+        ShutdownDrain drain = drain(state, tracker, Duration.ofMillis(20), Duration.ofHours(1));
         CompletableFuture<Outcome> outcome = CompletableFuture.supplyAsync(() -> {
             try {
                 return drain.drain();
@@ -88,7 +93,7 @@ class ShutdownDrainTest {
     void aBusyConnectionThatStaysBusyEndsTheDrainAtItsTimeout() throws Exception {
         ConnectionTracker tracker = new ConnectionTracker();
         tracker.opened();
-        ShutdownDrain drain = new ShutdownDrain(new ServiceState(), tracker, Duration.ofMillis(20), Duration.ofMillis(50));
+        ShutdownDrain drain = drain(new ServiceState(), tracker, Duration.ofMillis(20), Duration.ofMillis(50));
         assertThat(drain.drain()).isEqualTo(Outcome.TIMED_OUT);
         assertThat(tracker.busy()).isEqualTo(1);
     }
@@ -98,7 +103,7 @@ class ShutdownDrainTest {
     void stopTurnsTheServiceOffAndCallsBackWhenDrained() throws Exception {
         ConnectionTracker tracker = new ConnectionTracker();
         ServiceState state = new ServiceState();
-        ShutdownDrain drain = new ShutdownDrain(state, tracker, Duration.ofMillis(20), Duration.ofHours(1));
+        ShutdownDrain drain = drain(state, tracker, Duration.ofMillis(20), Duration.ofHours(1));
         drain.start();
         assertThat(drain.isRunning()).isTrue();
         CompletableFuture<Void> called = new CompletableFuture<>();
@@ -110,16 +115,16 @@ class ShutdownDrainTest {
 
     @Test
     void itStopsBeforeTheWebServersGracefulShutdown() {
-        ShutdownDrain drain = new ShutdownDrain(new ServiceState(), new ConnectionTracker(), Duration.ofMillis(1), Duration.ZERO);
+        ShutdownDrain drain = drain(new ServiceState(), new ConnectionTracker(), Duration.ofMillis(1), Duration.ZERO);
         assertThat(drain.getPhase()).isGreaterThan(
                 WebServerApplicationContext.GRACEFUL_SHUTDOWN_PHASE);
     }
 
     @Test
     void rejectsNonsenseDurations() {
-        assertThatThrownBy(() -> new ShutdownDrain(new ServiceState(), new ConnectionTracker(), Duration.ZERO, Duration.ZERO))
+        assertThatThrownBy(() -> drain(new ServiceState(), new ConnectionTracker(), Duration.ZERO, Duration.ZERO))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("quiet period");
-        assertThatThrownBy(() -> new ShutdownDrain(new ServiceState(), new ConnectionTracker(), Duration.ofMillis(1),
+        assertThatThrownBy(() -> drain(new ServiceState(), new ConnectionTracker(), Duration.ofMillis(1),
                 Duration.ofMillis(-1))).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("timeout");
     }
 }

@@ -1,4 +1,4 @@
-package dev.corobridge.demo.web;
+package dev.corobridge.demo.web.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -7,6 +7,8 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
+
+import dev.corobridge.demo.web.RawHttp;
 
 /**
  * Slow clients (slowloris): a client whose request headers do not arrive within
@@ -54,8 +56,9 @@ class RequestHeaderTimeoutTest {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> new dev.corobridge.demo.DemoProperties.HttpSettings(
                 java.time.Duration.ofMillis(500), java.time.Duration.ofSeconds(20))).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("demo.http.header-timeout");
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new RequestHeaderTimeout(java.time.Duration.ZERO,
-                new ClientFaultSummary())).isInstanceOf(IllegalArgumentException.class);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new HttpTransport(new ConnectionTracker(), new ServiceState(),
+                new ClientFaultSummary(), java.time.Duration.ZERO, java.time.Duration.ofSeconds(20)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("header");
     }
 
     @Test

@@ -1,4 +1,4 @@
-package dev.corobridge.demo.web;
+package dev.corobridge.demo.web.transport;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;

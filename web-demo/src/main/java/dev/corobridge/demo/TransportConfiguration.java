@@ -1,0 +1,31 @@
+package dev.corobridge.demo;
+
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import dev.corobridge.demo.web.transport.ClientFaultSummary;
+import dev.corobridge.demo.web.transport.ConnectionTracker;
+import dev.corobridge.demo.web.transport.HttpTransport;
+import dev.corobridge.demo.web.transport.ServiceState;
+
+/**
+ * The service's HTTP/1.1 transport below Spring (see {@code dev.corobridge.demo.web.transport} and
+ * {@code web-demo/API.md}, "Errors: RFC 7807 problem JSON"): the handler on every connection, which answers undecodable
+ * requests with problem JSON, enforces the deadlines for slow clients ({@code demo.http.*}) and
+ * feeds the shutdown drain's {@link ConnectionTracker} ({@link ShutdownConfiguration}), and the
+ * summary that counts client faults in one WARN line a minute at most.
+ */
+@Configuration(proxyBeanMethods = false)
+public class TransportConfiguration {
+
+    @Bean
+    ClientFaultSummary clientFaultSummary() {
+        return new ClientFaultSummary();
+    }
+
+    @Bean
+    HttpTransport httpTransport(ConnectionTracker tracker, ServiceState state, ClientFaultSummary faults,
+                                DemoProperties properties) {
+        return new HttpTransport(tracker, state, faults, properties.http().headerTimeout(), properties.http().bodyTimeout());
+    }
+}

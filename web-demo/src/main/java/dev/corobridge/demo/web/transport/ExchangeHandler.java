@@ -1,0 +1,390 @@
+package dev.corobridge.demo.web.transport;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.util.ArrayDeque;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpStatusClass;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.util.ReferenceCountUtil;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import reactor.netty.NettyPipeline;
+
+/**
+ * The one Netty handler of a server connection (see {@link HttpTransport}). It follows the state of
+ * the connection's exchanges, the requests read whose answer has not been written whole, whether the
+ * answer to the oldest has begun, and acts on that one state:
+ * <ul>
+ * <li><b>Refusals as problem JSON.</b> A request whose head the HTTP decoder cannot read gets
+ *     {@code 414} (request line over the limit), {@code 431} (headers over it) or {@code 400}
+ *     (anything else that is not HTTP/1.1), and so does, with {@code 400}, a request whose target is
+ *     not a URI (a NUL or another control character, a space, a backslash, a bracket, a broken
+ *     percent escape: Spring would answer an empty 400). The handler answers it itself,
+ *     {@code Connection: close}, and closes the connection lingering ({@link LingeringClose}, so the
+ *     answer is not lost to a reset): after such a request nothing tells where the next one starts.
+ *     Reactor Netty, which sees the request only after this handler, never sees it.</li>
+ * <li><b>Empty refusals from below Spring.</b> Reactor Netty answers some requests itself with an
+ *     empty error: a chunked body that fails to decode once its request went on to the application,
+ *     an HTTP/2 request line or preface. Such an answer passes this handler on its way out and is
+ *     replaced by problem JSON with the same status and headers. A body that fails while the answer
+ *     to its request is being sent (a stream) cannot get a status of its own: Reactor Netty ends
+ *     that answer.</li>
+ * <li><b>Header deadline.</b> Once the first byte of a request arrives, its request line and
+ *     headers must be complete within {@code demo.http.header-timeout}, or the connection gets
+ *     {@code 408} and closes (a client sending its headers a byte at a time would hold it forever).
+ *     The decoder reports no partial head, so a small inbound hook before it reports the arrival
+ *     of bytes while no request is under way.</li>
+ * <li><b>Body deadline.</b> Once a request's head arrives, its body must be complete within
+ *     {@code demo.http.body-timeout}, however it trickles in; then the connection closes, after a
+ *     {@code 408} if nothing of the answer was sent and no other request waits for one. The timer is
+ *     armed at the end of a read in which the body did not complete, so a request that arrives in
+ *     one read (nearly all) costs none. The application, still reading the body, sees a client
+ *     abort.</li>
+ * <li><b>Tracking for the shutdown drain.</b> The connection is reported to the
+ *     {@link ConnectionTracker}: busy from its accept until its first answer is written (or fails to
+ *     be), and again from each further request until that one's answer is. Once the service shuts
+ *     down ({@link ServiceState}), every final answer gets {@code Connection: close} and the
+ *     connection closes once it is written, so no client sends another request on a connection
+ *     about to go away; a {@code 503} then counts as a refusal.</li>
+ * </ul>
+ * Each refusal and expiry is logged at DEBUG (a client mistake) and counted by the
+ * {@link ClientFaultSummary}, which marks the connection so the application's error about it is not
+ * counted twice. After one, the connection is closing and whatever it still reads is dropped.
+ *
+ * <p>Position: right after Reactor Netty's HTTP/1.1 codec and before its HTTP handler, where it sees
+ * decoded requests first and every response last before the encoder; the byte hook right before the
+ * codec. A connection without that codec (h2c) gets the handler at the end of its pipeline: it sees
+ * no HTTP messages there and only tracks the connection, busy until it closes.
+ *
+ * <p>Thread-safety: confined to the connection's event loop: Netty calls every handler method there,
+ * and the deadlines are scheduled on it; the fields need no synchronization. Not sharable.
+ */
+final class ExchangeHandler extends ChannelDuplexHandler {
+
+    private static final Log LOG = LogFactory.getLog(ExchangeHandler.class);
+    /** The handler's name in the pipeline, and its byte hook's. */
+    static final String NAME = "corobridge.demo.exchange";
+    static final String BYTES = "corobridge.demo.exchange.bytes";
+    private static final String HEAD_DETAIL = "the request is not well-formed HTTP/1.1 (a malformed request line or "
+            + "header, a bad or doubled Content-Length, or a forbidden character)";
+    private static final String BODY_DETAIL = "the request body is not well-formed HTTP/1.1 chunked encoding "
+            + "(a bad chunk size, or a chunk without its line end)";
+
+    private final HttpTransport transport;
+    private ChannelHandlerContext ctx;
+    /** The versions of the requests read whose final answer has not been written whole, oldest first (pipelined). */
+    private final ArrayDeque<HttpVersion> unanswered = new ArrayDeque<>();
+    /** The final answer to the oldest unanswered request has begun: its status line went out. */
+    private boolean answerBegun;
+    /** The answer under way says {@code Connection: close}: close the connection once it is written. */
+    private boolean closeAfterAnswer;
+    /** A refusal or an expiry: the connection is closing, nothing read counts any more. */
+    private boolean closing;
+    /** A body that failed to decode while no answer was under way: Reactor Netty's empty answer to it follows. */
+    private Throwable bodyRefusal;
+    /** The body of the newest request is being read; {@link #bodyDueAt} is when it must be complete. */
+    private boolean bodyUnderWay;
+    private long bodyDueAt;
+    private ScheduledFuture<?> headerExpiry;
+    private ScheduledFuture<?> bodyExpiry;
+    /** As the tracker sees the connection: reported opened, busy (not answered), reported closed. */
+    private boolean tracked;
+    private boolean busy;
+    private boolean untracked;
+
+    /** Reports bytes that arrive while no request is under way: they start a request's header deadline. */
+    private final ChannelInboundHandlerAdapter bytes = new ChannelInboundHandlerAdapter() {
+        @Override
+        public void channelRead(ChannelHandlerContext bytesCtx, Object msg) {
+            if (unanswered.isEmpty() && headerExpiry == null && !closing) {
+                headerExpiry = bytesCtx.executor().schedule(ExchangeHandler.this::headerDeadlinePassed,
+                        transport.headerTimeoutNanos, TimeUnit.NANOSECONDS);
+            }
+            bytesCtx.fireChannelRead(msg);
+        }
+    };
+
+    private ExchangeHandler(HttpTransport transport) {
+        this.transport = transport;
+    }
+
+    /** Adds a handler (and its byte hook) to a new connection's pipeline, around the HTTP/1.1 codec if there is one. */
+    static void install(ChannelPipeline pipeline, HttpTransport transport) {
+        ExchangeHandler handler = new ExchangeHandler(transport);
+        if (pipeline.get(NettyPipeline.HttpCodec) != null) {
+            pipeline.addBefore(NettyPipeline.HttpCodec, BYTES, handler.bytes);
+            pipeline.addAfter(NettyPipeline.HttpCodec, NAME, handler);
+        } else {
+            pipeline.addLast(NAME, handler);
+        }
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+        tracked = true;
+        busy = true;
+        transport.tracker.opened();
+        if (!ctx.channel().isOpen()) {
+            untrack(); // closed before the handler was added: no channelInactive will come
+        }
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (closing) {
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        if (msg instanceof HttpRequest request) {
+            headerExpiry = cancel(headerExpiry);
+            if (!busy && !untracked) {
+                busy = true;
+                transport.tracker.requestStarted();
+            }
+            Throwable refusal = request.decoderResult().isFailure() ? request.decoderResult().cause() : notAUri(request);
+            if (refusal != null) {
+                ReferenceCountUtil.release(msg);
+                refuse(ctx, refusal);
+                return;
+            }
+            unanswered.add(request.protocolVersion());
+            bodyUnderWay = !(msg instanceof LastHttpContent);
+            bodyDueAt = System.nanoTime() + transport.bodyTimeoutNanos;
+        } else if (msg instanceof HttpContent content && content.decoderResult().isFailure()) {
+            bodyFailed(ctx, content.decoderResult().cause());
+        }
+        if (msg instanceof LastHttpContent) {
+            bodyUnderWay = false;
+            bodyExpiry = cancel(bodyExpiry);
+        }
+        ctx.fireChannelRead(msg);
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        if (bodyUnderWay && bodyExpiry == null && !closing) {
+            bodyExpiry = ctx.executor().schedule(this::bodyDeadlinePassed, bodyDueAt - System.nanoTime(), TimeUnit.NANOSECONDS);
+        }
+        ctx.fireChannelReadComplete();
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        Object out = msg;
+        if (msg instanceof HttpResponse response && response.status().codeClass() != HttpStatusClass.INFORMATIONAL) {
+            answerBegun = true;
+            HttpResponse answer = withProblemForEmptyRefusal(response);
+            if (transport.state.isShuttingDown()) {
+                HttpUtil.setKeepAlive(answer, false);
+                closeAfterAnswer = true;
+                if (answer.status().code() == 503) {
+                    transport.tracker.refused();
+                }
+            }
+            out = answer;
+        }
+        ChannelPromise p = promise;
+        if (msg instanceof LastHttpContent && answerBegun) {
+            // The final answer is written whole: the next one answers the next request.
+            answerBegun = false;
+            unanswered.poll();
+            boolean close = closeAfterAnswer;
+            closeAfterAnswer = false;
+            p = promise.unvoid();
+            p.addListener(written -> { // written or failed: the connection is closing in the latter case anyway
+                answered();
+                if (close) {
+                    ctx.close();
+                }
+            });
+        }
+        ctx.write(out, p);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        cancelDeadlines();
+        untrack();
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        cancelDeadlines();
+        untrack();
+    }
+
+    /**
+     * Why a request whose head decoded is still not one the service can read, or null: its target
+     * (path and query) is not a URI, which Spring parses it as.
+     */
+    private static Throwable notAUri(HttpRequest request) {
+        try {
+            new URI(request.uri());
+            return null;
+        } catch (URISyntaxException e) {
+            return e;
+        }
+    }
+
+    /** Answers a request whose head cannot be read with problem JSON, and closes the connection. */
+    private void refuse(ChannelHandlerContext ctx, Throwable cause) {
+        HttpResponseStatus status = HttpResponseStatus.BAD_REQUEST;
+        String detail = HEAD_DETAIL;
+        String why = "by the HTTP decoder";
+        if (cause instanceof TooLongHttpLineException) {
+            status = HttpResponseStatus.REQUEST_URI_TOO_LONG;
+            detail = "the request line (method, path and query) is too long";
+        } else if (cause instanceof TooLongHttpHeaderException) {
+            status = HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE;
+            detail = "the request's headers are too large";
+        } else if (cause instanceof URISyntaxException uri) {
+            why = "as its target is not a URI";
+            detail = "the request target (path and query) is not a URI: " + uri.getReason().toLowerCase(java.util.Locale.ROOT)
+                    + (uri.getIndex() >= 0 ? " at index " + uri.getIndex() : "") + "; percent-encode such characters";
+        }
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("Request from " + ctx.channel().remoteAddress() + " refused " + why + " with " + status.code() + ": "
+                    + ClientText.printable(String.valueOf(cause), 200));
+        }
+        transport.faults.record(ctx.channel(), status.code() + (cause instanceof URISyntaxException
+                ? " for a request target that is not a URI (" : " from the HTTP decoder (") + cause.getMessage() + ")");
+        closeWithProblem(ctx, status, detail);
+    }
+
+    /** A body failed to decode: Reactor Netty will end the request and answer it, unless an answer is under way. */
+    private void bodyFailed(ChannelHandlerContext ctx, Throwable cause) {
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("Request body from " + ctx.channel().remoteAddress() + " refused by the HTTP decoder"
+                    + (answerBegun ? " after its answer began" : "") + ": " + ClientText.printable(String.valueOf(cause), 200));
+        }
+        transport.faults.record(ctx.channel(), "an undecodable request body (" + cause.getMessage() + ")");
+        if (unanswered.size() <= 1 && !answerBegun) {
+            // No answer under way (none begun, or the request was answered whole before its body
+            // ended): Reactor Netty's own answer to the failure comes past write().
+            bodyRefusal = cause;
+        }
+    }
+
+    /**
+     * {@code response}, or problem JSON in its place when it is an empty refusal from a layer below
+     * Spring (a complete error answer without body or content type), with the same status and headers.
+     */
+    private HttpResponse withProblemForEmptyRefusal(HttpResponse response) {
+        Throwable bodyCause = bodyRefusal;
+        bodyRefusal = null;
+        if (!(response instanceof FullHttpResponse full) || full.content().isReadable() || response.status().code() < 400
+                || response.headers().contains(HttpHeaderNames.CONTENT_TYPE)) {
+            return response;
+        }
+        FullHttpResponse problem = ProblemJson.response(response.status(), emptyRefusalDetail(response.status(), bodyCause));
+        problem.headers().setAll(full.headers().remove(HttpHeaderNames.CONTENT_LENGTH));
+        full.release();
+        return problem;
+    }
+
+    private String emptyRefusalDetail(HttpResponseStatus status, Throwable bodyCause) {
+        if (bodyCause != null) {
+            return status.equals(HttpResponseStatus.BAD_REQUEST) ? BODY_DETAIL
+                    : "the request body's chunked framing (a chunk size line or the trailer fields) is too long";
+        }
+        HttpVersion version = unanswered.peek();
+        if (version != null && version.majorVersion() == 2) {
+            return "HTTP/2 is not served on an HTTP/1.1 connection; send HTTP/1.1";
+        }
+        return status.equals(HttpResponseStatus.BAD_REQUEST) ? HEAD_DETAIL
+                : "the request was refused before it reached the service";
+    }
+
+    private void headerDeadlinePassed() {
+        headerExpiry = null;
+        if (!unanswered.isEmpty() || closing || !ctx.channel().isActive()) {
+            return;
+        }
+        expired(transport.lateHeaders, " with 408");
+        closeWithProblem(ctx, HttpResponseStatus.REQUEST_TIMEOUT, "the request's headers did not arrive in time");
+    }
+
+    private void bodyDeadlinePassed() {
+        bodyExpiry = null;
+        if (!bodyUnderWay || closing || !ctx.channel().isActive()) {
+            return;
+        }
+        boolean answer = unanswered.size() == 1 && !answerBegun;
+        expired(transport.lateBody, answer ? " with 408" : "");
+        if (answer) {
+            closeWithProblem(ctx, HttpResponseStatus.REQUEST_TIMEOUT, "the request body did not arrive in time");
+        } else {
+            closing = true;
+            ctx.close(); // an answer began (or another request waits for one): no second status can be sent
+        }
+    }
+
+    /** Reports that the connection missed a deadline and is being closed ({@code how}: e.g. " with 408"). */
+    private void expired(String late, String how) {
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("Connection from " + ctx.channel().remoteAddress() + " closed" + how + ": " + late);
+        }
+        transport.faults.record(ctx.channel(), late);
+    }
+
+    /** Writes a problem with {@code Connection: close}, then closes the connection lingering; drops what is read meanwhile. */
+    private void closeWithProblem(ChannelHandlerContext ctx, HttpResponseStatus status, String detail) {
+        closing = true;
+        cancelDeadlines();
+        answerBegun = true;
+        FullHttpResponse problem = ProblemJson.response(status, detail);
+        problem.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        ctx.writeAndFlush(problem).addListener((ChannelFutureListener) written -> LingeringClose.of(ctx));
+    }
+
+    private void cancelDeadlines() {
+        headerExpiry = cancel(headerExpiry);
+        bodyExpiry = cancel(bodyExpiry);
+    }
+
+    /** Cancels {@code expiry} if there is one; returns {@code null}, for {@code expiry = cancel(expiry)}. */
+    private static ScheduledFuture<?> cancel(ScheduledFuture<?> expiry) {
+        if (expiry != null) {
+            expiry.cancel(false);
+        }
+        return null;
+    }
+
+    /** The last answer was written (or failed to be): the connection is idle unless a request waits. */
+    private void answered() {
+        if (busy && !untracked && unanswered.isEmpty()) {
+            busy = false;
+            transport.tracker.answered();
+        }
+    }
+
+    private void untrack() {
+        if (tracked && !untracked) {
+            untracked = true;
+            transport.tracker.closed(busy);
+            busy = false;
+        }
+    }
+}

@@ -1,0 +1,61 @@
+package dev.corobridge.demo.web.transport;
+
+import java.time.Duration;
+import java.util.Objects;
+
+import org.springframework.boot.reactor.netty.NettyServerCustomizer;
+import reactor.netty.http.server.HttpServer;
+
+/**
+ * The service's rules for its HTTP/1.1 connections, below Spring: puts an {@link ExchangeHandler}
+ * on every connection the Reactor Netty server accepts, which answers undecodable requests with
+ * problem JSON, enforces the deadlines for a request's headers ({@code demo.http.header-timeout})
+ * and body ({@code demo.http.body-timeout}), and reports each connection's life to the
+ * {@link ConnectionTracker} of the shutdown drain. Refusals and expiries are counted by the
+ * {@link ClientFaultSummary}.
+ *
+ * <p>Immutable; thread-safe. Its fields are the handlers' shared settings.
+ */
+public final class HttpTransport implements NettyServerCustomizer {
+
+    final ConnectionTracker tracker;
+    final ServiceState state;
+    final ClientFaultSummary faults;
+    final long headerTimeoutNanos;
+    final long bodyTimeoutNanos;
+    /** How a late request is described in the log and the fault summary. */
+    final String lateHeaders;
+    final String lateBody;
+
+    /**
+     * @param headerTimeout the longest time from a request's first byte to the end of its headers; positive
+     * @param bodyTimeout   the longest time from a request's headers to the end of its body; positive
+     */
+    public HttpTransport(ConnectionTracker tracker, ServiceState state, ClientFaultSummary faults, Duration headerTimeout,
+                         Duration bodyTimeout) {
+        this.tracker = Objects.requireNonNull(tracker, "tracker");
+        this.state = Objects.requireNonNull(state, "state");
+        this.faults = Objects.requireNonNull(faults, "faults");
+        this.headerTimeoutNanos = positive("header", headerTimeout);
+        this.bodyTimeoutNanos = positive("body", bodyTimeout);
+        this.lateHeaders = "request headers that did not arrive within " + headerTimeout.toMillis() + " ms";
+        this.lateBody = "a request body that did not arrive within " + bodyTimeout.toMillis() + " ms";
+    }
+
+    private static long positive(String what, Duration timeout) {
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("the " + what + " timeout must be positive, was " + timeout);
+        }
+        return timeout.toNanos();
+    }
+
+    @Override
+    public HttpServer apply(HttpServer server) {
+        return server.doOnChannelInit((observer, channel, remoteAddress) -> ExchangeHandler.install(channel.pipeline(), this));
+    }
+
+    @Override
+    public String toString() {
+        return "HttpTransport[" + lateHeaders + ", " + lateBody + ", " + tracker + "]";
+    }
+}

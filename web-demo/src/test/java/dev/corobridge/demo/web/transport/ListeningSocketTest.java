@@ -1,0 +1,47 @@
+package dev.corobridge.demo.web.transport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+import reactor.netty.DisposableServer;
+import reactor.netty.http.server.HttpServer;
+
+import dev.corobridge.demo.web.RawHttp;
+
+/**
+ * What {@link ListeningSocket#stopAccepting()} does to a real Reactor Netty server's socket: a
+ * connection attempt from then on gets no answer (neither established nor refused: the client
+ * retries), a connection established before is served as ever, and once the socket closes, attempts
+ * are refused outright.
+ */
+class ListeningSocketTest {
+
+    @Test
+    void aSocketThatStoppedAcceptingCompletesNoHandshakeAndServesItsConnections() throws Exception {
+        ListeningSocket listening = new ListeningSocket();
+        assertThat(listening.stopAccepting()).as("not bound yet").isFalse();
+        DisposableServer server = listening.apply(HttpServer.create().host("127.0.0.1").port(0)
+                .handle((request, response) -> response.sendString(Mono.just("ok")))).bindNow();
+        InetSocketAddress address = new InetSocketAddress("127.0.0.1", server.port());
+        try (RawHttp before = new RawHttp(server.port())) {
+            assertThat(listening.stopAccepting()).as("stopped on %s", server.channel()).isTrue();
+            try (Socket after = new Socket()) {
+                // Bounded: a handshake the socket completed would end at once.
+                assertThatThrownBy(() -> after.connect(address, 1_000)).as("a connection attempt after the stop")
+                        .isInstanceOf(SocketTimeoutException.class);
+            }
+            assertThat(before.exchange(RawHttp.get("/")).body()).as("a connection established before").isEqualTo("ok");
+        } finally {
+            server.disposeNow();
+        }
+        assertThatThrownBy(() -> new Socket().connect(address, 10_000)).as("once the socket is closed")
+                .isInstanceOf(ConnectException.class);
+    }
+}
