@@ -1,8 +1,6 @@
 package dev.corobridge.context;
 
-import dev.corobridge.context.internal.Failures;
-import dev.corobridge.context.internal.MdcValues;
-import dev.corobridge.context.internal.RegistryValues;
+import dev.corobridge.context.internal.ThreadValues;
 
 /**
  * The scope of a {@link CapturedContext#restore()}: closing it puts back the values the thread had
@@ -36,23 +34,6 @@ public final class RestoredContext implements AutoCloseable {
             return;
         }
         closed = true;
-        Throwable failure = null;
-        if (registry != null) {
-            try {
-                RegistryValues.reinstate(registry, previousRegistry);
-            } catch (Throwable e) {
-                failure = e;
-            }
-        }
-        if (MdcValues.PRESENT) {
-            try {
-                MdcValues.reinstate(previousMdc);
-            } catch (Throwable e) {
-                failure = Failures.first(failure, e);
-            }
-        }
-        if (failure != null) {
-            throw Failures.unchecked(failure);
-        }
+        ThreadValues.putBack(previousMdc, registry, previousRegistry);
     }
 }

@@ -5,8 +5,10 @@ package dev.corobridge.context.internal;
  * thread-local registered with Micrometer's {@code ContextRegistry} cleared, as a restore of a
  * capture that holds nothing does ({@code setValue()} for each that has a value: Micrometer's
  * observation accessor opens a no-op scope, so the current observation is the
- * {@code NullObservation}); closing puts every value back, and clears one the work left behind. For code that runs unrelated work in the middle of a step, such as a message
- * pump's nested loop: the work must not see, nor capture, the step's context. Not public API.
+ * {@code NullObservation}); closing puts every value back ({@link ThreadValues}), and clears one
+ * the work left behind. For code that runs unrelated work in the middle of a step, such as a
+ * message pump's nested loop: the work must not see, nor capture, the step's context. Not public
+ * API.
  *
  * <p><b>Failures.</b> As {@code CapturedContext}: if clearing throws, what was cleared is put back
  * and the exception rethrown; closing puts back everything whatever one accessor throws, then
@@ -53,23 +55,6 @@ public final class ClearedContext implements AutoCloseable {
             return;
         }
         closed = true;
-        Throwable failure = null;
-        if (none != null) {
-            try {
-                RegistryValues.reinstate(none, previousRegistry);
-            } catch (Throwable e) {
-                failure = e;
-            }
-        }
-        if (MdcValues.PRESENT) {
-            try {
-                MdcValues.reinstate(previousMdc);
-            } catch (Throwable e) {
-                failure = Failures.first(failure, e);
-            }
-        }
-        if (failure != null) {
-            throw Failures.unchecked(failure);
-        }
+        ThreadValues.putBack(previousMdc, none, previousRegistry);
     }
 }
