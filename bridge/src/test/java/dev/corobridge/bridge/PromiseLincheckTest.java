@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
+import static dev.corobridge.bridge.SettleCalls.describe;
+
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -51,17 +53,12 @@ public class PromiseLincheckTest {
          * {@code PRUNE_AT}, so that one more withdrawal prunes the stack.
          */
         private static final int WITHDRAWN_BEFORE = 15;
-        private static final IllegalStateException FAILURE = new IllegalStateException("failed");
 
         private final Promise<Integer> promise = new Promise<>();
+        /** The settle calls, and the logical clock that orders withdrawals against them. */
+        private final SettleCalls settles = new SettleCalls(promise);
         /** The callbacks the scenario registered, in registration order. */
         private final ConcurrentLinkedQueue<Watched> watched = new ConcurrentLinkedQueue<>();
-        /** Settle calls that returned {@code true}: must end as 1 if the promise is done, else 0. */
-        private final AtomicInteger winners = new AtomicInteger();
-        /** A logical clock ordering withdrawals against the start of the first settle call. */
-        private final AtomicLong clock = new AtomicLong();
-        /** The clock when the first settle call started; 0 while none has. */
-        private final AtomicLong firstSettleStart = new AtomicLong();
         /** Runs of the callbacks registered and withdrawn before the scenario: must stay 0. */
         private final AtomicInteger withdrawnRuns = new AtomicInteger();
 
@@ -117,31 +114,17 @@ public class PromiseLincheckTest {
 
         @Operation
         public boolean complete(@Param(gen = IntGen.class, conf = "1:2") int value) {
-            settling();
-            return won(promise.complete(value));
+            return settles.complete(value);
         }
 
         @Operation
         public boolean fail() {
-            settling();
-            return won(promise.fail(FAILURE));
+            return settles.fail();
         }
 
         @Operation
         public boolean cancel() {
-            settling();
-            return won(promise.cancel());
-        }
-
-        private void settling() {
-            firstSettleStart.compareAndSet(0, clock.incrementAndGet());
-        }
-
-        private boolean won(boolean decided) {
-            if (decided) {
-                winners.incrementAndGet();
-            }
-            return decided;
+            return settles.cancel();
         }
 
         @Operation
@@ -167,7 +150,7 @@ public class PromiseLincheckTest {
             for (Watched w : watched) {
                 if (w.withdrawn.compareAndSet(false, true)) {
                     w.registration.dispose();
-                    w.withdrawnAt.set(clock.incrementAndGet());
+                    w.withdrawnAt.set(settles.tick());
                     return;
                 }
             }
@@ -177,8 +160,8 @@ public class PromiseLincheckTest {
         public void callbacksRanExactlyOnceWithTheWinningOutcome() {
             Outcome<Integer> outcome = promise.outcomeOrNull();
             List<String> problems = new ArrayList<>();
-            if (winners.get() != (outcome == null ? 0 : 1)) {
-                problems.add(winners.get() + " settle calls returned true; promise " + describe(outcome));
+            if (settles.winners() != (outcome == null ? 0 : 1)) {
+                problems.add(settles.winners() + " settle calls returned true; promise " + describe(outcome));
             }
             if (withdrawnRuns.get() != 0) {
                 problems.add(withdrawnRuns.get() + " runs of callbacks withdrawn before the scenario");
@@ -190,8 +173,7 @@ public class PromiseLincheckTest {
                 if (runs > 1 || (!w.withdrawn.get() && runs != (outcome == null ? 0 : 1))) {
                     problems.add(name + " ran " + runs + " times; promise " + describe(outcome));
                 }
-                long settleStart = firstSettleStart.get();
-                if (runs == 1 && w.withdrawnAt.get() != 0 && (settleStart == 0 || w.withdrawnAt.get() < settleStart)) {
+                if (runs == 1 && settles.withdrawnBeforeAnySettle(w.withdrawnAt.get())) {
                     problems.add(name + " ran although it was withdrawn before any settle call started");
                 }
                 if (runs == 1 && w.seen.get() != outcome) {
@@ -204,15 +186,6 @@ public class PromiseLincheckTest {
             if (!problems.isEmpty()) {
                 throw new AssertionError(String.join("; ", problems));
             }
-        }
-
-        private static String describe(Outcome<Integer> o) {
-            return switch (o) {
-                case null -> "pending";
-                case Outcome.Success<Integer> s -> "success " + s.value();
-                case Outcome.Failure<Integer> f -> "failure " + f.error().getMessage();
-                case Outcome.Cancelled<Integer> c -> "cancelled";
-            };
         }
     }
 

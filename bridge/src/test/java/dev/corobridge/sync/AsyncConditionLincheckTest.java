@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
+import org.jetbrains.lincheck.datastructures.Options;
 import org.jetbrains.lincheck.datastructures.StressOptions;
 import org.jetbrains.lincheck.datastructures.Validate;
 import org.jetbrains.lincheck.datastructures.verifier.EpsilonVerifier;
@@ -200,16 +201,24 @@ class AsyncConditionLincheckTest {
         }
     }
 
-    @Test
-    void modelChecking() {
-        new ModelCheckingOptions()
-                .iterations(5)
-                .invocationsPerIteration(200)
+    /**
+     * The random scenarios' shape: three threads of two operations, none before and one after;
+     * results are not compared with a sequential run, {@link Ops#invariants()} checks the property.
+     */
+    private static <O extends Options<O, ?>> O randomScenarios(O options) {
+        return options
                 .threads(3)
                 .actorsPerThread(2)
                 .actorsBefore(0)
                 .actorsAfter(1)
-                .verifier(EpsilonVerifier.class)
+                .verifier(EpsilonVerifier.class);
+    }
+
+    @Test
+    void modelChecking() {
+        randomScenarios(new ModelCheckingOptions())
+                .iterations(5)
+                .invocationsPerIteration(200)
                 // A signal chooses A while A is cancelled.
                 .addCustomScenario(Scenarios.parallel(Ops.class, "signal", "cancelA"))
                 .addCustomScenario(Scenarios.parallel(Ops.class, "holdMutex; signal", "cancelA", "cancelB"))
@@ -218,14 +227,9 @@ class AsyncConditionLincheckTest {
 
     @Test
     void modelCheckingWithASharedOwnerToken() {
-        new ModelCheckingOptions()
+        randomScenarios(new ModelCheckingOptions())
                 .iterations(5)
                 .invocationsPerIteration(200)
-                .threads(3)
-                .actorsPerThread(2)
-                .actorsBefore(0)
-                .actorsAfter(1)
-                .verifier(EpsilonVerifier.class)
                 // Another holder with the waits' token has the mutex when a signal wakes A.
                 .addCustomScenario(Scenarios.parallel(SharedTokenOps.class, "holdMutex; signal", "holdMutex"))
                 .addCustomScenario(Scenarios.parallel(SharedTokenOps.class, "holdMutex", "signal", "cancelB"))
@@ -234,14 +238,9 @@ class AsyncConditionLincheckTest {
 
     @Test
     void stress() {
-        new StressOptions()
+        randomScenarios(new StressOptions())
                 .iterations(20)
                 .invocationsPerIteration(1_000)
-                .threads(3)
-                .actorsPerThread(2)
-                .actorsBefore(0)
-                .actorsAfter(1)
-                .verifier(EpsilonVerifier.class)
                 .check(SharedTokenOps.class);
     }
 }

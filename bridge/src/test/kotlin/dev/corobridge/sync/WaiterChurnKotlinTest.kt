@@ -1,15 +1,10 @@
 package dev.corobridge.sync
 
 import dev.corobridge.bridge.Promise
-import dev.corobridge.bridge.internal.RetainedCallbacks
-import kotlinx.coroutines.TimeoutCancellationException
-import kotlinx.coroutines.delay
-import kotlinx.coroutines.launch
+import dev.corobridge.bridge.internal.mostCallbacksKeptByTimedOutWaits
 import kotlinx.coroutines.test.TestScope
 import kotlinx.coroutines.test.runTest
-import kotlinx.coroutines.withTimeout
 import org.junit.jupiter.api.Test
-import kotlin.test.assertEquals
 import kotlin.test.assertTrue
 
 /**
@@ -42,32 +37,7 @@ class WaiterChurnKotlinTest {
 
     /** Two coroutines awaiting in turns, each wait timing out while the other waits: [shared] keeps few callbacks. */
     private suspend fun TestScope.churn(shared: Promise<*>, wait: suspend () -> Unit) {
-        var timeouts = 0
-        var most = 0
-        suspend fun waitInTurns() = repeat(rounds) {
-            try {
-                withTimeout(10) { wait() }
-            } catch (e: TimeoutCancellationException) {
-                timeouts++
-            }
-        }
-        val first = launch { waitInTurns() }
-        val second = launch {
-            delay(5)
-            waitInTurns()
-        }
-        val probe = launch {
-            delay(2)
-            repeat(rounds) {
-                most = maxOf(most, RetainedCallbacks.of(shared))
-                delay(10)
-            }
-        }
-        first.join()
-        second.join()
-        probe.join()
-        assertEquals(2 * rounds, timeouts)
-        most = maxOf(most, RetainedCallbacks.of(shared))
+        val most = mostCallbacksKeptByTimedOutWaits(shared, rounds, wait)
         assertTrue(most < 100, "the shared promise kept $most callbacks for 2 waiting coroutines after ${2 * rounds} timed-out waits")
     }
 }

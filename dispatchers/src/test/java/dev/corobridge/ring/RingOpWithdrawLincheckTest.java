@@ -40,15 +40,22 @@ class RingOpWithdrawLincheckTest {
         return o instanceof Outcome.Cancelled<?> c && !(c.cause() instanceof ContextShutdownException);
     }
 
-    /** One operation whose undoable work has started. */
-    public static class Ops {
-        private final RingOp<String> op = new RingOp<>("open", "/model");
-        private volatile Boolean cancelReturned;
+    /**
+     * What every model starts from and races: one operation whose undoable work the engine has
+     * started, and {@code cancel()}, which writes down what it returned. Lincheck finds the inherited
+     * operation (it reads the superclasses too); every scenario here is hand-written (no random ones),
+     * so the order in which it lists the operations changes nothing.
+     */
+    public abstract static class StartedOp {
+        protected final RingOp<String> op;
+        /** What {@code cancel()} returned; null while it has not. */
+        protected volatile Boolean cancelReturned;
 
-        public Ops() {
+        protected StartedOp(RingOp<String> op) {
             if (!op.startWithdrawable()) {
                 throw new IllegalStateException("the engine must be able to start the work");
             }
+            this.op = op;
         }
 
         @Operation
@@ -56,6 +63,23 @@ class RingOpWithdrawLincheckTest {
             boolean decided = op.cancel();
             cancelReturned = decided;
             return decided;
+        }
+
+        /** The operation's outcome; an {@link AssertionError} if it never ended. */
+        protected Outcome<String> ended() {
+            Outcome<String> o = op.outcomeOrNull();
+            if (o == null) {
+                throw new AssertionError("the operation never ended");
+            }
+            return o;
+        }
+    }
+
+    /** One operation whose undoable work has started. */
+    public static class Ops extends StartedOp {
+
+        public Ops() {
+            super(new RingOp<>("open", "/model"));
         }
 
         /** The engine: the blocking call returned a result; hand it over, or undo it. */
@@ -71,10 +95,7 @@ class RingOpWithdrawLincheckTest {
 
         @Validate
         public void cancelToldTheTruth() {
-            Outcome<String> o = op.outcomeOrNull();
-            if (o == null) {
-                throw new AssertionError("the operation never ended");
-            }
+            Outcome<String> o = ended();
             if (cancelReturned != null && o.isCancelled() != cancelReturned) {
                 throw new AssertionError("cancel() returned " + cancelReturned + " but the operation ended " + o);
             }
@@ -93,25 +114,18 @@ class RingOpWithdrawLincheckTest {
      * {@code cancel()} withdraws; the engine's failure or shutdown settles the promise before
      * {@code cancel()} does; {@code cancel()} returns {@code false} for an operation it withdrew.
      */
-    public static class EngineFails {
-        private final AtomicInteger released = new AtomicInteger();
-        private final RingOp<String> op =
-                new RingOp<String>("connect", "/model").releasingWith(v -> released.incrementAndGet());
-        private volatile Boolean cancelReturned;
+    public static class EngineFails extends StartedOp {
+        private final AtomicInteger released;
         private volatile Boolean valueHandedOver;
 
         public EngineFails() {
-            if (!op.startWithdrawable()) {
-                throw new IllegalStateException("the engine must be able to start the work");
-            }
-            op.armCancel(() -> false); // closes the channel: the engine decides nothing here
+            this(new AtomicInteger());
         }
 
-        @Operation
-        public boolean cancel() {
-            boolean decided = op.cancel();
-            cancelReturned = decided;
-            return decided;
+        private EngineFails(AtomicInteger released) {
+            super(new RingOp<String>("connect", "/model").releasingWith(v -> released.incrementAndGet()));
+            this.released = released;
+            op.armCancel(() -> false); // closes the channel: the engine decides nothing here
         }
 
         /** A connect or bind that failed (RingConnector, RingServer, the fallback's open). */
@@ -142,10 +156,7 @@ class RingOpWithdrawLincheckTest {
 
         @Validate
         public void cancelDecidedWhatItWithdrew() {
-            Outcome<String> o = op.outcomeOrNull();
-            if (o == null) {
-                throw new AssertionError("the operation never ended");
-            }
+            Outcome<String> o = ended();
             boolean returned = Boolean.TRUE.equals(cancelReturned);
             if (op.withdrawn() != returned) {
                 throw new AssertionError("cancel() " + (op.withdrawn() ? "withdrew" : "did not withdraw")
@@ -169,22 +180,11 @@ class RingOpWithdrawLincheckTest {
      * that failure, and {@code cancel()} returns {@code true} exactly when it withdrew the operation
      * and the operation ended cancelled.
      */
-    public static class ConnectArmsCanceller {
-        private final RingOp<String> op = new RingOp<>("connect", "/model");
+    public static class ConnectArmsCanceller extends StartedOp {
         private volatile boolean channelClosed;
-        private volatile Boolean cancelReturned;
 
         public ConnectArmsCanceller() {
-            if (!op.startWithdrawable()) {
-                throw new IllegalStateException("the engine must be able to start the work");
-            }
-        }
-
-        @Operation
-        public boolean cancel() {
-            boolean decided = op.cancel();
-            cancelReturned = decided;
-            return decided;
+            super(new RingOp<>("connect", "/model"));
         }
 
         /** RingConnector.connect after b.connect(): arm the canceller, then the connect completes. */
@@ -207,10 +207,7 @@ class RingOpWithdrawLincheckTest {
 
         @Validate
         public void cancelCausedNoFailure() {
-            Outcome<String> o = op.outcomeOrNull();
-            if (o == null) {
-                throw new AssertionError("the operation never ended");
-            }
+            Outcome<String> o = ended();
             if (o instanceof Outcome.Failure<?> f) {
                 throw new AssertionError("the connect failed with the error its own cancel() caused (" + f.error()
                         + "); cancel() returned " + cancelReturned);

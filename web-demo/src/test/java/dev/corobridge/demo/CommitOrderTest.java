@@ -7,11 +7,10 @@ import dev.corobridge.demo.board.BoardStore;
 import dev.corobridge.demo.board.Change;
 import dev.corobridge.demo.board.Note;
 import dev.corobridge.demo.journal.Journal;
+import dev.corobridge.demo.journal.JournalFixture;
 import dev.corobridge.pump.MessagePump;
 import dev.corobridge.ring.RingPool;
-import dev.corobridge.test.CorobridgeTest;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -19,7 +18,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@link BoardService} applies changes in the journal's order, whatever thread makes them and
@@ -29,17 +27,10 @@ import org.junit.jupiter.api.io.TempDir;
  * thread, after later changes already posted from the journal's thread (RestartTest saw a note at
  * another position after a restart). Many committing threads on two cores make that likely.
  */
-@CorobridgeTest
-class CommitOrderTest {
-
-    private static final Duration T = Duration.ofSeconds(30);
-    private final RingPool pool;
-
-    @TempDir
-    Path dir;
+class CommitOrderTest extends JournalFixture {
 
     CommitOrderTest(RingPool pool) {
-        this.pool = pool;
+        super(pool);
     }
 
     @Test

@@ -1,8 +1,11 @@
 package dev.corobridge.bridge.internal;
 
+import static dev.corobridge.bridge.SettleCalls.describe;
+
 import dev.corobridge.bridge.Outcome;
 import dev.corobridge.bridge.Promise;
 import dev.corobridge.bridge.Registration;
+import dev.corobridge.bridge.SettleCalls;
 import dev.corobridge.lincheck.Scenarios;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -67,16 +70,11 @@ public class OutcomeCellChurnLincheckTest {
     /** The state of one invocation and its operations. */
     public static class Ops {
 
-        private static final IllegalStateException FAILURE = new IllegalStateException("failed");
-
         private final Promise<Integer> cell = new Promise<>();
+        /** The settle calls, and the logical clock that orders registrations and withdrawals against them. */
+        private final SettleCalls settles = new SettleCalls(cell);
         /** The callbacks the scenario may withdraw (the two kept before it first), in registration order. */
         private final ConcurrentLinkedDeque<Watched> watched = new ConcurrentLinkedDeque<>();
-        private final AtomicInteger winners = new AtomicInteger();
-        /** A logical clock ordering registrations and withdrawals against settle calls. */
-        private final AtomicLong clock = new AtomicLong();
-        /** The clock when the first settle call started; 0 while none has. */
-        private final AtomicLong firstSettleStart = new AtomicLong();
         /** The order in which callbacks ran. */
         private final AtomicInteger runOrder = new AtomicInteger();
         /** Runs of the callbacks withdrawn before the scenario: must stay 0. */
@@ -105,14 +103,14 @@ public class OutcomeCellChurnLincheckTest {
             Registration registration;
 
             void register() {
-                registerStart = clock.incrementAndGet();
+                registerStart = settles.tick();
                 registration = cell.onComplete(o -> {
                     seen.set(o);
                     cellShowed.set(cell.outcomeOrNull());
                     ranAs = runOrder.getAndIncrement();
                     runs.incrementAndGet();
                 });
-                registered = clock.incrementAndGet();
+                registered = settles.tick();
             }
 
             /** Run by the settle call, not at once by a registration that came after it. */
@@ -122,37 +120,23 @@ public class OutcomeCellChurnLincheckTest {
 
             void withdraw() {
                 registration.dispose();
-                withdrawnAt.set(clock.incrementAndGet());
+                withdrawnAt.set(settles.tick());
             }
         }
 
         @Operation
         public boolean complete(@Param(gen = IntGen.class, conf = "1:2") int value) {
-            settling();
-            return won(cell.complete(value));
+            return settles.complete(value);
         }
 
         @Operation
         public boolean fail() {
-            settling();
-            return won(cell.fail(FAILURE));
+            return settles.fail();
         }
 
         @Operation
         public boolean cancel() {
-            settling();
-            return won(cell.cancel());
-        }
-
-        private void settling() {
-            firstSettleStart.compareAndSet(0, clock.incrementAndGet());
-        }
-
-        private boolean won(boolean decided) {
-            if (decided) {
-                winners.incrementAndGet();
-            }
-            return decided;
+            return settles.cancel();
         }
 
         @Operation
@@ -188,8 +172,8 @@ public class OutcomeCellChurnLincheckTest {
         public void checkCallbacksAndMemory() {
             Outcome<Integer> outcome = cell.outcomeOrNull();
             List<String> problems = new ArrayList<>();
-            if (winners.get() != (outcome == null ? 0 : 1)) {
-                problems.add(winners.get() + " settle calls returned true; cell " + describe(outcome));
+            if (settles.winners() != (outcome == null ? 0 : 1)) {
+                problems.add(settles.winners() + " settle calls returned true; cell " + describe(outcome));
             }
             if (withdrawnBeforeRuns.get() != 0) {
                 problems.add(withdrawnBeforeRuns.get() + " runs of callbacks withdrawn before the scenario");
@@ -206,8 +190,7 @@ public class OutcomeCellChurnLincheckTest {
                 if (runs > 1 || (!w.withdrawn.get() && runs != (outcome == null ? 0 : 1))) {
                     problems.add(name + " ran " + runs + " times; cell " + describe(outcome));
                 }
-                long settleStart = firstSettleStart.get();
-                if (runs == 1 && w.withdrawnAt.get() != 0 && (settleStart == 0 || w.withdrawnAt.get() < settleStart)) {
+                if (runs == 1 && settles.withdrawnBeforeAnySettle(w.withdrawnAt.get())) {
                     problems.add(name + " ran although it was withdrawn before any settle call started");
                 }
                 if (runs == 1 && (w.seen.get() != outcome || w.cellShowed.get() != outcome)) {
@@ -239,15 +222,6 @@ public class OutcomeCellChurnLincheckTest {
             if (!problems.isEmpty()) {
                 throw new AssertionError(String.join("; ", problems));
             }
-        }
-
-        private static String describe(Outcome<Integer> o) {
-            return switch (o) {
-                case null -> "pending";
-                case Outcome.Success<Integer> s -> "success " + s.value();
-                case Outcome.Failure<Integer> f -> "failure " + f.error().getMessage();
-                case Outcome.Cancelled<Integer> c -> "cancelled";
-            };
         }
     }
 

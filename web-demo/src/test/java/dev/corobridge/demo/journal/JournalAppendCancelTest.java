@@ -3,20 +3,16 @@ package dev.corobridge.demo.journal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import dev.corobridge.bridge.Awaitable;
 import dev.corobridge.bridge.Outcome;
 import dev.corobridge.demo.board.Change;
 import dev.corobridge.demo.changelog.LogPosition;
 import dev.corobridge.ring.RingPool;
-import dev.corobridge.test.CorobridgeTest;
 
 /**
  * Cancelling the task {@link Journal#append} returned stops only that caller's wait: the record queued
@@ -25,17 +21,10 @@ import dev.corobridge.test.CorobridgeTest;
  * agree. The ring is held (a task waiting on a latch) while the appends queue and one is cancelled,
  * so the cancel surely comes before the commit.
  */
-@CorobridgeTest
-class JournalAppendCancelTest {
-
-    private static final Duration T = Duration.ofSeconds(30);
-    private final RingPool pool;
-
-    @TempDir
-    Path dir;
+class JournalAppendCancelTest extends JournalFixture {
 
     JournalAppendCancelTest(RingPool pool) {
-        this.pool = pool;
+        super(pool);
     }
 
     @Test
@@ -44,13 +33,7 @@ class JournalAppendCancelTest {
         try (Journal j = Journal.open(pool, file, T)) {
             RecordingSink sink = new RecordingSink(j);
             j.start(List.of(), sink).join(T);
-            CountDownLatch release = new CountDownLatch(1);
-            CountDownLatch holding = new CountDownLatch(1);
-            j.ring().execute(() -> {
-                holding.countDown();
-                awaitQuietly(release);
-            });
-            assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
+            CountDownLatch release = holdRing(j);
             Awaitable<LogPosition> first;
             Awaitable<LogPosition> second;
             try {
@@ -72,14 +55,6 @@ class JournalAppendCancelTest {
         try (Journal again = Journal.open(pool, file, T)) {
             assertThat(again.replayed()).as("replay = what the live state was given")
                     .extracting(Change::boardId).containsExactly("b1", "b2");
-        }
-    }
-
-    private static void awaitQuietly(CountDownLatch latch) {
-        try {
-            latch.await(30, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 }

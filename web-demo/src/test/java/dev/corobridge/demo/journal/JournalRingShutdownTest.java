@@ -45,14 +45,7 @@ class JournalRingShutdownTest {
     @Test
     void appendsAfterTheRingShutDownFailAtOnceAndCloseReturns() throws Exception {
         Path file = dir.resolve("journal.log");
-        RingPool pool = RingPool.start(RingPoolConfig.builder().name("journal-ring-down").rings(1).build());
-        Journal j;
-        try {
-            j = Journal.open(pool, file, T);
-            append(j, new Change.CreateBoard("b1", "before the shutdown")).join(T);
-        } finally {
-            pool.close();
-        }
+        Journal j = openThenShutDownItsRing(file, "journal-ring-down", "b1");
 
         RecordingSink sink = new RecordingSink(j);
         j.start(List.of(), sink).join(T);
@@ -73,14 +66,7 @@ class JournalRingShutdownTest {
     @Test
     void closeAfterTheRingShutDownReturns() throws Exception {
         Path file = dir.resolve("journal.log");
-        RingPool pool = RingPool.start(RingPoolConfig.builder().name("journal-ring-down-close").rings(1).build());
-        Journal j;
-        try {
-            j = Journal.open(pool, file, T);
-            append(j, new Change.CreateBoard("b1", "before the shutdown")).join(T);
-        } finally {
-            pool.close();
-        }
+        Journal j = openThenShutDownItsRing(file, "journal-ring-down-close", "b1");
         assertClosesPromptly(j);
         assertReplayed(file, "b1");
     }
@@ -96,24 +82,14 @@ class JournalRingShutdownTest {
         int rounds = Integer.getInteger("journal.refusal.rounds", 30);
         int writers = 4;
         for (int round = 0; round < rounds; round++) {
-            RingPool pool = RingPool.start(RingPoolConfig.builder().name("journal-refusal-" + round).rings(1).build());
-            Journal j;
-            try {
-                j = Journal.open(pool, dir.resolve("journal-refusal-" + round + ".log"), T);
-            } finally {
-                pool.close();
-            }
+            String name = "journal-refusal-" + round;
+            Journal j = openThenShutDownItsRing(dir.resolve(name + ".log"), name);
             CyclicBarrier start = new CyclicBarrier(writers);
             List<Awaitable<LogPosition>> appends = new CopyOnWriteArrayList<>();
             List<Thread> threads = new ArrayList<>();
             for (int w = 0; w < writers; w++) {
                 int writer = w;
-                threads.add(Thread.ofPlatform().daemon().start(() -> {
-                    try {
-                        start.await(30, TimeUnit.SECONDS);
-                    } catch (Exception e) {
-                        throw new AssertionError(e);
-                    }
+                threads.add(writer(start, () -> {
                     for (int i = 0; i < 20; i++) {
                         appends.add(append(j, new Change.CreateBoard("b" + (writer * 100 + i + 1), "x")));
                     }
@@ -159,12 +135,7 @@ class JournalRingShutdownTest {
                     List<Awaitable<LogPosition>> mine = new ArrayList<>();
                     appends.add(mine);
                     int writer = w;
-                    threads.add(Thread.ofPlatform().daemon().start(() -> {
-                        try {
-                            start.await(30, TimeUnit.SECONDS);
-                        } catch (Exception e) {
-                            throw new AssertionError(e);
-                        }
+                    threads.add(writer(start, () -> {
                         for (int i = 0; i < 2_000; i++) {
                             Awaitable<LogPosition> a = append(j, new Change.CreateBoard("b" + (writer * 1_000_000 + i + 1), "x"));
                             mine.add(a);
@@ -209,6 +180,36 @@ class JournalRingShutdownTest {
                 again.close();
             }
         }
+    }
+
+    /**
+     * Opens the journal at {@code file} on a pool of its own named {@code ringName}, appends a board
+     * for each of {@code boardsBefore} and waits for it to be acknowledged, then shuts the pool down.
+     */
+    private static Journal openThenShutDownItsRing(Path file, String ringName, String... boardsBefore)
+            throws Exception {
+        RingPool pool = RingPool.start(RingPoolConfig.builder().name(ringName).rings(1).build());
+        try {
+            Journal j = Journal.open(pool, file, T);
+            for (String board : boardsBefore) {
+                append(j, new Change.CreateBoard(board, "before the shutdown")).join(T);
+            }
+            return j;
+        } finally {
+            pool.close();
+        }
+    }
+
+    /** A writer: a daemon thread that waits (30 s at most) for {@code start}, then runs {@code appends}. */
+    private static Thread writer(CyclicBarrier start, Runnable appends) {
+        return Thread.ofPlatform().daemon().start(() -> {
+            try {
+                start.await(30, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+            appends.run();
+        });
     }
 
     private void assertRingGone(Outcome<LogPosition> o) {

@@ -14,10 +14,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -27,23 +25,15 @@ import dev.corobridge.demo.board.Change;
 import dev.corobridge.demo.changelog.ChangeLogMetrics;
 import dev.corobridge.demo.changelog.LogPosition;
 import dev.corobridge.ring.RingPool;
-import dev.corobridge.test.CorobridgeTest;
 
 /**
  * The journal on a ring pool of its own per test (corobridge-test), which fails a test that leaves
  * a journal's file open or a ring operation in flight, and closes the pool after it.
  */
-@CorobridgeTest
-class JournalTest {
-
-    private static final Duration T = Duration.ofSeconds(30);
-    private final RingPool pool;
-
-    @TempDir
-    Path dir;
+class JournalTest extends JournalFixture {
 
     JournalTest(RingPool pool) {
-        this.pool = pool;
+        super(pool);
     }
 
     @Test
@@ -80,13 +70,7 @@ class JournalTest {
     void sixtyFourWaitingWritersShareOneFdatasync() throws Exception {
         try (Journal j = Journal.open(pool, dir.resolve("journal.log"), T)) {
             // Hold the journal's ring so that every append queues before the first commit starts.
-            CountDownLatch release = new CountDownLatch(1);
-            CountDownLatch holding = new CountDownLatch(1);
-            j.ring().execute(() -> {
-                holding.countDown();
-                awaitQuietly(release);
-            });
-            assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
+            CountDownLatch release = holdRing(j);
             List<Awaitable<LogPosition>> acks = new ArrayList<>();
             HopTrace trace = new HopTrace();
             for (int i = 0; i < 64; i++) {
@@ -223,13 +207,7 @@ class JournalTest {
         Journal j = Journal.open(pool, dir.resolve("journal.log"), T);
         append(j, new Change.CreateBoard("b1", "committed")).join(T);
         // Hold the journal's ring: the queued append cannot commit, so the close cannot drain.
-        CountDownLatch release = new CountDownLatch(1);
-        CountDownLatch holding = new CountDownLatch(1);
-        j.ring().execute(() -> {
-            holding.countDown();
-            awaitQuietly(release);
-        });
-        assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
+        CountDownLatch release = holdRing(j);
         Awaitable<LogPosition> waiting = append(j, new Change.CreateBoard("b2", "never committed"));
         j.close(Duration.ZERO); // gives up at once: the ring is held
         release.countDown();
@@ -246,13 +224,5 @@ class JournalTest {
         Path notADir = Files.writeString(dir.resolve("file"), "x");
         assertThatThrownBy(() -> Journal.open(pool, notADir.resolve("journal.log"), T))
                 .isInstanceOf(IOException.class);
-    }
-
-    private static void awaitQuietly(CountDownLatch latch) {
-        try {
-            latch.await(30, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 }
