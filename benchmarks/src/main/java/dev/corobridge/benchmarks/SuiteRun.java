@@ -20,7 +20,8 @@ import org.openjdk.jmh.runner.options.CommandLineOptions;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 
 /**
- * Runs TaskOverheadBenchmark, RingFileReadBenchmark and WriteSyncBenchmark (or the ones selected
+ * Runs TaskOverheadBenchmark, RingFileReadBenchmark, WriteSyncBenchmark and
+ * SyncReadWriteMutexBenchmark (or the ones selected
  * with a JMH include regex), with {@code -prof gc} unless other profilers are given, and prints one
  * Markdown table per benchmark: ops/s, the ratio to corobridge's own row of the same group,
  * wake-ups/op, B/op, CPU/op, busy threads, the load of the rest of the machine, then the issues'
@@ -34,7 +35,8 @@ public final class SuiteRun {
     private static final Map<String, String[]> PEER = Map.of(
             "TaskOverheadBenchmark", new String[] {"way", "task"},
             "RingFileReadBenchmark", new String[] {"impl", "ring1"},
-            "WriteSyncBenchmark", new String[] {"impl", "ring"});
+            "WriteSyncBenchmark", new String[] {"impl", "ring"},
+            "SyncReadWriteMutexBenchmark", new String[] {"impl", "javaFaceVirtualThreads"});
 
     private SuiteRun() {
     }
@@ -60,7 +62,7 @@ public final class SuiteRun {
         Path report = Files.createTempFile("suite-", ".txt");
         ChainedOptionsBuilder options = new OptionsBuilder().parent(cli);
         if (cli.getIncludes().isEmpty()) {
-            options.include("(TaskOverhead|RingFileRead|WriteSync)Benchmark");
+            options.include("(TaskOverhead|RingFileRead|WriteSync|SyncReadWriteMutex)Benchmark");
         }
         if (cli.getProfilers().isEmpty()) {
             options.addProfiler(GCProfiler.class);
@@ -220,11 +222,30 @@ public final class SuiteRun {
                     }
                 }
             }
+            case "SyncReadWriteMutexBenchmark" -> {
+                for (String readers : List.of("1", "8", "64")) {
+                    readWriteGoal(g, rs, readers, "javaFaceVirtualThreads", "rrwlVirtualThreads", 1.0);
+                    readWriteGoal(g, rs, readers, "kotlinFace", "kotlinxMutex", 1.3);
+                }
+            }
             default -> {
                 return "";
             }
         }
         return g.toString();
+    }
+
+    /** One read-write mutex goal: {@code ours} takes at most {@code limit} × the time of {@code peer}. */
+    private static void readWriteGoal(StringBuilder g, List<RunResult> rs, String readers, String ours, String peer, double limit) {
+        RunResult o = find(rs, Map.of("impl", ours, "readersPerWriter", readers));
+        RunResult p = find(rs, Map.of("impl", peer, "readersPerWriter", readers));
+        if (o == null || p == null) {
+            return;
+        }
+        double on = 1e9 / opsPerSec(o);
+        double pn = 1e9 / opsPerSec(p);
+        g.append(String.format(Locale.ROOT, "- readersPerWriter=%s %s: %.0f ns = %.2f× %s (%.0f ns) <= %.1f: %s%n",
+                readers, ours, on, on / pn, peer, pn, limit, on <= limit * pn ? "MET" : "MISSED"));
     }
 
     private static RunResult find(List<RunResult> rs, Map<String, String> want) {

@@ -3,10 +3,13 @@ package dev.corobridge.benchmarks
 import dev.corobridge.bridge.await
 import dev.corobridge.sync.AsyncChannel
 import dev.corobridge.sync.AsyncMutex
+import dev.corobridge.sync.AsyncReadWriteMutex
 import dev.corobridge.sync.receive
 import dev.corobridge.sync.receiveOrNull
 import dev.corobridge.sync.send
 import dev.corobridge.sync.withLock
+import dev.corobridge.sync.withReadLock
+import dev.corobridge.sync.withWriteLock
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.Job
@@ -19,7 +22,7 @@ import kotlinx.coroutines.yield
 import kotlinx.coroutines.sync.Mutex
 import kotlinx.coroutines.sync.withLock as kotlinxWithLock
 
-// Coroutine sides of SyncChannelPingPongBenchmark and SyncMutexBenchmark. Everything runs on
+// Coroutine sides of SyncChannelPingPongBenchmark, SyncMutexBenchmark and SyncReadWriteMutexBenchmark. Everything runs on
 // Dispatchers.Default; the JMH thread only waits (runBlocking) for one batch of operations.
 
 /** Ping-pong over two kotlinx rendezvous channels: an echo coroutine and a pinging coroutine. */
@@ -155,4 +158,52 @@ object MutexLoads {
         }
         counter[0]
     }
+}
+
+/**
+ * The coroutine sides of SyncReadWriteMutexBenchmark: [workers] coroutines on Dispatchers.Default,
+ * each taking the lock [ops] times — [readersPerWriter] reads for every write, as
+ * `SyncReadWriteMutexBenchmark.writes` spreads them — and yielding while holding it. Returns the
+ * sum of what the reads saw plus the cells, so that nothing can be optimised away.
+ */
+object ReadWriteLoads {
+    @JvmStatic
+    fun kotlinFace(rw: AsyncReadWriteMutex, cells: LongArray, workers: Int, ops: Int, readersPerWriter: Int): Long =
+        runBlocking(Dispatchers.Default) {
+            val seen = LongArray(workers)
+            coroutineScope {
+                repeat(workers) { worker ->
+                    launch {
+                        repeat(ops) { i ->
+                            if (SyncReadWriteMutexBenchmark.writes(worker, i, readersPerWriter)) {
+                                rw.withWriteLock { cells[i % cells.size]++; yield() }
+                            } else {
+                                rw.withReadLock { seen[worker] += SyncReadWriteMutexBenchmark.read(cells); yield() }
+                            }
+                        }
+                    }
+                }
+            }
+            seen.sum() + SyncReadWriteMutexBenchmark.read(cells)
+        }
+
+    @JvmStatic
+    fun kotlinx(mutex: Mutex, cells: LongArray, workers: Int, ops: Int, readersPerWriter: Int): Long =
+        runBlocking(Dispatchers.Default) {
+            val seen = LongArray(workers)
+            coroutineScope {
+                repeat(workers) { worker ->
+                    launch {
+                        repeat(ops) { i ->
+                            if (SyncReadWriteMutexBenchmark.writes(worker, i, readersPerWriter)) {
+                                mutex.kotlinxWithLock { cells[i % cells.size]++; yield() }
+                            } else {
+                                mutex.kotlinxWithLock { seen[worker] += SyncReadWriteMutexBenchmark.read(cells); yield() }
+                            }
+                        }
+                    }
+                }
+            }
+            seen.sum() + SyncReadWriteMutexBenchmark.read(cells)
+        }
 }
