@@ -4,14 +4,15 @@
  * {@link dev.corobridge.sync.AsyncSemaphore}, {@link dev.corobridge.sync.AsyncChannel} (kotlinx's
  * {@code Mutex}, {@code Semaphore} and {@code Channel}, wrapped), and
  * {@link dev.corobridge.sync.AsyncEvent}, {@link dev.corobridge.sync.AsyncLatch},
- * {@link dev.corobridge.sync.WaitGroup}, {@link dev.corobridge.sync.AsyncCondition} (ours: kotlinx has
- * none). To wait for several tasks use {@code Task.whenAll} / {@code Task.whenAny}.
+ * {@link dev.corobridge.sync.WaitGroup}, {@link dev.corobridge.sync.AsyncCondition},
+ * {@link dev.corobridge.sync.AsyncReadWriteMutex} (ours: kotlinx has none). To wait for several tasks use {@code Task.whenAll} / {@code Task.whenAny}.
  *
  * <h2>Two faces of each primitive</h2>
  * <ul>
  *   <li><b>Java</b>: every operation that may wait returns a fresh
  *       {@link dev.corobridge.bridge.Awaitable} — the waiter's own handle — and is named for it:
- *       {@code sendAsync}, {@code receiveAsync}, {@code lockAsync}, {@code acquireAsync}, and
+ *       {@code sendAsync}, {@code receiveAsync}, {@code lockAsync}, {@code acquireAsync},
+ *       {@code readLockAsync} / {@code writeLockAsync} (completed with a lock handle to close), and
  *       {@code whenX()} for waiting for a state ({@code whenSet()}, {@code whenOpen()},
  *       {@code whenAllDone()}, {@code whenSignalled()}, {@code whenTrue(...)}). {@code join()} it on a
  *       virtual thread (it parks cheaply; on the pump it throws instead of freezing the loop),
@@ -28,8 +29,8 @@
  * Every wait is cancellable — the Java awaitable's {@code cancel()}, or cancelling the Kotlin
  * coroutine — and a cancelled waiter never takes a permit, a signal or an element from another:
  * <ul>
- *   <li><b>Permits</b> (mutex, semaphore): cancelling decides at once; a permit granted in that
- *       same instant is passed on to the next waiter.</li>
+ *   <li><b>Permits</b> (mutex, read-write mutex, semaphore): cancelling decides at once; a permit
+ *       granted in that same instant is passed on to the next waiter.</li>
  *   <li><b>Broadcasts</b> (event, latch, wait group): cancelling withdraws that waiter only;
  *       a wake-up reaches every other waiter.</li>
  *   <li><b>Hand-overs</b> (channel elements, condition signals): cancelling withdraws the wait if
