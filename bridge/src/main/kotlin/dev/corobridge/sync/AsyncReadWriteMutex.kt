@@ -16,7 +16,7 @@ import kotlin.contracts.contract
  * the lock (one granted in the same instant is released again and passes on). Resumes on the
  * caller's dispatcher.
  */
-suspend fun AsyncReadWriteMutex.readLock(): AsyncReadWriteMutex.ReadLock =
+public suspend fun AsyncReadWriteMutex.readLock(): AsyncReadWriteMutex.ReadLock =
     tryReadLock() ?: (awaitGrant(write = false) as AsyncReadWriteMutex.ReadLock)
 
 /**
@@ -24,12 +24,12 @@ suspend fun AsyncReadWriteMutex.readLock(): AsyncReadWriteMutex.ReadLock =
  * writers). Returns the held lock: release it with `unlock()` (or `use { }`) or `downgrade()` it,
  * or prefer [withWriteLock]. Cancellable like [readLock]. Resumes on the caller's dispatcher.
  */
-suspend fun AsyncReadWriteMutex.writeLock(): AsyncReadWriteMutex.WriteLock =
+public suspend fun AsyncReadWriteMutex.writeLock(): AsyncReadWriteMutex.WriteLock =
     tryWriteLock() ?: (awaitGrant(write = true) as AsyncReadWriteMutex.WriteLock)
 
 /** Runs [action] holding a read lock and releases it however [action] ends. */
 @OptIn(ExperimentalContracts::class)
-suspend inline fun <T> AsyncReadWriteMutex.withReadLock(action: () -> T): T {
+public suspend inline fun <T> AsyncReadWriteMutex.withReadLock(action: () -> T): T {
     contract { callsInPlace(action, InvocationKind.EXACTLY_ONCE) }
     val lock = readLock()
     try {
@@ -44,7 +44,7 @@ suspend inline fun <T> AsyncReadWriteMutex.withReadLock(action: () -> T): T {
  * without letting a writer in, take the lock with [writeLock] and `downgrade()` it.
  */
 @OptIn(ExperimentalContracts::class)
-suspend inline fun <T> AsyncReadWriteMutex.withWriteLock(action: () -> T): T {
+public suspend inline fun <T> AsyncReadWriteMutex.withWriteLock(action: () -> T): T {
     contract { callsInPlace(action, InvocationKind.EXACTLY_ONCE) }
     val lock = writeLock()
     try {
