@@ -48,8 +48,8 @@ public final class JournalExample {
 
         Task<Integer> count = saveNote(ui, io, board, Path.of("journal.log"), "hello");
         count.join();              // parks a virtual thread; throws IllegalStateException on the pump
-        Task<User> me = Task.fromSuspend(ui, users::current);             // call a Kotlin suspend fun
-        Task<User> u = Task.fromSuspend(ui, cont -> users.load(id, cont));   // ... one with arguments
+        Task<User> me = Task.startSuspend(ui, users::current);             // call a Kotlin suspend fun
+        Task<User> u = Task.startSuspend(ui, cont -> users.load(id, cont));   // ... one with arguments
         CompletableFuture<Integer> f = count.toCompletableFuture();
         Mono<Integer> m = TaskMono.toMono(count);                       // corobridge-reactor
     }

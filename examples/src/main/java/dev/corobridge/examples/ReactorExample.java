@@ -23,9 +23,9 @@ public final class ReactorExample {
         Mono<List<String>> m = TaskMono.toMono(board);              // signals where the task completes
         Mono<List<String>> a = TaskMono.toMono(board, eventLoop);   // signals through eventLoop
         Mono<List<String>> d = TaskMono.defer(() -> Task.start(pump, () -> List.of("c")));  // per subscription
-        Task<String> first = TaskMono.fromPublisher(names);         // first element, null if empty
+        Task<String> first = TaskMono.toTask(names);         // first element, null if empty
         Flux<String> flux = FlowPublishers.toFlux(quotes);          // a Kotlin Flow, with back-pressure
-        Flow<String> flow = FlowPublishers.fromPublisher(flux);     // and back
+        Flow<String> flow = FlowPublishers.toFlow(flux);     // and back
         // snippet-end: reactor-java
     }
 }
