@@ -4,7 +4,7 @@ import dev.corobridge.bridge.Tasks;
 import dev.corobridge.context.ContextPropagation;
 
 /**
- * The rows of the context propagation cost study (issue 15 item 5), the {@code context} parameter
+ * The rows of the context propagation cost study, the {@code context} parameter
  * of {@link PumpHopBenchmark} and {@link TaskOverheadBenchmark}:
  * <ul>
  *   <li>{@code plain}: the benchmark as it was before the study (the default): switches as they are,

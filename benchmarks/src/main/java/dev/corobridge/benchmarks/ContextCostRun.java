@@ -19,7 +19,7 @@ import org.openjdk.jmh.runner.options.CommandLineOptions;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 
 /**
- * The context propagation cost study (issue 15 item 5): what carrying a request's context — two MDC
+ * The context propagation cost study: what carrying a request's context — two MDC
  * entries and a tracing context ({@link RequestContext}) — with hop tracing on costs per hop,
  * against tracing and propagation off, in one run. Runs {@link PumpHopBenchmark} and then
  * {@link TaskOverheadBenchmark} over the {@link ContextCase} rows (with {@code -prof gc} unless
@@ -177,7 +177,7 @@ public final class ContextCostRun {
             groups.computeIfAbsent(bench + " | " + group, k -> new LinkedHashMap<>())
                     .put(context, new Row(bench, group, context, r, line));
         }
-        out.append("\n## Context propagation cost (issue 15 item 5)\n\n");
+        out.append("\n## Context propagation cost\n\n");
         out.append("One op: PumpHop = one round trip (two dispatches: Default → target → Default); TaskOverhead = one "
                 + "Task.start + await. × off = ns/op over the off row of the same group. CPU ns/op = process CPU per op. "
                 + "Hops checked = hops on the target that saw the request context (carried) or none (bare).\n\n");

@@ -160,9 +160,9 @@ public class RingFileReadBenchmark {
             pool = RingPool.start(config);
         }
         Transport want = fallback ? Transport.FALLBACK : Transport.IO_URING;
-        if (pool.getTransport() != want) {
-            throw new IllegalStateException(impl + " needs " + want + " but the pool runs " + pool.getTransport()
-                    + ": " + pool.getFallbackReason());
+        if (pool.getMetrics().transport() != want) {
+            throw new IllegalStateException(impl + " needs " + want + " but the pool runs " + pool.getMetrics().transport()
+                    + ": " + pool.getMetrics().fallbackReason());
         }
     }
 
@@ -259,7 +259,7 @@ public class RingFileReadBenchmark {
             }
             Map<String, String> v = probe.values();
             if (pool != null) {
-                v.put("transport", pool.getTransport().toString());
+                v.put("transport", pool.getMetrics().transport().toString());
                 v.put("ringCompletions", Long.toString(pool.getMetrics().completions()));
             }
             Report.result("RingFileReadBenchmark", Map.of("impl", impl, "n", Integer.toString(n)), v);

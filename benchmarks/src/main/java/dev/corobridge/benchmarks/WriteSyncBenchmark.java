@@ -110,8 +110,8 @@ public class WriteSyncBenchmark {
         switch (impl) {
             case "ring" -> {
                 pool = RingPool.start(RingPoolConfig.builder().name(RING_NAME).rings(1).build());
-                if (pool.getTransport() != Transport.IO_URING) {
-                    throw new IllegalStateException("ring needs io_uring: " + pool.getFallbackReason());
+                if (pool.getMetrics().transport() != Transport.IO_URING) {
+                    throw new IllegalStateException("ring needs io_uring: " + pool.getMetrics().fallbackReason());
                 }
                 ringFile = pool.openAsync(file, StandardOpenOption.READ, StandardOpenOption.WRITE).join();
             }

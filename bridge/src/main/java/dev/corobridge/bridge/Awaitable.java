@@ -57,7 +57,7 @@ public interface Awaitable<T> {
      *       {@link HopTraceException} whose stack is this await site (when there is a trace). An
      *       exception that cannot be copied faithfully (a non-public class, fields of its own, no
      *       usable public constructor) is rethrown as it is, without the trace, which
-     *       {@code Task.trace()} still returns;</li>
+     *       {@code Task.getTrace()} still returns;</li>
      *   <li>checked: wrapped in a new {@link java.util.concurrent.CompletionException} that carries
      *       the trace.</li>
      * </ul>

@@ -7,11 +7,11 @@ import java.util.List;
  * execution contexts: the JVM version of a "tid log" that shows where each step ran.
  *
  * <p><b>Thread-safety.</b> Safe for concurrent use. A hop appended by one thread
- * <i>happens-before</i> every later {@link #hops()} call that returns it, so a trace handed from a
+ * <i>happens-before</i> every later {@link #getHops()} call that returns it, so a trace handed from a
  * background thread to the pump can be read there without further synchronisation.
  *
- * <p><b>Bounds.</b> At most {@link #capacity()} hops are kept: the first hop and the most recent
- * ones, so a long-running loop cannot grow a trace without limit; {@link #dropped()} says how many
+ * <p><b>Bounds.</b> At most {@link #getCapacity()} hops are kept: the first hop and the most recent
+ * ones, so a long-running loop cannot grow a trace without limit; {@link #getDropped()} says how many
  * were left out. Recording takes a short critical section.
  *
  * <p><b>Cost.</b> Every traced task has a trace, and most traces never hold more than the task's
@@ -19,7 +19,7 @@ import java.util.List;
  * its parts (context, note, thread name and id, wall-clock time as seconds and nanos) in fields of
  * the trace, and the {@link Hop} is built only when the trace is read. Later hops are kept the same
  * way in slots of a ring allocated at the second hop with room for two and doubled up to
- * {@link #capacity()} when a chain grows longer; once the ring is full its oldest slot is reused,
+ * {@link #getCapacity()} when a chain grows longer; once the ring is full its oldest slot is reused,
  * so a long-running coroutine's hops allocate nothing.
  */
 public final class HopTrace {
@@ -150,7 +150,7 @@ public final class HopTrace {
     }
 
     /** A snapshot of the hops kept, oldest first. */
-    public synchronized List<Hop> hops() {
+    public synchronized List<Hop> getHops() {
         if (size == 0) {
             return List.of();
         }
@@ -194,12 +194,12 @@ public final class HopTrace {
     }
 
     /** How many hops were left out because the trace was full. */
-    public synchronized long dropped() {
+    public synchronized long getDropped() {
         return dropped;
     }
 
     /** The most hops this trace keeps. */
-    public int capacity() {
+    public int getCapacity() {
         return capacity;
     }
 
@@ -207,7 +207,7 @@ public final class HopTrace {
     @Override
     public synchronized String toString() {
         StringBuilder sb = new StringBuilder();
-        List<Hop> all = hops();
+        List<Hop> all = getHops();
         for (int i = 0; i < all.size(); i++) {
             if (i == 1 && dropped > 0) {
                 sb.append("  ... ").append(dropped).append(" hops left out\n");

@@ -8,8 +8,8 @@ import kotlin.coroutines.Continuation;
  *
  * <pre>{@code
  * // Kotlin:  suspend fun current(): User;  suspend fun load(id: String): User
- * Task<User> me = Task.fromSuspend(ui, userService::current);               // no arguments: a reference
- * Task<User> user = Task.fromSuspend(ui, cont -> userService.load(id, cont)); // arguments: pass cont on
+ * Task<User> me = Task.startSuspend(ui, userService::current);               // no arguments: a reference
+ * Task<User> user = Task.startSuspend(ui, cont -> userService.load(id, cont)); // arguments: pass cont on
  * }</pre>
  *
  * <p>A Kotlin {@code suspend fun f(): R} is, to Java, {@code Object f(Continuation<? super R>)}.

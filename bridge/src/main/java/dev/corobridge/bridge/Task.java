@@ -41,12 +41,12 @@ import kotlinx.coroutines.ExecutorsKt;
  * <h2>Start</h2>
  * {@link #start(Executor, Callable)} on any executor or {@link ExecutionContext} (a pump, a ring),
  * {@link #start(CoroutineDispatcher, Callable)}, {@link #startVirtual(Callable)} for a body that
- * blocks in {@code join()}, {@link #fromSuspend} to call a Kotlin {@code suspend} function,
+ * blocks in {@code join()}, {@link #startSuspend} to call a Kotlin {@code suspend} function,
  * {@link #completed}/{@link #failed}, {@link #from(CompletionStage)},
- * {@link #fromDeferred}.
+ * {@link #from}.
  *
  * <h2>Compose</h2>
- * {@link #thenOn}, {@link #thenComposeOn}, {@link #recoverOn}, {@link #whenAll}, {@link #whenAny},
+ * {@link #thenOn}, {@link #thenComposeOn}, {@link #recoverOn}, {@link #allOf}, {@link #anyOf},
  * {@link #withTimeout}. <b>Each stage runs on the context it names</b>, never on the thread that
  * happened to complete the previous stage: a stage bound to the pump runs on the pump even when the
  * previous one finished on a ring or pool thread. Failures and cancellations skip the stages that
@@ -79,15 +79,15 @@ import kotlinx.coroutines.ExecutorsKt;
  * stack is the await site. Each awaiter gets an exception of its own for that: a copy of the
  * original of the same class (the original is its cause), so that awaiters never see each other's
  * traces and the original is never changed; an exception that cannot be copied faithfully is
- * rethrown unchanged, without the trace (see {@link Awaitable#join()}). {@link #trace()} returns
+ * rethrown unchanged, without the trace (see {@link Awaitable#join()}). {@link #getTrace()} returns
  * the hops (bounded; {@link Tasks#setTracing}): one per stage of a Java chain, and for a task backed
- * by a coroutine ({@link #fromSuspend}, {@link TaskScope#fork}, Kotlin's {@code scope.task {}}) one
+ * by a coroutine ({@link #startSuspend}, {@link TaskScope#fork}, Kotlin's {@code scope.task {}}) one
  * per start or resume of the coroutine on another thread or context than the last step, recorded
  * by the coroutine itself (a {@code HopNote} in its context labels a step). Contexts appear under
  * readable names: an {@link ExecutionContext}'s, {@code Dispatchers.Default}, {@code Dispatchers.IO}.
  * A Java stage is labelled with {@link HopNote#on(Executor, String)}:
  * {@code task.thenOn(HopNote.on(ui, "render"), v -> render(v))}. A task of a {@code Deferred}
- * started elsewhere ({@link #fromDeferred}, Kotlin's {@code asTask()}) records where it completed.
+ * started elsewhere ({@link #from}, Kotlin's {@code asTask()}) records where it completed.
  *
  * <h2>Context travels</h2>
  * A task captures the thread-bound context of the thread that creates it — SLF4J's MDC and the
@@ -122,7 +122,7 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
     /** The observation of this task's work, until it ends ({@link #observeHere}). */
     private volatile StepObserver.Step observed;
     private volatile boolean detached;
-    /** For {@link #of(Awaitable)} (and its {@link #withTimeout}): what decides this task's cancellation. */
+    /** For {@link #from(Awaitable)} (and its {@link #withTimeout}): what decides this task's cancellation. */
     private volatile Awaitable<T> adopted;
 
     Task(String name, HopTrace trace, CapturedContext context) {
@@ -181,23 +181,23 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
 
     /**
      * Calls a Kotlin {@code suspend} function on {@code dispatcher}: a method reference for one
-     * without arguments, {@code Task.fromSuspend(dispatcher, userService::current)}, a lambda that
+     * without arguments, {@code Task.startSuspend(dispatcher, userService::current)}, a lambda that
      * passes the continuation on for one with arguments,
-     * {@code Task.fromSuspend(dispatcher, cont -> userService.load(id, cont))}; no type witness is
+     * {@code Task.startSuspend(dispatcher, cont -> userService.load(id, cont))}; no type witness is
      * needed. The task is backed by a coroutine: cancelling it cancels the coroutine, and every hop
-     * the coroutine makes (a {@code withContext} to another context and back) is in {@link #trace()}.
+     * the coroutine makes (a {@code withContext} to another context and back) is in {@link #getTrace()}.
      */
-    public static <T> Task<T> fromSuspend(CoroutineDispatcher dispatcher, SuspendCall<T> call) {
+    public static <T> Task<T> startSuspend(CoroutineDispatcher dispatcher, SuspendCall<T> call) {
         return TaskCoroutines.startSuspend(Objects.requireNonNull(dispatcher, "dispatcher"),
                 Objects.requireNonNull(call, "call"));
     }
 
     /**
-     * {@link #fromSuspend(CoroutineDispatcher, SuspendCall)} on a context's dispatcher:
-     * {@code Task.fromSuspend(ui, userService::current)}.
+     * {@link #startSuspend(CoroutineDispatcher, SuspendCall)} on a context's dispatcher:
+     * {@code Task.startSuspend(ui, userService::current)}.
      */
-    public static <T> Task<T> fromSuspend(ExecutionContext context, SuspendCall<T> call) {
-        return fromSuspend(context.getDispatcher(), call);
+    public static <T> Task<T> startSuspend(ExecutionContext context, SuspendCall<T> call) {
+        return startSuspend(context.getDispatcher(), call);
     }
 
     /** An already completed task. */
@@ -237,13 +237,13 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
      * with {@code scope.task {}} to have every hop).
      */
     @SuppressWarnings("unchecked")
-    public static <T> Task<T> fromDeferred(Deferred<? extends T> deferred) {
+    public static <T> Task<T> from(Deferred<? extends T> deferred) {
         return TaskCoroutines.taskOf((Deferred<T>) Objects.requireNonNull(deferred, "deferred"), "Deferred");
     }
 
     /**
      * The task of any {@link Awaitable} — a {@link Promise}, a mutex lock, a channel receive — so
-     * Java can compose it: {@code Task.of(channel.receiveAsync()).thenOn(ui, v -> show(v))}. The task
+     * Java can compose it: {@code Task.from(channel.receiveAsync()).thenOn(ui, v -> show(v))}. The task
      * completes with the awaitable's outcome; a {@code Task} is returned as is.
      *
      * <p><b>Cancellation is decided by the awaitable.</b> {@link #cancel()} (and a {@link #withTimeout}
@@ -251,7 +251,7 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
      * could not be withdrawn any more — a channel receive that already took an element — the task
      * completes with that value instead of being cancelled, so nothing is lost on the way.
      */
-    public static <T> Task<T> of(Awaitable<T> awaitable) {
+    public static <T> Task<T> from(Awaitable<T> awaitable) {
         Objects.requireNonNull(awaitable, "awaitable");
         if (awaitable instanceof Task<T> t) {
             return t;
@@ -331,7 +331,7 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
      * This task limited to {@code limit}: when the limit passes first, the result <b>fails</b> with a
      * {@link TaskTimeoutException} and this task — the work — is cancelled (the limit owns the
      * work; its cancellation's cause is the timeout). Cancelling the result cancels this task too.
-     * For a task {@linkplain #of(Awaitable) of an awaitable} the awaitable decides: if it can no
+     * For a task {@linkplain #from(Awaitable) of an awaitable} the awaitable decides: if it can no
      * longer be withdrawn, the result completes with its value instead.
      *
      * <p>To wait at most {@code d} without stopping the work, use {@link #join(Duration)} (Java;
@@ -366,9 +366,9 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
      * for "first failure cancels siblings"; once the result is decided (or cancelled) its callbacks
      * are withdrawn from the inputs still pending. An empty list gives an empty list.
      */
-    public static <T> Task<List<T>> whenAll(List<? extends Awaitable<? extends T>> inputs) {
+    public static <T> Task<List<T>> allOf(List<? extends Awaitable<? extends T>> inputs) {
         List<? extends Awaitable<? extends T>> in = List.copyOf(inputs);
-        Task<List<T>> all = new Task<>("whenAll(" + in.size() + ")");
+        Task<List<T>> all = new Task<>("allOf(" + in.size() + ")");
         if (in.isEmpty()) {
             all.succeed(List.of());
             return all;
@@ -392,10 +392,10 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
         return all;
     }
 
-    /** {@link #whenAll(List)} for a few inputs. */
+    /** {@link #allOf(List)} for a few inputs. */
     @SafeVarargs
-    public static <T> Task<List<T>> whenAll(Awaitable<? extends T>... inputs) {
-        return whenAll(Arrays.asList(inputs));
+    public static <T> Task<List<T>> allOf(Awaitable<? extends T>... inputs) {
+        return allOf(Arrays.asList(inputs));
     }
 
     /**
@@ -406,27 +406,27 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
      *
      * @throws IllegalArgumentException for an empty list (it would never complete)
      */
-    public static <T> Task<T> whenAny(List<? extends Awaitable<? extends T>> inputs) {
+    public static <T> Task<T> anyOf(List<? extends Awaitable<? extends T>> inputs) {
         List<? extends Awaitable<? extends T>> in = List.copyOf(inputs);
         if (in.isEmpty()) {
-            throw new IllegalArgumentException("whenAny of no inputs would never complete");
+            throw new IllegalArgumentException("anyOf of no inputs would never complete");
         }
-        Task<T> any = new Task<>("whenAny(" + in.size() + ")");
+        Task<T> any = new Task<>("anyOf(" + in.size() + ")");
         subscribeAll(any, in, index -> o -> any.decide(widen(o)));
         return any;
     }
 
-    /** {@link #whenAny(List)} for a few inputs. */
+    /** {@link #anyOf(List)} for a few inputs. */
     @SafeVarargs
-    public static <T> Task<T> whenAny(Awaitable<? extends T>... inputs) {
-        return whenAny(Arrays.asList(inputs));
+    public static <T> Task<T> anyOf(Awaitable<? extends T>... inputs) {
+        return anyOf(Arrays.asList(inputs));
     }
 
     // ------------------------------------------------------------------ awaitable
 
     /**
      * Cancels the task and the work underneath; {@code true} if this call decided the outcome. For
-     * a task {@linkplain #of(Awaitable) of an awaitable} the awaitable decides (see there).
+     * a task {@linkplain #from(Awaitable) of an awaitable} the awaitable decides (see there).
      */
     @Override
     public boolean cancel() {
@@ -438,7 +438,7 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
         Awaitable<T> source = adopted;
         if (source != null) {
             // The source decides; when it is withdrawn its outcome reaches this task synchronously
-            // through the callback registered in of(...).
+            // through the callback registered in from(...).
             return source instanceof OutcomeCell<T> c ? c.cancel(cause) : source.cancel();
         }
         return super.cancel(cause);
@@ -450,7 +450,7 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
     }
 
     /** The hops this task (and the stages before it) made; empty when tracing is off. */
-    public HopTrace trace() {
+    public HopTrace getTrace() {
         return trace != null ? trace : new HopTrace(2);
     }
 

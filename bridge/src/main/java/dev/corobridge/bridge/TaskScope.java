@@ -27,15 +27,15 @@ import kotlinx.coroutines.Job;
  *   <li>Every fork is a coroutine child of {@link #getJob()} (a plain {@code Job}, not a supervisor):
  *       the first child that fails cancels the scope and so every sibling; later forks start
  *       cancelled.</li>
- *   <li>Kotlin code started in {@link #getCoroutineScope()} joins the same tree, so Kotlin children and
+ *   <li>Kotlin code started in {@link #getScope()} joins the same tree, so Kotlin children and
  *       Java forks are cancelled together.</li>
  *   <li>Cancelling the scope (or a parent Kotlin job you attach it to) cancels all forks.</li>
  *   <li>Each fork's task has a hop trace of its own: its start and every resume of its coroutine on
- *       another context or thread (see {@link Task#trace()}).</li>
+ *       another context or thread (see {@link Task#getTrace()}).</li>
  * </ul>
  *
  * <p><b>Thread-safety.</b> Safe from any thread; {@link #joinAll()} and {@link #close()} block and
- * therefore refuse to run on a thread that must never block (use {@link #whenAllDone()} there).
+ * therefore refuse to run on a thread that must never block (use {@link #joinAllAsync()} there).
  */
 public final class TaskScope implements AutoCloseable {
 
@@ -71,7 +71,7 @@ public final class TaskScope implements AutoCloseable {
 
     /**
      * Calls a Kotlin {@code suspend} function as a child on {@code dispatcher}:
-     * {@code scope.forkSuspend(dispatcher, users::current)} (see {@link Task#fromSuspend}).
+     * {@code scope.forkSuspend(dispatcher, users::current)} (see {@link Task#startSuspend}).
      */
     public <T> Task<T> forkSuspend(CoroutineDispatcher dispatcher, SuspendCall<T> call) {
         return TaskScopes.forkSuspend(scope, Objects.requireNonNull(dispatcher, "dispatcher"), Objects.requireNonNull(call, "call"));
@@ -79,7 +79,7 @@ public final class TaskScope implements AutoCloseable {
 
     /**
      * Calls a Kotlin {@code suspend} function as a child on {@code context} (a pump, a ring):
-     * {@code scope.forkSuspend(ui, users::current)}. The same contexts as {@link Task#fromSuspend}.
+     * {@code scope.forkSuspend(ui, users::current)}. The same contexts as {@link Task#startSuspend}.
      */
     public <T> Task<T> forkSuspend(ExecutionContext context, SuspendCall<T> call) {
         return forkSuspend(Objects.requireNonNull(context, "context").getDispatcher(), call);
@@ -92,7 +92,7 @@ public final class TaskScope implements AutoCloseable {
      * @throws IllegalStateException if called on a thread that must never block
      */
     public void joinAll() throws InterruptedException {
-        Throwable failure = whenAllDone().join();
+        Throwable failure = joinAllAsync().join();
         if (failure instanceof RuntimeException re) {
             throw re;
         }
@@ -108,7 +108,7 @@ public final class TaskScope implements AutoCloseable {
      * Completes when every child forked so far has finished, with the first failure or {@code null}:
      * the non-blocking {@link #joinAll()}.
      */
-    public Awaitable<Throwable> whenAllDone() {
+    public Awaitable<Throwable> joinAllAsync() {
         return TaskScopes.whenChildrenDone(job);
     }
 
@@ -122,7 +122,7 @@ public final class TaskScope implements AutoCloseable {
     }
 
     /** Kotlin code launched here joins this scope's job tree. */
-    public CoroutineScope getCoroutineScope() {
+    public CoroutineScope getScope() {
         return scope;
     }
 
@@ -136,7 +136,7 @@ public final class TaskScope implements AutoCloseable {
     public void close() {
         cancel();
         try {
-            whenAllDone().join();
+            joinAllAsync().join();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

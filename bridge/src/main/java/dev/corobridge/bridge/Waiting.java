@@ -17,7 +17,7 @@ import java.util.concurrent.locks.LockSupport;
  * {@link HopTraceException}, or, for a checked exception rethrown by Java's {@code join()}, a
  * fresh {@link CompletionException} around the original with the trace. The original is never
  * changed. If no faithful copy can be made, the awaiter gets the original as it is, without the
- * trace (which {@code Task.trace()} still returns).
+ * trace (which {@code Task.getTrace()} still returns).
  */
 final class Waiting {
 
@@ -106,7 +106,7 @@ final class Waiting {
     /** A new hop-trace exception for this awaiter, or {@code null} if the awaitable has no hops. */
     private static HopTraceException hopsOf(Awaitable<?> source) {
         HopTrace trace = source.traceOrNull();
-        if (trace == null || trace.hops().isEmpty()) {
+        if (trace == null || trace.getHops().isEmpty()) {
             return null;
         }
         return new HopTraceException(String.valueOf(source), trace);

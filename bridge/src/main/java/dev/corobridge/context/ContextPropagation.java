@@ -22,7 +22,7 @@ import dev.corobridge.context.internal.RegistryValues;
  *
  * <h2>When values are captured</h2>
  * A task captures when it is created on the thread that creates it ({@code Task.start},
- * {@code Task.fromSuspend}, Kotlin's {@code scope.task {}}, {@code TaskScope.fork}, and tasks made
+ * {@code Task.startSuspend}, Kotlin's {@code scope.task {}}, {@code TaskScope.fork}, and tasks made
  * of a future, a {@code Deferred} or other awaitables). The stages of a chain ({@code thenOn},
  * {@code recoverOn}, ...) carry their first task's values, whatever thread builds the chain. A
  * coroutine-backed task carries them in its coroutine context ({@code PropagatedContext}), so its

@@ -14,7 +14,7 @@ import java.util.Objects;
  * <ul>
  *   <li><b>which tasks:</b> a {@code Task.start}/{@code startVirtual} body, each stage of a chain that
  *       runs ({@code thenOn}, {@code thenComposeOn}, {@code recoverOn}; a stage skipped by a failure
- *       is not observed), and every coroutine-backed task ({@code Task.fromSuspend},
+ *       is not observed), and every coroutine-backed task ({@code Task.startSuspend},
  *       {@code scope.task {}}, {@code TaskScope.fork}); not the tasks of values, futures, Deferreds
  *       or combinators, which run nothing of their own;</li>
  *   <li><b>name</b> {@value #NAME}, contextual name the step's label (its {@code HopNote}, else the

@@ -114,7 +114,7 @@ public final class EventSource<T> {
     }
 
     /** How many subscriptions are open (a snapshot). */
-    public int subscriberCount() {
+    public int getSubscriberCount() {
         return subscriptions.size();
     }
 
@@ -134,7 +134,7 @@ public final class EventSource<T> {
 
     @Override
     public String toString() {
-        return "EventSource[" + name + ", " + subscriberCount() + " subscribers" + (isClosed() ? ", closed" : "") + "]";
+        return "EventSource[" + name + ", " + getSubscriberCount() + " subscribers" + (isClosed() ? ", closed" : "") + "]";
     }
 
     private final class Subscription {

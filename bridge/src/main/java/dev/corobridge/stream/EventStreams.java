@@ -8,10 +8,10 @@ import kotlinx.coroutines.flow.Flow;
 /**
  * Java access to Kotlin flows as {@link EventStream}s, read with back-pressure one {@code nextAsync()} at
  * a time. (A Reactive Streams publisher: through
- * {@code EventStreams.of(FlowPublishers.fromPublisher(publisher))}, corobridge-reactor.)
+ * {@code EventStreams.from(FlowPublishers.toFlow(publisher))}, corobridge-reactor.)
  *
  * <pre>{@code
- * try (EventStream<Quote> quotes = EventStreams.of(quoteService.quotes())) {   // a Kotlin Flow
+ * try (EventStream<Quote> quotes = EventStreams.from(quoteService.quotes())) {   // a Kotlin Flow
  *     for (var q = quotes.nextAsync().join(); q.hasValue(); q = quotes.nextAsync().join()) { show(q.value()); }
  * }
  * }</pre>
@@ -28,8 +28,8 @@ public final class EventStreams {
     }
 
     /** {@code flow} as a stream, collected on {@code Dispatchers.Default} without a buffer. */
-    public static <T> EventStream<T> of(Flow<? extends T> flow) {
-        return of(flow, Dispatchers.getDefault(), 0);
+    public static <T> EventStream<T> from(Flow<? extends T> flow) {
+        return from(flow, Dispatchers.getDefault(), 0);
     }
 
     /**
@@ -37,7 +37,7 @@ public final class EventStreams {
      *
      * @throws IllegalArgumentException if {@code capacity} is negative
      */
-    public static <T> EventStream<T> of(Flow<? extends T> flow, CoroutineDispatcher dispatcher, int capacity) {
+    public static <T> EventStream<T> from(Flow<? extends T> flow, CoroutineDispatcher dispatcher, int capacity) {
         Objects.requireNonNull(flow, "flow");
         Objects.requireNonNull(dispatcher, "dispatcher");
         if (capacity < 0) {

@@ -5,14 +5,14 @@ import dev.corobridge.bridge.Awaitable;
 /**
  * How Java code produces a Kotlin {@code Flow} (see {@link Flows#create}): emit values into the
  * flow's buffer, then complete or fail it. Backed by the channel of a kotlinx
- * {@code callbackFlow}, so emission has back-pressure: {@link #emit} completes only when the
+ * {@code callbackFlow}, so emission has back-pressure: {@link #emitAsync} completes only when the
  * collector has room.
  *
  * <pre>{@code
  * Flow<Line> lines = Flows.create(16, emitter -> Task.startVirtual(() -> {
  *     try (var reader = open(file)) {
  *         for (String l; (l = reader.readLine()) != null && !emitter.isClosed(); ) {
- *             emitter.emit(new Line(l)).join();   // waits while the collector is behind
+ *             emitter.emitAsync(new Line(l)).join();   // waits while the collector is behind
  *         }
  *         emitter.complete();
  *     } catch (Exception e) {
@@ -37,7 +37,7 @@ public interface FlowEmitter<T> {
      *
      * @throws NullPointerException if {@code value} is null
      */
-    Awaitable<Void> emit(T value);
+    Awaitable<Void> emitAsync(T value);
 
     /** Emits {@code value} if there is room now; {@code false} if the buffer is full or the flow has ended. */
     boolean tryEmit(T value);

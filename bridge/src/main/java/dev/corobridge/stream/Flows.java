@@ -21,7 +21,7 @@ public final class Flows {
     private Flows() {
     }
 
-    /** {@link #create(int, FlowProducer)} with no buffer: each {@code emit} waits for the collector. */
+    /** {@link #create(int, FlowProducer)} with no buffer: each {@code emitAsync} waits for the collector. */
     public static <T> Flow<T> create(FlowProducer<T> producer) {
         return create(0, producer);
     }

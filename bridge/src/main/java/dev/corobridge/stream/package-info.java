@@ -16,7 +16,7 @@
  *       {@code for (var e = events.nextAsync().join(); e.hasValue(); e = events.nextAsync().join())};
  *       in Kotlin an event stream is a plain {@code Flow} collection ({@code source.asFlow()},
  *       {@code stream.consumeAsFlow()}) or a suspending {@code stream.next()}. Java reads a Kotlin
- *       {@code Flow} the same way through {@link dev.corobridge.stream.EventStreams#of}. Unsubscribing happens when the
+ *       {@code Flow} the same way through {@link dev.corobridge.stream.EventStreams#from}. Unsubscribing happens when the
  *       consumer stops (closing the stream; the Kotlin collection ending), with no token to keep.</li>
  * </ul>
  */

@@ -42,12 +42,12 @@ import kotlinx.coroutines.channels.ClosedSendChannelException;
  *       sender learns it was delivered. (A plain kotlinx {@code receive} that is cancelled in that
  *       instant drops the element; this face does not.) A Kotlin coroutine cancelled after its
  *       operation matched returns normally and sees the cancellation at its next suspension point.
- *       So {@code cancel()} on a channel operation is a request; {@code Task.of(op)} and its
+ *       So {@code cancel()} on a channel operation is a request; {@code Task.from(op)} and its
  *       {@code withTimeout} follow the same decision.</li>
  *   <li><b>Errors.</b> {@code null} elements are refused ({@link NullPointerException}); capacity
  *       below 1 for {@link #bounded(int)} throws {@link IllegalArgumentException}.</li>
  *   <li><b>Threads.</b> A Java awaitable completes on the thread of the matching party (callbacks
- *       run there: keep them short or hop with {@code Task.of(op).thenOn(context, ...)}); a
+ *       run there: keep them short or hop with {@code Task.from(op).thenOn(context, ...)}); a
  *       virtual thread in {@code join()} is unparked. A Kotlin coroutine resumes on its own
  *       dispatcher (a receiver on the pump resumes on the pump).</li>
  * </ul>
@@ -211,7 +211,7 @@ public final class AsyncChannel<T> {
     }
 
     /** The buffer size: 0 for rendezvous, {@link Integer#MAX_VALUE} for unbounded. */
-    public int capacity() {
+    public int getCapacity() {
         return capacity;
     }
 

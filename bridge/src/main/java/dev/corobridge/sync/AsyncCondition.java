@@ -14,14 +14,14 @@ import java.util.function.BooleanSupplier;
  * // Kotlin                                     // Java, on a virtual thread
  * mutex.withLock {                              mutex.lockAsync().join();
  *     notEmpty.awaitUntil { queue.isNotEmpty() }   try {
- *     queue.removeFirst()                           notEmpty.whenTrue(() -> !queue.isEmpty()).join();
+ *     queue.removeFirst()                           notEmpty.awaitUntilAsync(() -> !queue.isEmpty()).join();
  * }                                                 return queue.removeFirst();
  *                                               } finally { mutex.unlock(); }
  * // producer: mutex.withLock { queue.add(x) }; notEmpty.signal()
  * }</pre>
  *
  * <ul>
- *   <li><b>Holding the mutex.</b> {@link #whenSignalled()} and {@link #whenTrue} must be called
+ *   <li><b>Holding the mutex.</b> {@link #awaitAsync()} and {@link #awaitUntilAsync} must be called
  *       holding the mutex (else {@link IllegalStateException}); <em>however the wait ends</em> —
  *       signalled, cancelled, or the predicate threw — its awaitable completes only once the
  *       mutex is held again, so a {@code finally { unlock(); }} is always right. With an owner
@@ -32,7 +32,7 @@ import java.util.function.BooleanSupplier;
  *   <li><b>No lost wake-up.</b> A wait is queued before the mutex is released, so a signal from
  *       whoever takes the mutex next always finds it.</li>
  *   <li><b>Spurious-wake safety.</b> A signal means "look again", not "your condition holds":
- *       {@link #whenTrue} (Kotlin: {@code awaitUntil}) re-checks its predicate, holding the
+ *       {@link #awaitUntilAsync} (Kotlin: {@code awaitUntil}) re-checks its predicate, holding the
  *       mutex, after every wake-up.</li>
  *   <li><b>Fairness.</b> {@link #signal()} wakes the longest-waiting wait; the woken wait then
  *       queues for the mutex behind whoever is already waiting for it (FIFO).</li>
@@ -40,7 +40,7 @@ import java.util.function.BooleanSupplier;
  *       coroutine) withdraws it unless a signal chose it first: then {@code cancel()} returns
  *       {@code true} and the wait ends cancelled. If a signal chose it first, {@code cancel()}
  *       returns {@code false} and the wait goes on with its signal — the signal is not lost on a
- *       waiter that will ignore it: {@link #whenSignalled()} completes normally; {@link #whenTrue}
+ *       waiter that will ignore it: {@link #awaitAsync()} completes normally; {@link #awaitUntilAsync}
  *       evaluates its predicate once more and completes normally if it holds (or with its
  *       exception), and only if it is still false ends cancelled there instead of waiting again.
  *       A withdrawn wait is never chosen by a signal. Either way the outcome is published once the
@@ -48,7 +48,7 @@ import java.util.function.BooleanSupplier;
  *       from {@code await} and sees the cancellation at its next suspension point
  *       ({@code awaitUntil}: its next wait, if the predicate is still false).</li>
  *   <li><b>Threads.</b> A Java awaitable completes on the thread that handed the mutex back
- *       ({@code unlock()}), the predicate of {@link #whenTrue} is evaluated there (holding the
+ *       ({@code unlock()}), the predicate of {@link #awaitUntilAsync} is evaluated there (holding the
  *       mutex); a Kotlin coroutine resumes on its own dispatcher.</li>
  * </ul>
  *
@@ -61,7 +61,7 @@ import java.util.function.BooleanSupplier;
  * {@link #signalAll()} drains the queue. A woken or withdrawn wait then re-acquires the mutex
  * through {@link AsyncMutex}'s own FIFO queue before completing (not cancellably; if its owner
  * token holds the mutex at that moment — kotlinx would refuse that as reentrant — it first queues
- * without a token behind that holder, then locks as its token). A {@link #whenTrue} wait is a
+ * without a token behind that holder, then locks as its token). An {@link #awaitUntilAsync} wait is a
  * loop of such waits: its cancel records a request and withdraws the wait in progress if it can;
  * a request that could not withdraw it is honoured the next time the loop would wait.
  *
@@ -81,7 +81,7 @@ public final class AsyncCondition {
     }
 
     /** The mutex this condition is bound to. */
-    public AsyncMutex mutex() {
+    public AsyncMutex getMutex() {
         return mutex;
     }
 
@@ -89,20 +89,20 @@ public final class AsyncCondition {
      * Releases the mutex (held without an owner token), waits for a signal, and completes once the
      * mutex is held again. Cancelling the awaitable withdraws the wait unless a signal chose it
      * already (see the class comment). Check your condition again after it completes — or use
-     * {@link #whenTrue}.
+     * {@link #awaitUntilAsync}.
      *
      * @throws IllegalStateException if the mutex is not locked
      */
-    public Awaitable<Void> whenSignalled() {
+    public Awaitable<Void> awaitAsync() {
         return enqueueAndUnlock(null);
     }
 
     /**
-     * {@link #whenSignalled()} for a mutex held by {@code owner}.
+     * {@link #awaitAsync()} for a mutex held by {@code owner}.
      *
      * @throws IllegalStateException if {@code owner} does not hold the mutex
      */
-    public Awaitable<Void> whenSignalled(Object owner) {
+    public Awaitable<Void> awaitAsync(Object owner) {
         return enqueueAndUnlock(Objects.requireNonNull(owner, "owner"));
     }
 
@@ -116,12 +116,12 @@ public final class AsyncCondition {
      *
      * @throws IllegalStateException if the mutex is not locked
      */
-    public Awaitable<Void> whenTrue(BooleanSupplier predicate) {
+    public Awaitable<Void> awaitUntilAsync(BooleanSupplier predicate) {
         return predicateWait(null, predicate);
     }
 
-    /** {@link #whenTrue(BooleanSupplier)} for a mutex held by {@code owner}. */
-    public Awaitable<Void> whenTrue(Object owner, BooleanSupplier predicate) {
+    /** {@link #awaitUntilAsync(BooleanSupplier)} for a mutex held by {@code owner}. */
+    public Awaitable<Void> awaitUntilAsync(Object owner, BooleanSupplier predicate) {
         return predicateWait(Objects.requireNonNull(owner, "owner"), predicate);
     }
 
@@ -155,7 +155,7 @@ public final class AsyncCondition {
 
     private Awaitable<Void> predicateWait(Object owner, BooleanSupplier predicate) {
         Objects.requireNonNull(predicate, "predicate");
-        checkHeld(owner, "whenTrue");
+        checkHeld(owner, "awaitUntilAsync");
         PredicateWait w = new PredicateWait(this, owner, predicate);
         w.step();
         return w;
@@ -163,7 +163,7 @@ public final class AsyncCondition {
 
     /** Queues a wait, then releases the mutex (in that order: no signal can be missed). */
     ConditionWait enqueueAndUnlock(Object owner) {
-        checkHeld(owner, "whenSignalled");
+        checkHeld(owner, "awaitAsync");
         ConditionWait w = new ConditionWait(this, owner);
         waits.add(w);
         try {

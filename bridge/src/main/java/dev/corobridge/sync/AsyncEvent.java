@@ -11,7 +11,7 @@ import dev.corobridge.bridge.Promise;
  * <pre>{@code
  * AsyncEvent<Config> loaded = new AsyncEvent<>();
  * // Java, on a virtual thread:             // Kotlin:
- * Config c = loaded.whenSet().join();        val c = loaded.await()
+ * Config c = loaded.awaitAsync().join();        val c = loaded.await()
  * // elsewhere, once:
  * loaded.set(config);
  * }</pre>
@@ -20,7 +20,7 @@ import dev.corobridge.bridge.Promise;
  *   <li><b>Set once.</b> The first {@link #set} wins and returns {@code true}; later ones change
  *       nothing and return {@code false}. {@link #cancel()} instead tells every waiter, present and
  *       future, that the event will never happen ({@link java.util.concurrent.CancellationException}).</li>
- *   <li><b>Cancellation of a waiter.</b> Each {@link #whenSet()} is a waiter of its own: cancelling
+ *   <li><b>Cancellation of a waiter.</b> Each {@link #awaitAsync()} is a waiter of its own: cancelling
  *       it (or the Kotlin coroutine in {@code await()}) withdraws that waiter only. Setting the event
  *       is a broadcast, so a cancelled waiter can never take a wake-up from another.</li>
  *   <li><b>Threads.</b> A Java awaitable completes on the thread that called {@code set}; a Kotlin
@@ -80,7 +80,7 @@ public final class AsyncEvent<T> {
      * A new waiter: completes with the value once the event is set (at once if it is). Cancelling
      * it withdraws this waiter only.
      */
-    public Awaitable<T> whenSet() {
+    public Awaitable<T> awaitAsync() {
         return Waiter.of(state);
     }
 

@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * AsyncLatch ready = new AsyncLatch(3);
  * // each of three workers, when done:  ready.countDown();
  * // Java, on a virtual thread:         // Kotlin:
- * ready.whenOpen().join();               ready.await()
+ * ready.awaitAsync().join();               ready.await()
  * }</pre>
  *
  * <ul>
@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *       and further {@code countDown()} calls do nothing. (For a counter that goes up and down
  *       again, use {@link WaitGroup}.)</li>
  *   <li><b>Errors.</b> A negative initial count throws {@link IllegalArgumentException}.</li>
- *   <li><b>Cancellation of a waiter.</b> Each {@link #whenOpen()} is a waiter of its own;
+ *   <li><b>Cancellation of a waiter.</b> Each {@link #awaitAsync()} is a waiter of its own;
  *       cancelling it (or the Kotlin coroutine) withdraws that waiter only. Opening is a broadcast,
  *       so a cancelled waiter never takes a wake-up from another.</li>
  *   <li><b>Threads.</b> A Java awaitable completes on the thread of the last {@code countDown()};
@@ -89,7 +89,7 @@ public final class AsyncLatch {
      * A new waiter: completes once the latch is open (at once if it is). Cancelling it withdraws
      * this waiter only.
      */
-    public Awaitable<Void> whenOpen() {
+    public Awaitable<Void> awaitAsync() {
         return Waiter.of(open);
     }
 

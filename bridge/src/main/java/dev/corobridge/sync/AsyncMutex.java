@@ -18,7 +18,7 @@ import kotlinx.coroutines.sync.MutexKt;
  * try { board.add(note); } finally { mutex.unlock(); }
  *
  * // Java, on the pump (never blocks it): continue when the lock is ours
- * Task.of(mutex.lockAsync()).thenOn(ui, x -> { try { return board.add(note); } finally { mutex.unlock(); } });
+ * Task.from(mutex.lockAsync()).thenOn(ui, x -> { try { return board.add(note); } finally { mutex.unlock(); } });
  * }</pre>
  *
  * <ul>
@@ -35,7 +35,7 @@ import kotlinx.coroutines.sync.MutexKt;
  *       at the same instant it is passed on to the next waiter. A cancelled waiter never holds the
  *       lock and the lock is never lost.</li>
  *   <li><b>Threads.</b> A Java awaitable completes on the thread that unlocked (callbacks run
- *       there: keep them short or hop with {@code Task.of(...).thenOn(context, ...)}); a virtual
+ *       there: keep them short or hop with {@code Task.from(...).thenOn(context, ...)}); a virtual
  *       thread in {@code join()} is unparked. A Kotlin coroutine resumes on its own dispatcher.</li>
  * </ul>
  *

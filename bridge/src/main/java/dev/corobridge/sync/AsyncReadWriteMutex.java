@@ -19,7 +19,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * try (var w = rw.writeLockAsync().join()) { board.put(id, note); }
  *
  * // Java, on the pump (never blocks it): continue when the lock is ours
- * Task.of(rw.readLockAsync()).thenOn(ui, r -> { try (r) { return board.get(id); } });
+ * Task.from(rw.readLockAsync()).thenOn(ui, r -> { try (r) { return board.get(id); } });
  * }</pre>
  *
  * <ul>
@@ -51,14 +51,14 @@ import java.util.concurrent.locks.ReentrantLock;
  *       holds the lock (and releases it as usual). A cancelled waiter never holds or leaks the lock,
  *       and a withdrawn writer lets the readers queued behind it in at once if the lock is only
  *       read-held.</li>
- *   <li><b>Timeouts</b>, as for every wait: {@code Task.of(rw.writeLockAsync()).withTimeout(d)}
+ *   <li><b>Timeouts</b>, as for every wait: {@code Task.from(rw.writeLockAsync()).withTimeout(d)}
  *       withdraws the wait when {@code d} passes (the task then fails with
  *       {@link dev.corobridge.bridge.TaskTimeoutException}; if the lock was granted first, the task
  *       completes with it); Kotlin: {@code withTimeout(d) { rw.withWriteLock { … } }}. A plain
  *       {@code join(d)} bounds the wait only: after its {@code TimeoutException}, {@code cancel()}
  *       the awaitable, and if that returns {@code false} the lock is yours to release.</li>
  *   <li><b>Threads.</b> A Java awaitable completes on the thread that released the lock (callbacks
- *       run there: keep them short or hop with {@code Task.of(...).thenOn(context, ...)}); a virtual
+ *       run there: keep them short or hop with {@code Task.from(...).thenOn(context, ...)}); a virtual
  *       thread in {@code join()} is unparked. A Kotlin coroutine resumes on its own dispatcher.</li>
  * </ul>
  *
@@ -169,7 +169,7 @@ public final class AsyncReadWriteMutex {
     // ------------------------------------------------------------------ introspection
 
     /** The number of read locks held now (a snapshot). */
-    public int readers() {
+    public int getReaders() {
         return (int) (state / READER);
     }
 
@@ -184,12 +184,12 @@ public final class AsyncReadWriteMutex {
     }
 
     /** Read requests waiting now (a snapshot). */
-    public int queuedReaders() {
+    public int getQueuedReaders() {
         return queuedReaders;
     }
 
     /** Write requests waiting now (a snapshot). */
-    public int queuedWriters() {
+    public int getQueuedWriters() {
         return queuedWriters;
     }
 
@@ -524,7 +524,7 @@ public final class AsyncReadWriteMutex {
         }
 
         /** The mutex this hold is on. */
-        public AsyncReadWriteMutex mutex() {
+        public AsyncReadWriteMutex getMutex() {
             return mutex;
         }
 
@@ -599,7 +599,7 @@ public final class AsyncReadWriteMutex {
         }
 
         /** The mutex this hold is on. */
-        public AsyncReadWriteMutex mutex() {
+        public AsyncReadWriteMutex getMutex() {
             return mutex;
         }
 

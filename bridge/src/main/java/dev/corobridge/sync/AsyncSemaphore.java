@@ -97,17 +97,17 @@ public final class AsyncSemaphore {
     }
 
     /** Permits available now (never negative). */
-    public int availablePermits() {
+    public int getAvailablePermits() {
         return delegate.getAvailablePermits();
     }
 
     /** The number of permits the semaphore was created with. */
-    public int permits() {
+    public int getPermits() {
         return permits;
     }
 
     @Override
     public String toString() {
-        return "AsyncSemaphore[" + availablePermits() + "/" + permits + " available]";
+        return "AsyncSemaphore[" + getAvailablePermits() + "/" + permits + " available]";
     }
 }

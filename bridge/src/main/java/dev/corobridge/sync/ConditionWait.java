@@ -78,7 +78,7 @@ final class ConditionWait extends OutcomeCell<Void> {
     }
 
     private void relock(CancellationException cancelled) {
-        condition.mutex().relockFor(owner).onComplete(o -> {
+        condition.getMutex().relockFor(owner).onComplete(o -> {
             if (o.isSuccess()) {
                 decide(cancelled == null ? new Outcome.Success<>(null) : new Outcome.Cancelled<>(cancelled));
             } else {

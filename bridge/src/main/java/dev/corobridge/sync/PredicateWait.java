@@ -9,7 +9,7 @@ import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
 
 /**
- * {@link AsyncCondition#whenTrue}: evaluates a predicate holding the mutex and waits for a signal
+ * {@link AsyncCondition#awaitUntilAsync}: evaluates a predicate holding the mutex and waits for a signal
  * (a {@link ConditionWait}) while it is false, re-evaluating after every wake-up (so spurious or
  * stolen wake-ups are harmless). Every outcome is published holding the mutex again.
  *

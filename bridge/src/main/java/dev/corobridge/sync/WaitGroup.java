@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicReference;
  *     pending.add(1);
  *     Task.startVirtual(() -> { try { return fetch(u); } finally { pending.done(); } });
  * }
- * pending.whenAllDone().join();          // Kotlin: pending.await()
+ * pending.awaitAsync().join();          // Kotlin: pending.await()
  * }</pre>
  *
  * <ul>
@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicReference;
  *   <li><b>Errors.</b> {@link #done()} (or a negative {@code add}) that would take the counter
  *       below zero throws {@link IllegalStateException} and changes nothing; an {@code add} that
  *       overflows throws {@link ArithmeticException}.</li>
- *   <li><b>Cancellation of a waiter.</b> Each {@link #whenAllDone()} is a waiter of its own;
+ *   <li><b>Cancellation of a waiter.</b> Each {@link #awaitAsync()} is a waiter of its own;
  *       cancelling it (or the Kotlin coroutine) withdraws that waiter only. Reaching zero is a
  *       broadcast, so a cancelled waiter never takes a wake-up from another.</li>
  *   <li><b>Threads.</b> A Java awaitable completes on the thread of the {@code done()} that
@@ -109,7 +109,7 @@ public final class WaitGroup {
      * A new waiter: completes when the counter reaches zero (at once if it is zero). Cancelling it
      * withdraws this waiter only.
      */
-    public Awaitable<Void> whenAllDone() {
+    public Awaitable<Void> awaitAsync() {
         Round r = round.get();
         return r.count() == 0 ? Completions.done() : Waiter.of(r.zero());
     }

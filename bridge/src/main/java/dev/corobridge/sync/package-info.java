@@ -5,7 +5,8 @@
  * {@code Mutex}, {@code Semaphore} and {@code Channel}, wrapped), and
  * {@link dev.corobridge.sync.AsyncEvent}, {@link dev.corobridge.sync.AsyncLatch},
  * {@link dev.corobridge.sync.WaitGroup}, {@link dev.corobridge.sync.AsyncCondition},
- * {@link dev.corobridge.sync.AsyncReadWriteMutex} (ours: kotlinx has none). To wait for several tasks use {@code Task.whenAll} / {@code Task.whenAny}.
+ * {@link dev.corobridge.sync.AsyncReadWriteMutex} (ours: kotlinx has none). To wait for several
+ * tasks use {@code Task.allOf} / {@code Task.anyOf}.
  *
  * <h2>Two faces of each primitive</h2>
  * <ul>
@@ -13,10 +14,11 @@
  *       {@link dev.corobridge.bridge.Awaitable} — the waiter's own handle — and is named for it:
  *       {@code sendAsync}, {@code receiveAsync}, {@code lockAsync}, {@code acquireAsync},
  *       {@code readLockAsync} / {@code writeLockAsync} (completed with a lock handle to close), and
- *       {@code whenX()} for waiting for a state ({@code whenSet()}, {@code whenOpen()},
- *       {@code whenAllDone()}, {@code whenSignalled()}, {@code whenTrue(...)}). {@code join()} it on a
+ *       {@code awaitAsync()} for waiting for a state (an event set, a latch open, a wait group
+ *       done, a condition signalled; {@code awaitUntilAsync(...)} for a predicate): the Kotlin
+ *       name plus {@code Async}. {@code join()} it on a
  *       virtual thread (it parks cheaply; on the pump it throws instead of freezing the loop),
- *       register {@code onComplete}, or compose it with {@code Task.of(wait).thenOn(context, ...)}.</li>
+ *       register {@code onComplete}, or compose it with {@code Task.from(wait).thenOn(context, ...)}.</li>
  *   <li><b>Kotlin</b>: {@code suspend} functions with the plain verbs ({@code mutex.withLock {}},
  *       {@code channel.send(x)}, {@code channel.receive()}, {@code latch.await()}, ...), resuming on
  *       the caller's dispatcher — a waiter on the pump resumes on the pump. Prefer them to
@@ -36,7 +38,7 @@
  *   <li><b>Hand-overs</b> (channel elements, condition signals): cancelling withdraws the wait if
  *       nothing was handed to it yet; otherwise {@code cancel()} returns {@code false} and the wait
  *       completes normally with what it got, because an element or a signal that changed hands
- *       cannot be given back without reordering ({@code whenTrue} uses the signal to evaluate its
+ *       cannot be given back without reordering ({@code awaitUntilAsync} uses the signal to evaluate its
  *       predicate once more, and ends cancelled, holding the mutex, only if it is still false). A
  *       Kotlin coroutine cancelled in that instant returns normally and meets the cancellation at
  *       its next suspension point; a {@code receiveAsFlow()} collection passes the element to its

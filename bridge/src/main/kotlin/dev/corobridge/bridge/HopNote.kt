@@ -14,7 +14,7 @@ import kotlin.coroutines.CoroutineContext
  *     val rows = withContext(Dispatchers.IO + HopNote("load rows")) { store.load(id) }
  *     render(rows)
  * }
- * // board.trace(): ui → Dispatchers.IO ("load rows") → ui
+ * // board.trace: ui → Dispatchers.IO ("load rows") → ui
  * ```
  *
  * Entering a block with a different note records a step even on the same thread, so a labelled

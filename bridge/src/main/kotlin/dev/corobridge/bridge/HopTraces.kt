@@ -1,4 +1,4 @@
-@file:JvmName("HopTraceElements")
+@file:JvmName("HopTraces")
 
 package dev.corobridge.bridge
 
@@ -19,7 +19,7 @@ import kotlin.coroutines.CoroutineContext
  * ```
  * Recording changes no thread state; it carries no context (add a `PropagatedContext` for that).
  * It adds to what the coroutine already records, never replaces it: inside a task (`scope.task {}`,
- * `Task.fromSuspend`, `TaskScope.fork`) the block keeps the task's context, trace and observation
+ * `Task.startSuspend`, `TaskScope.fork`) the block keeps the task's context, trace and observation
  * and records into this trace as well; inside another `recordingHops` block it records into both
  * traces (for the same trace, the innermost note labels the hops); a task started inside the
  * block keeps its own trace and records into this one too. Thread-safe: see [HopTrace].

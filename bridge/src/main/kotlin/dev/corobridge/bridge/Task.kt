@@ -1,4 +1,4 @@
-@file:JvmName("TaskKt")
+@file:JvmName("Awaitables")
 
 package dev.corobridge.bridge
 
@@ -101,7 +101,7 @@ private const val ARTIFICIAL_FRAME_PREFIX = "_COROUTINE."
  *
  * **Hops are recorded** (while [Tasks.isTracing]): every start or resume of the coroutine — and
  * of the `withContext` blocks and children inside it — on another thread or context than the last
- * step is a [Hop] of [Task.trace], named after the context (`ui`, `Dispatchers.Default`) and
+ * step is a [Hop] of [Task.getTrace], named after the context (`ui`, `Dispatchers.Default`) and
  * labelled with the innermost [HopNote], else the task's name. A failure awaited with `await()` or
  * `join()` carries them in a [HopTraceException], as a Java `thenOn` chain's does.
  */

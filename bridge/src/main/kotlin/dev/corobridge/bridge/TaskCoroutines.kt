@@ -14,7 +14,7 @@ import kotlinx.coroutines.async
 import kotlin.coroutines.ContinuationInterceptor
 import kotlin.coroutines.CoroutineContext
 
-// Coroutine plumbing behind Task's Java factories. Internal: the public Kotlin API is in TaskKt.
+// Coroutine plumbing behind Task's Java factories. Internal: the public Kotlin API is in Awaitables.
 
 /** A coroutine on [dispatcher] that calls a Kotlin suspend function handed over from Java. */
 @OptIn(DelicateCoroutinesApi::class)

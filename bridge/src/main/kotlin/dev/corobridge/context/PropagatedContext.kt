@@ -17,7 +17,7 @@ import kotlin.coroutines.CoroutineContext
  *     withContext(Dispatchers.IO) { log.info("still has request=$id") }
  * }
  * ```
- * corobridge's coroutine-backed tasks (`scope.task {}`, `Task.fromSuspend`, `TaskScope.fork`) add
+ * corobridge's coroutine-backed tasks (`scope.task {}`, `Task.startSuspend`, `TaskScope.fork`) add
  * one by themselves. Spring 7's `PropagationContextElement` does the same for the registry's
  * thread-locals; the two can be in one context (the innermost wins, both restore what they found).
  *

@@ -18,7 +18,7 @@ internal class ChannelFlowEmitter<T>(private val scope: ProducerScope<T>) : Flow
     @Volatile
     private var ended = false
 
-    override fun emit(value: T): Awaitable<Void?> = ChannelFaces.send(scope.channel, requireNotNull(value) { "value" })
+    override fun emitAsync(value: T): Awaitable<Void?> = ChannelFaces.send(scope.channel, requireNotNull(value) { "value" })
 
     override fun tryEmit(value: T): Boolean = scope.channel.trySend(requireNotNull(value) { "value" }).isSuccess
 

@@ -8,7 +8,7 @@ import dev.corobridge.sync.emitEachTaken
 import dev.corobridge.sync.handOffFlow
 import kotlinx.coroutines.flow.Flow
 
-// Kotlin face of event streams: a source or a stream is a Flow. (A Flow for Java: EventStreams.of.)
+// Kotlin face of event streams: a source or a stream is a Flow. (A Flow for Java: EventStreams.from.)
 
 /**
  * The events of this source as a hot [Flow]: each collection subscribes when it starts and

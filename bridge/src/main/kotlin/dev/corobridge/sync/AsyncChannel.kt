@@ -1,3 +1,5 @@
+@file:JvmName("AsyncChannels")
+
 package dev.corobridge.sync
 
 import dev.corobridge.stream.Next

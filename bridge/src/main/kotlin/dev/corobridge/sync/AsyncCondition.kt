@@ -1,3 +1,5 @@
+@file:JvmName("AsyncConditions")
+
 package dev.corobridge.sync
 
 // Kotlin face of AsyncCondition.

@@ -1,3 +1,5 @@
+@file:JvmName("AsyncEvents")
+
 package dev.corobridge.sync
 
 import dev.corobridge.bridge.await as awaitOutcome

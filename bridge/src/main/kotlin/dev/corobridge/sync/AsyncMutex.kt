@@ -1,3 +1,5 @@
+@file:JvmName("AsyncMutexes")
+
 package dev.corobridge.sync
 
 import kotlin.contracts.ExperimentalContracts

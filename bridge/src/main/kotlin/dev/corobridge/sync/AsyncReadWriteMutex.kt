@@ -1,3 +1,5 @@
+@file:JvmName("AsyncReadWriteMutexes")
+
 package dev.corobridge.sync
 
 import kotlinx.coroutines.CancellableContinuation

@@ -1,3 +1,5 @@
+@file:JvmName("AsyncSemaphores")
+
 package dev.corobridge.sync
 
 import kotlin.contracts.ExperimentalContracts

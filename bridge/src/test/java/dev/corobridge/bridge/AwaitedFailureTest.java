@@ -186,7 +186,7 @@ public class AwaitedFailureTest {
         assertEquals(0, original.getSuppressed().length, "and it is not changed");
         assertSame(original, assertThrows(CodedFailure.class, () -> awaitAsSecond(t)));
         assertEquals(0, original.getSuppressed().length);
-        assertTrue(t.trace().hops().size() >= 1, "the hops are still available from trace()");
+        assertTrue(t.getTrace().getHops().size() >= 1, "the hops are still available from trace()");
     }
 
     @Test

@@ -17,7 +17,7 @@ class HopTraceTest {
         Thread t = new Thread(() -> trace.record("worker", "step"), "worker-1");
         t.start();
         t.join();
-        List<Hop> hops = trace.hops();
+        List<Hop> hops = trace.getHops();
         assertEquals(2, hops.size());
         assertEquals(Thread.currentThread().getName(), hops.get(0).thread());
         assertEquals("worker-1", hops.get(1).thread());
@@ -31,9 +31,9 @@ class HopTraceTest {
         for (int i = 0; i < 10; i++) {
             trace.record("c", "step " + i);
         }
-        List<Hop> hops = trace.hops();
+        List<Hop> hops = trace.getHops();
         assertEquals(List.of("step 0", "step 8", "step 9"), hops.stream().map(Hop::note).toList());
-        assertEquals(7, trace.dropped());
+        assertEquals(7, trace.getDropped());
         assertTrue(trace.toString().contains("7 hops left out"));
     }
 
@@ -47,11 +47,11 @@ class HopTraceTest {
                 trace.note("c", "step " + i);
             }
             if (i % 7 == 0) {
-                trace.hops(); // builds (caches) the hops of the slots that are reused later
+                trace.getHops(); // builds (caches) the hops of the slots that are reused later
             }
         }
-        assertEquals(List.of("step 0", "step 47", "step 48", "step 49"), trace.hops().stream().map(Hop::note).toList());
-        assertEquals(46, trace.dropped());
+        assertEquals(List.of("step 0", "step 47", "step 48", "step 49"), trace.getHops().stream().map(Hop::note).toList());
+        assertEquals(46, trace.getDropped());
     }
 
     @Test
@@ -65,15 +65,15 @@ class HopTraceTest {
         t.join();
         trace.record("c", "third");
         trace.note("c", "fourth");
-        List<Hop> hops = trace.hops();
+        List<Hop> hops = trace.getHops();
         assertEquals(List.of("task", "third", "fourth"), hops.stream().map(Hop::note).toList());
         Hop first = hops.get(0);
         assertEquals("ctx", first.context());
         assertEquals(Thread.currentThread().getName(), first.thread());
         assertEquals(Thread.currentThread().threadId(), first.threadId());
         assertTrue(!first.at().isBefore(before) && !first.at().isAfter(after), first.at() + " not in [" + before + ", " + after + "]");
-        assertEquals(1, trace.dropped());
-        assertTrue(trace.hops().get(0) == first, "the first hop is built once");
+        assertEquals(1, trace.getDropped());
+        assertTrue(trace.getHops().get(0) == first, "the first hop is built once");
         assertTrue(trace.toString().startsWith("  1. ctx @ "), trace.toString());
     }
 
@@ -108,7 +108,7 @@ class HopTraceTest {
         for (Thread t : ts) {
             t.join();
         }
-        assertEquals(threads * each, trace.hops().size());
-        assertEquals(0, trace.dropped());
+        assertEquals(threads * each, trace.getHops().size());
+        assertEquals(0, trace.getDropped());
     }
 }

@@ -27,15 +27,15 @@ class JavaCallsKotlinTest {
 
     @Test
     void valueFailureAndCancellation() throws Exception {
-        Task<String> user = Task.fromSuspend(homeDispatcher, cont -> KotlinHelpers.INSTANCE.loadUser("42", cont));
+        Task<String> user = Task.startSuspend(homeDispatcher, cont -> KotlinHelpers.INSTANCE.loadUser("42", cont));
         String v = user.join(Duration.ofSeconds(30));
         assertTrue(v.startsWith("user-42@java-home"), v);
 
-        Task<String> failing = Task.fromSuspend(homeDispatcher, cont -> KotlinHelpers.INSTANCE.failAfterSuspending("kotlin said no", cont));
+        Task<String> failing = Task.startSuspend(homeDispatcher, cont -> KotlinHelpers.INSTANCE.failAfterSuspending("kotlin said no", cont));
         assertEquals("kotlin said no", assertThrows(IllegalStateException.class, () -> failing.join(Duration.ofSeconds(30))).getMessage());
 
         CountDownLatch started = new CountDownLatch(1);
-        Task<String> forever = Task.fromSuspend(Dispatchers.getDefault(), cont -> KotlinHelpers.INSTANCE.suspendForever(started, cont));
+        Task<String> forever = Task.startSuspend(Dispatchers.getDefault(), cont -> KotlinHelpers.INSTANCE.suspendForever(started, cont));
         started.await();
         forever.cancel();
         assertThrows(java.util.concurrent.CancellationException.class, () -> forever.join(Duration.ofSeconds(30)));

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The Java doors to coroutines ({@code Task.fromSuspend}, {@code TaskScope.fork}/{@code forkSuspend})
+ * The Java doors to coroutines ({@code Task.startSuspend}, {@code TaskScope.fork}/{@code forkSuspend})
  * record their hops like {@code thenOn} chains do, and name kotlinx's pools readably.
  */
 class SuspendHopTraceTest {
@@ -30,20 +30,20 @@ class SuspendHopTraceTest {
     }
 
     private static List<String> contexts(Task<?> task) {
-        return task.trace().hops().stream().map(Hop::context).toList();
+        return task.getTrace().getHops().stream().map(Hop::context).toList();
     }
 
     @Test
     void fromSuspendRecordsEveryHopInOrder() throws Exception {
-        Task<String> task = Task.fromSuspend(a, routes::crossToB);
+        Task<String> task = Task.startSuspend(a, routes::crossToB);
         String result = task.join(WAIT);
         assertTrue(result.startsWith("arrived@B-thread"), result); // kotlinx debug mode may suffix thread names
-        assertEquals(List.of("A", "Dispatchers.Default", "A", "B", "A"), contexts(task), task.trace().toString());
+        assertEquals(List.of("A", "Dispatchers.Default", "A", "B", "A"), contexts(task), task.getTrace().toString());
     }
 
     @Test
     void aFromSuspendFailureCarriesTheHopsToJavaJoin() {
-        Task<String> task = Task.fromSuspend(a, routes::failOnB);
+        Task<String> task = Task.startSuspend(a, routes::failOnB);
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> task.join(WAIT));
         assertEquals("failed on B", e.getMessage());
         HopTraceException hops = (HopTraceException) Arrays.stream(e.getSuppressed())
@@ -63,15 +63,15 @@ class SuspendHopTraceTest {
             scope.joinAll();
             assertTrue(plain.resultNow().startsWith("A-thread"), plain.resultNow());
             assertEquals(List.of("A"), contexts(plain));
-            assertEquals(List.of("A", "Dispatchers.Default", "A", "B", "A"), contexts(suspending), suspending.trace().toString());
+            assertEquals(List.of("A", "Dispatchers.Default", "A", "B", "A"), contexts(suspending), suspending.getTrace().toString());
         }
     }
 
     @Test
     void aThenOnAfterACoroutineTaskContinuesItsTrace() throws Exception {
-        Task<String> shown = Task.fromSuspend(a, routes::crossToB).thenOn(b, v -> v + " shown");
+        Task<String> shown = Task.startSuspend(a, routes::crossToB).thenOn(b, v -> v + " shown");
         assertTrue(shown.join(WAIT).endsWith(" shown"));
-        assertEquals(List.of("A", "Dispatchers.Default", "A", "B", "A", "B"), contexts(shown), shown.trace().toString());
+        assertEquals(List.of("A", "Dispatchers.Default", "A", "B", "A", "B"), contexts(shown), shown.getTrace().toString());
     }
 
     @Test
@@ -82,7 +82,7 @@ class SuspendHopTraceTest {
         onIo.join(WAIT);
         assertEquals(List.of("Dispatchers.Default"), contexts(onDefault));
         assertEquals(List.of("Dispatchers.IO"), contexts(onIo));
-        Task<String> suspending = Task.fromSuspend(Dispatchers.getIO(), routes::crossToB);
+        Task<String> suspending = Task.startSuspend(Dispatchers.getIO(), routes::crossToB);
         suspending.join(WAIT);
         assertEquals("Dispatchers.IO", contexts(suspending).get(0));
     }

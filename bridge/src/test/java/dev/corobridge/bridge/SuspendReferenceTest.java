@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A Kotlin suspend function passed from Java as a method reference, {@code obj::suspendFun}, with no
- * type witness ({@code Task.<String>fromSuspend(...)}) and no lambda around it: the compilation of
- * this class is half of the test. {@code fromSuspend} and {@code TaskScope.forkSuspend} accept the
+ * type witness ({@code Task.<String>startSuspend(...)}) and no lambda around it: the compilation of
+ * this class is half of the test. {@code startSuspend} and {@code TaskScope.forkSuspend} accept the
  * same contexts (an {@link ExecutionContext} or a dispatcher).
  */
 class SuspendReferenceTest {
@@ -52,13 +52,13 @@ class SuspendReferenceTest {
 
     @Test
     void fromSuspendTakesAMethodReferenceOnAContextOrADispatcher() throws Exception {
-        Task<String> user = Task.fromSuspend(home, service::currentUser);
-        Task<List<String>> roles = Task.fromSuspend(dispatcher, service::roles);
+        Task<String> user = Task.startSuspend(home, service::currentUser);
+        Task<List<String>> roles = Task.startSuspend(dispatcher, service::roles);
         String who = user.join(WAIT);
         assertTrue(who.startsWith("ada@ctx-home"), who);
         assertEquals(List.of("reader", "writer"), roles.join(WAIT));
 
-        Task<String> refused = Task.fromSuspend(home, service::refuse);
+        Task<String> refused = Task.startSuspend(home, service::refuse);
         assertEquals("refused ada", assertThrows(IllegalStateException.class, () -> refused.join(WAIT)).getMessage());
     }
 

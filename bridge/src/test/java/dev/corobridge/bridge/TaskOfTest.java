@@ -14,7 +14,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.junit.jupiter.api.Test;
 
-/** {@link Task#of(Awaitable)}: any awaitable becomes composable; its source decides cancellation. */
+/** {@link Task#from(Awaitable)}: any awaitable becomes composable; its source decides cancellation. */
 class TaskOfTest {
 
     /** An operation that, like a channel receive that already matched, may refuse to be cancelled. */
@@ -36,12 +36,12 @@ class TaskOfTest {
         ExecutorService single = Executors.newSingleThreadExecutor(r -> new Thread(r, "stage"));
         try {
             Promise<Integer> p = new Promise<>();
-            Task<String> t = Task.of(p).thenOn(single, v -> v + "@" + Thread.currentThread().getName());
+            Task<String> t = Task.from(p).thenOn(single, v -> v + "@" + Thread.currentThread().getName());
             p.complete(7);
             assertEquals("7@stage", t.join(Duration.ofSeconds(30)));
             Task<Integer> already = Task.completed(1);
-            assertSame(already, Task.of(already));
-            assertThrows(NullPointerException.class, () -> Task.of(null));
+            assertSame(already, Task.from(already));
+            assertThrows(NullPointerException.class, () -> Task.from((Awaitable<Integer>) null));
         } finally {
             single.shutdownNow();
         }
@@ -50,14 +50,14 @@ class TaskOfTest {
     @Test
     void cancellingTheTaskCancelsTheSourceWhichDecides() {
         Stubborn withdrawable = new Stubborn();
-        Task<String> t = Task.of(withdrawable);
+        Task<String> t = Task.from(withdrawable);
         assertTrue(t.cancel());
         assertTrue(withdrawable.outcomeOrNull().isCancelled());
         assertTrue(t.outcomeOrNull().isCancelled());
 
         Stubborn matched = new Stubborn();
         matched.refuse = true;
-        Task<String> kept = Task.of(matched);
+        Task<String> kept = Task.from(matched);
         assertFalse(kept.cancel(), "the source refused: the task is not cancelled behind its back");
         assertFalse(kept.isDone());
         matched.complete("the element");
@@ -67,7 +67,7 @@ class TaskOfTest {
     @Test
     void aTimeoutOfAnAdoptedTaskAsksTheSource() throws Exception {
         Stubborn withdrawable = new Stubborn();
-        Task<String> limited = Task.of(withdrawable).withTimeout(Duration.ofMillis(10));
+        Task<String> limited = Task.from(withdrawable).withTimeout(Duration.ofMillis(10));
         TaskTimeoutException e = assertThrows(TaskTimeoutException.class, () -> limited.join(Duration.ofSeconds(30)));
         assertEquals(Duration.ofMillis(10), e.limit());
         assertInstanceOf(Outcome.Failure.class, limited.outcomeOrNull(), "the limited task failed with the timeout");
@@ -77,8 +77,8 @@ class TaskOfTest {
 
         Stubborn matched = new Stubborn();
         matched.refuse = true;
-        Task<String> late = Task.of(matched).withTimeout(Duration.ofMillis(10));
-        Task<String> gate = Task.of(matched).withTimeout(Duration.ofSeconds(30));
+        Task<String> late = Task.from(matched).withTimeout(Duration.ofMillis(10));
+        Task<String> gate = Task.from(matched).withTimeout(Duration.ofSeconds(30));
         assertFalse(gate.cancel(), "cancelling the limited task also asks the source");
         matched.complete("late but kept");
         assertEquals("late but kept", late.join(Duration.ofSeconds(30)));

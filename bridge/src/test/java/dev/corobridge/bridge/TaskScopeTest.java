@@ -56,7 +56,7 @@ class TaskScopeTest {
         TaskScope scope = TaskScope.open("mixed");
         AtomicBoolean kotlinChildCancelled = new AtomicBoolean();
         CountDownLatch started = new CountDownLatch(1);
-        KotlinHelpers.INSTANCE.launchChild(scope.getCoroutineScope(), started, kotlinChildCancelled);
+        KotlinHelpers.INSTANCE.launchChild(scope.getScope(), started, kotlinChildCancelled);
         assertTrue(started.await(30, TimeUnit.SECONDS));
         assertEquals(1, KotlinHelpers.INSTANCE.childCount(scope.getJob()));
         scope.close(); // cancels and waits

@@ -98,13 +98,13 @@ class TaskTest {
             return 1;
         });
         Task<Integer> fast = Task.completed(2);
-        assertEquals(2, Task.whenAny(slow, fast).join(Duration.ofSeconds(30)));
+        assertEquals(2, Task.anyOf(slow, fast).join(Duration.ofSeconds(30)));
         release.countDown();
-        assertEquals(List.of(1, 2), Task.whenAll(slow, fast).join(Duration.ofSeconds(30)));
-        assertEquals(List.of(), Task.<Integer>whenAll(List.of()).join());
-        Task<List<Integer>> failing = Task.whenAll(Task.completed(1), Task.failed(new IllegalStateException("x")));
+        assertEquals(List.of(1, 2), Task.allOf(slow, fast).join(Duration.ofSeconds(30)));
+        assertEquals(List.of(), Task.<Integer>allOf(List.of()).join());
+        Task<List<Integer>> failing = Task.allOf(Task.completed(1), Task.failed(new IllegalStateException("x")));
         assertThrows(IllegalStateException.class, failing::join);
-        assertThrows(IllegalArgumentException.class, () -> Task.whenAny(List.<Task<Integer>>of()));
+        assertThrows(IllegalArgumentException.class, () -> Task.anyOf(List.<Task<Integer>>of()));
     }
 
     @Test
@@ -147,7 +147,7 @@ class TaskTest {
         int timeouts = 0;
         for (int round = 0; round < 2_000; round++) {
             Promise<Integer> source = new Promise<>();
-            Task<Integer> work = Task.of(source);
+            Task<Integer> work = Task.from(source);
             Task<Integer> limited = work.withTimeout(Duration.ZERO); // the timer thread races this thread
             source.complete(round);
             Outcome<Integer> o = outcomeOf(limited);
@@ -241,7 +241,7 @@ class TaskTest {
         assertTrue(m.indexOf("fake-io") < m.indexOf("fake-cpu") && m.indexOf("fake-cpu") < m.indexOf("fake-ui"), m);
         // The suppressed exception's own stack is the await site (this test method).
         assertTrue(java.util.Arrays.stream(hops.getStackTrace()).anyMatch(f -> f.getMethodName().contains("CrossedThreeContexts")));
-        assertEquals(3, t.trace().hops().size());
+        assertEquals(3, t.getTrace().getHops().size());
         // Awaiting again does not attach a second trace.
         assertThrows(IllegalArgumentException.class, () -> t.join(Duration.ofSeconds(30)));
         assertEquals(1, java.util.Arrays.stream(e.getSuppressed()).filter(s -> s instanceof HopTraceException).count());
@@ -253,7 +253,7 @@ class TaskTest {
         try {
             Task<String> t = Task.start(io, () -> "x");
             t.join(Duration.ofSeconds(30));
-            assertTrue(t.trace().hops().isEmpty());
+            assertTrue(t.getTrace().getHops().isEmpty());
         } finally {
             Tasks.setTracing(true);
         }
@@ -273,7 +273,7 @@ class TaskTest {
             }));
         }
         gate.complete(1);
-        Task.whenAll(waiters).join(Duration.ofSeconds(60));
+        Task.allOf(waiters).join(Duration.ofSeconds(60));
         assertEquals(n, sum.get());
     }
 

@@ -29,7 +29,7 @@ class EventSourceTest {
         source.publish("before anyone listens");
         EventStream<String> a = source.subscribe();
         EventStream<String> b = source.subscribe();
-        assertEquals(2, source.subscriberCount());
+        assertEquals(2, source.getSubscriberCount());
         assertTrue(source.publish("loading"));
         assertTrue(source.publish("ready"));
         assertTrue(source.close());
@@ -77,7 +77,7 @@ class EventSourceTest {
         Next<String> n = pending.join(WAIT);
         assertTrue(n.isEnd());
         assertNotNull(((Next.End<String>) n).cancellation(), "ended by the subscriber: says so");
-        assertEquals(0, source.subscriberCount(), "no token bookkeeping: closing removed it");
+        assertEquals(0, source.getSubscriberCount(), "no token bookkeeping: closing removed it");
         assertTrue(source.publish("nobody listens"));
     }
 

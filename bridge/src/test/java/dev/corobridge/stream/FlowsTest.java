@@ -24,7 +24,7 @@ class FlowsTest {
     void aFlowIsAnEventStreamWithBackPressureAndClosingCancelsIt() throws Exception {
         AtomicInteger emitted = new AtomicInteger();
         CountDownLatch finished = new CountDownLatch(1);
-        try (EventStream<Integer> s = EventStreams.of(StreamKotlinHelpers.naturals(emitted, finished))) {
+        try (EventStream<Integer> s = EventStreams.from(StreamKotlinHelpers.naturals(emitted, finished))) {
             for (int i = 1; i <= 5; i++) {
                 assertEquals(i, s.nextAsync().join(WAIT).value());
             }
@@ -33,15 +33,15 @@ class FlowsTest {
         assertTrue(finished.await(WAIT.toSeconds(), TimeUnit.SECONDS), "closing the stream cancelled the flow");
 
         List<String> got = new ArrayList<>();
-        EventStream<String> failing = EventStreams.of(StreamKotlinHelpers.threeThenFail());
+        EventStream<String> failing = EventStreams.from(StreamKotlinHelpers.threeThenFail());
         Next<String> n;
         while ((n = failing.nextAsync().join(WAIT)) instanceof Next.Value<String> v) {
             got.add(v.value());
         }
         assertEquals(List.of("a", "b", "c"), got);
         assertInstanceOf(Next.Failed.class, n);
-        assertTrue(EventStreams.of(StreamKotlinHelpers.finite(0)).nextAsync().join(WAIT).isEnd());
-        assertThrows(IllegalArgumentException.class, () -> EventStreams.of(StreamKotlinHelpers.finite(1), Dispatchers.getDefault(), -1));
+        assertTrue(EventStreams.from(StreamKotlinHelpers.finite(0)).nextAsync().join(WAIT).isEnd());
+        assertThrows(IllegalArgumentException.class, () -> EventStreams.from(StreamKotlinHelpers.finite(1), Dispatchers.getDefault(), -1));
     }
 
     @Test
@@ -52,14 +52,14 @@ class FlowsTest {
             emitter.onClose(released::countDown);
             Task.startVirtual(() -> {
                 for (int i = 1; i <= 100 && !emitter.isClosed(); i++) {
-                    emitter.emit(i).join();
+                    emitter.emitAsync(i).join();
                     produced.incrementAndGet();
                 }
                 emitter.complete();
                 return null;
             });
         });
-        try (EventStream<Integer> s = EventStreams.of(flow)) {
+        try (EventStream<Integer> s = EventStreams.from(flow)) {
             assertEquals(1, s.nextAsync().join(WAIT).value());
             assertEquals(2, s.nextAsync().join(WAIT).value());
             assertTrue(produced.get() <= 2 + 2 + 2, "bounded by the buffers: produced " + produced.get());
@@ -71,14 +71,14 @@ class FlowsTest {
             emitter.fail(new IllegalArgumentException("producer failed"));
         });
         Next<String> last;
-        try (EventStream<String> s = EventStreams.of(failing)) {
+        try (EventStream<String> s = EventStreams.from(failing)) {
             do {
                 last = s.nextAsync().join(WAIT);
             } while (last instanceof Next.Value);
         }
         Next.Failed<?> end = assertInstanceOf(Next.Failed.class, last);
         assertEquals("producer failed", EventSourceTest.root(end.error()).getMessage());
-        assertEquals(List.of(1, 2, 3), drain(EventStreams.of(Flows.<Integer>create(Integer.MAX_VALUE, emitter -> {
+        assertEquals(List.of(1, 2, 3), drain(EventStreams.from(Flows.<Integer>create(Integer.MAX_VALUE, emitter -> {
             for (int i = 1; i <= 3; i++) {
                 assertTrue(emitter.tryEmit(i));
             }

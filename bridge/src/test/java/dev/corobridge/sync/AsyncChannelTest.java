@@ -60,7 +60,7 @@ class AsyncChannelTest {
         assertTrue(third.isDone(), "room made: the waiting send completed");
         assertEquals(2, valueOf(ch.receiveAsync()));
         assertEquals(3, valueOf(ch.receiveAsync()));
-        assertEquals(2, ch.capacity());
+        assertEquals(2, ch.getCapacity());
     }
 
     @Test
@@ -163,12 +163,12 @@ class AsyncChannelTest {
     @Test
     void aTimeoutOnAReceiveTaskNeverLosesAnElement() throws Exception {
         AsyncChannel<String> ch = AsyncChannel.rendezvous();
-        Task<String> limited = Task.of(ch.receiveAsync()).withTimeout(Duration.ofMillis(20));
+        Task<String> limited = Task.from(ch.receiveAsync()).withTimeout(Duration.ofMillis(20));
         assertInstanceOf(TaskTimeoutException.class, outcomeOf(limited).errorOrNull());
         assertFalse(ch.trySend("after the timeout"), "the timed-out receive was withdrawn");
 
         Awaitable<String> r = ch.receiveAsync();
-        Task<String> matched = Task.of(r);
+        Task<String> matched = Task.from(r);
         ch.sendAsync("handed over");
         assertFalse(matched.cancel(), "the receive already matched: the task keeps the element");
         assertEquals("handed over", valueOf(matched));

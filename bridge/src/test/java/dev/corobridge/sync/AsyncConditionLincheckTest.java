@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Lincheck model checking and stress of {@link AsyncCondition}'s predicate waits against signals,
- * cancellations and other holders of the mutex. Two {@code whenTrue} waits, A then B, are queued
+ * cancellations and other holders of the mutex. Two {@code awaitUntilAsync} waits, A then B, are queued
  * before the parallel part; the predicate ("ready") is set before every signal, so a wait that a
  * signal reaches always finds it true. Each wait's callback plays its caller's
  * {@code finally { unlock(); }}. After every interleaving ({@link #invariants()}):
@@ -76,7 +76,7 @@ class AsyncConditionLincheckTest {
             Watched(String name) {
                 this.name = name;
                 lock().resultNow(); // free: taken at once
-                wait = owner == null ? condition.whenTrue(() -> ready) : condition.whenTrue(owner, () -> ready);
+                wait = owner == null ? condition.awaitUntilAsync(() -> ready) : condition.awaitUntilAsync(owner, () -> ready);
                 wait.onComplete(o -> {
                     callbacks.incrementAndGet();
                     if (!held()) {

@@ -30,7 +30,7 @@ class AsyncConditionTest {
         AsyncCondition c = new AsyncCondition(m);
         assertFalse(c.signal(), "nobody waits");
         m.lockAsync();
-        Awaitable<Void> w = c.whenSignalled();
+        Awaitable<Void> w = c.awaitAsync();
         assertFalse(m.isLocked(), "released while waiting");
         assertTrue(c.hasWaiters());
         m.lockAsync(); // someone else takes it and signals
@@ -46,11 +46,11 @@ class AsyncConditionTest {
     void waitingWithoutTheMutexIsAClearError() {
         AsyncMutex m = new AsyncMutex();
         AsyncCondition c = new AsyncCondition(m);
-        IllegalStateException e = assertThrows(IllegalStateException.class, c::whenSignalled);
+        IllegalStateException e = assertThrows(IllegalStateException.class, c::awaitAsync);
         assertTrue(e.getMessage().contains("holding its mutex"), e.getMessage());
-        assertThrows(IllegalStateException.class, () -> c.whenTrue(() -> true));
+        assertThrows(IllegalStateException.class, () -> c.awaitUntilAsync(() -> true));
         m.lockAsync("alice");
-        assertThrows(IllegalStateException.class, () -> c.whenSignalled("bob"));
+        assertThrows(IllegalStateException.class, () -> c.awaitAsync("bob"));
         assertFalse(c.hasWaiters(), "the refused wait was not queued");
         m.unlock("alice");
         assertThrows(NullPointerException.class, () -> new AsyncCondition(null));
@@ -64,7 +64,7 @@ class AsyncConditionTest {
         for (int i = 0; i < 4; i++) {
             int n = i;
             m.lockAsync();
-            c.whenSignalled().onComplete(o -> {
+            c.awaitAsync().onComplete(o -> {
                 woken.add(n);
                 m.unlock();
             });
@@ -81,9 +81,9 @@ class AsyncConditionTest {
         AsyncMutex m = new AsyncMutex();
         AsyncCondition c = new AsyncCondition(m);
         m.lockAsync();
-        Awaitable<Void> quitter = c.whenSignalled();
+        Awaitable<Void> quitter = c.awaitAsync();
         m.lockAsync();
-        Awaitable<Void> stayer = c.whenSignalled();
+        Awaitable<Void> stayer = c.awaitAsync();
         m.lockAsync(); // held by "us" while the quitter withdraws
         assertTrue(quitter.cancel());
         assertFalse(quitter.isDone(), "cancelled, but published only once the mutex is held again");
@@ -102,7 +102,7 @@ class AsyncConditionTest {
         AsyncMutex m = new AsyncMutex();
         AsyncCondition c = new AsyncCondition(m);
         m.lockAsync();
-        Awaitable<Void> w = c.whenSignalled();
+        Awaitable<Void> w = c.awaitAsync();
         assertTrue(c.signal());
         assertFalse(w.cancel(), "a signal chose it already: the signal is not wasted");
         assertTrue(outcomeOf(w).isSuccess());
@@ -116,7 +116,7 @@ class AsyncConditionTest {
         int[] value = {0};
         int[] evaluations = {0};
         m.lockAsync();
-        Awaitable<Void> w = c.whenTrue(() -> {
+        Awaitable<Void> w = c.awaitUntilAsync(() -> {
             evaluations[0]++;
             return value[0] >= 2;
         });
@@ -131,10 +131,10 @@ class AsyncConditionTest {
         assertTrue(m.isLocked());
         m.unlock();
         m.lockAsync();
-        assertTrue(c.whenTrue(() -> true).isDone(), "already true: no wait, the mutex stays held");
+        assertTrue(c.awaitUntilAsync(() -> true).isDone(), "already true: no wait, the mutex stays held");
         assertTrue(m.isLocked());
         IllegalArgumentException boom = new IllegalArgumentException("predicate broke");
-        Outcome<Void> failed = c.whenTrue(() -> {
+        Outcome<Void> failed = c.awaitUntilAsync(() -> {
             throw boom;
         }).outcomeOrNull();
         assertSame(boom, failed.errorOrNull());
@@ -147,7 +147,7 @@ class AsyncConditionTest {
         AsyncMutex m = new AsyncMutex();
         AsyncCondition c = new AsyncCondition(m);
         m.lockAsync();
-        Awaitable<Void> w = c.whenTrue(() -> false);
+        Awaitable<Void> w = c.awaitUntilAsync(() -> false);
         assertTrue(w.cancel());
         assertFalse(w.cancel());
         assertTrue(outcomeOf(w).isCancelled());
@@ -162,9 +162,9 @@ class AsyncConditionTest {
         AsyncCondition c = new AsyncCondition(m);
         boolean[] ready = {false};
         m.lockAsync();
-        Awaitable<Void> a = c.whenTrue(() -> ready[0]);
+        Awaitable<Void> a = c.awaitUntilAsync(() -> ready[0]);
         m.lockAsync();
-        Awaitable<Void> b = c.whenTrue(() -> ready[0]);
+        Awaitable<Void> b = c.awaitUntilAsync(() -> ready[0]);
         m.lockAsync(); // the producer
         ready[0] = true;
         assertTrue(c.signal(), "the signal chooses a, the longest waiter");
@@ -188,7 +188,7 @@ class AsyncConditionTest {
         AsyncCondition c = new AsyncCondition(m);
         int[] evaluations = {0};
         m.lockAsync();
-        Awaitable<Void> a = c.whenTrue(() -> ++evaluations[0] > 5);
+        Awaitable<Void> a = c.awaitUntilAsync(() -> ++evaluations[0] > 5);
         m.lockAsync();
         assertTrue(c.signal());
         CancellationException stop = new CancellationException("stop");
@@ -212,7 +212,7 @@ class AsyncConditionTest {
         IllegalStateException boom = new IllegalStateException("predicate broke");
         boolean[] signalled = {false};
         m.lockAsync();
-        Awaitable<Void> a = c.whenTrue(() -> {
+        Awaitable<Void> a = c.awaitUntilAsync(() -> {
             if (signalled[0]) {
                 throw boom;
             }
@@ -234,7 +234,7 @@ class AsyncConditionTest {
         AsyncCondition c = new AsyncCondition(m);
         Object owner = "worker";
         assertTrue(m.lockAsync(owner).isDone());
-        Awaitable<Void> w = c.whenSignalled(owner);
+        Awaitable<Void> w = c.awaitAsync(owner);
         assertTrue(m.lockAsync(owner).isDone(), "a second party that shares the token takes the free mutex");
         assertTrue(c.signal());
         assertFalse(w.isDone(), "woken while the other holder has the mutex: " + w.outcomeOrNull());
@@ -252,9 +252,9 @@ class AsyncConditionTest {
         Object owner = "worker";
         boolean[] ready = {false};
         m.lockAsync(owner);
-        Awaitable<Void> woken = c.whenTrue(owner, () -> ready[0]);
+        Awaitable<Void> woken = c.awaitUntilAsync(owner, () -> ready[0]);
         m.lockAsync(owner);
-        Awaitable<Void> withdrawn = c.whenTrue(owner, () -> ready[0]);
+        Awaitable<Void> withdrawn = c.awaitUntilAsync(owner, () -> ready[0]);
         m.lockAsync(owner); // the other holder sharing the token
         ready[0] = true;
         assertTrue(c.signal());
@@ -282,7 +282,7 @@ class AsyncConditionTest {
                 for (int i = 0; i < n; i++) {
                     m.lockAsync().join();
                     try {
-                        notFull.whenTrue(() -> buffer.size() < 4).join();
+                        notFull.awaitUntilAsync(() -> buffer.size() < 4).join();
                         buffer.add(i);
                         notEmpty.signal();
                     } finally {
@@ -296,7 +296,7 @@ class AsyncConditionTest {
                 for (int i = 0; i < n; i++) {
                     m.lockAsync().join();
                     try {
-                        notEmpty.whenTrue(() -> !buffer.isEmpty()).join();
+                        notEmpty.awaitUntilAsync(() -> !buffer.isEmpty()).join();
                         sum += buffer.removeFirst();
                         notFull.signal();
                     } finally {

@@ -29,7 +29,7 @@ class AsyncEventLatchWaitGroupTest {
         AsyncEvent<String> e = new AsyncEvent<>();
         List<Awaitable<String>> waits = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
-            waits.add(e.whenSet());
+            waits.add(e.awaitAsync());
         }
         assertFalse(e.isSet());
         assertNull(e.valueOrNull());
@@ -38,7 +38,7 @@ class AsyncEventLatchWaitGroupTest {
         for (Awaitable<String> w : waits) {
             assertEquals("go", w.outcomeOrNull() instanceof Outcome.Success<String> s ? s.value() : null);
         }
-        assertTrue(e.whenSet().isDone(), "waiting after set returns at once");
+        assertTrue(e.awaitAsync().isDone(), "waiting after set returns at once");
         assertEquals("go", e.valueOrNull());
         assertTrue(e.toString().contains("set: go"));
     }
@@ -50,7 +50,7 @@ class AsyncEventLatchWaitGroupTest {
             List<Future<Boolean>> fs = new ArrayList<>();
             for (int i = 0; i < 50; i++) {
                 fs.add(vts.submit(() -> {
-                    started.whenSet().join();
+                    started.awaitAsync().join();
                     return started.isSet();
                 }));
             }
@@ -64,8 +64,8 @@ class AsyncEventLatchWaitGroupTest {
     @Test
     void cancellingOneWaiterLeavesTheEventAndTheOthersAlone() throws Exception {
         AsyncEvent<Integer> e = new AsyncEvent<>();
-        Awaitable<Integer> quitter = e.whenSet();
-        Awaitable<Integer> stayer = e.whenSet();
+        Awaitable<Integer> quitter = e.awaitAsync();
+        Awaitable<Integer> stayer = e.awaitAsync();
         assertTrue(quitter.cancel());
         assertFalse(e.isSet());
         e.set(7);
@@ -76,10 +76,10 @@ class AsyncEventLatchWaitGroupTest {
     @Test
     void abandoningAnEventCancelsEveryWaiter() {
         AsyncEvent<Integer> e = new AsyncEvent<>();
-        Awaitable<Integer> w = e.whenSet();
+        Awaitable<Integer> w = e.awaitAsync();
         assertTrue(e.cancel());
         assertInstanceOf(CancellationException.class, w.outcomeOrNull().errorOrNull());
-        assertTrue(e.whenSet().outcomeOrNull().isCancelled());
+        assertTrue(e.awaitAsync().outcomeOrNull().isCancelled());
         assertFalse(e.set(1));
         assertFalse(e.isSet());
     }
@@ -87,7 +87,7 @@ class AsyncEventLatchWaitGroupTest {
     @Test
     void latchOpensOnTheLastCountDownAndStaysOpen() throws Exception {
         AsyncLatch l = new AsyncLatch(3);
-        Awaitable<Void> w = l.whenOpen();
+        Awaitable<Void> w = l.awaitAsync();
         l.countDown();
         l.countDown();
         assertFalse(w.isDone());
@@ -97,8 +97,8 @@ class AsyncEventLatchWaitGroupTest {
         assertTrue(l.isOpen());
         l.countDown(); // no-op once open, as CountDownLatch
         assertEquals(0, l.getCount());
-        assertTrue(l.whenOpen().isDone());
-        assertTrue(new AsyncLatch(0).whenOpen().isDone());
+        assertTrue(l.awaitAsync().isDone());
+        assertTrue(new AsyncLatch(0).awaitAsync().isDone());
         assertThrows(IllegalArgumentException.class, () -> new AsyncLatch(-1));
     }
 
@@ -107,7 +107,7 @@ class AsyncEventLatchWaitGroupTest {
         AsyncLatch l = new AsyncLatch(1);
         ExecutorService single = Executors.newSingleThreadExecutor(r -> new Thread(r, "composer"));
         try {
-            Task<String> then = Task.of(l.whenOpen()).thenOn(single, v -> Thread.currentThread().getName());
+            Task<String> then = Task.from(l.awaitAsync()).thenOn(single, v -> Thread.currentThread().getName());
             l.countDown();
             assertEquals("composer", valueOf(then));
         } finally {
@@ -118,15 +118,15 @@ class AsyncEventLatchWaitGroupTest {
     @Test
     void waitGroupWaitsForEveryDoneAndCanBeReused() throws Exception {
         WaitGroup wg = new WaitGroup();
-        assertTrue(wg.whenAllDone().isDone(), "zero: returns at once");
+        assertTrue(wg.awaitAsync().isDone(), "zero: returns at once");
         wg.add(2);
-        Awaitable<Void> round1 = wg.whenAllDone();
+        Awaitable<Void> round1 = wg.awaitAsync();
         wg.done();
         assertFalse(round1.isDone());
         wg.done();
         assertTrue(round1.isDone());
         wg.add(1);
-        Awaitable<Void> round2 = wg.whenAllDone();
+        Awaitable<Void> round2 = wg.awaitAsync();
         assertFalse(round2.isDone(), "a new round");
         wg.add(1);
         wg.add(-1);
@@ -164,7 +164,7 @@ class AsyncEventLatchWaitGroupTest {
                 }
             });
         }
-        wg.whenAllDone().join(WAIT);
+        wg.awaitAsync().join(WAIT);
         for (int i = 0; i < 100; i++) {
             assertEquals(i * i, results[i]);
         }

@@ -140,7 +140,7 @@ class AsyncMutexTest {
     void aTimedOutLockTaskLeavesTheMutexConsistent() throws Exception {
         AsyncMutex m = new AsyncMutex();
         m.lockAsync();
-        Task<Void> limited = Task.of(m.lockAsync()).withTimeout(Duration.ofMillis(20));
+        Task<Void> limited = Task.from(m.lockAsync()).withTimeout(Duration.ofMillis(20));
         assertInstanceOf(TaskTimeoutException.class, outcomeOf(limited).errorOrNull());
         m.unlock();
         assertFalse(m.isLocked(), "the timed-out waiter never took the lock");

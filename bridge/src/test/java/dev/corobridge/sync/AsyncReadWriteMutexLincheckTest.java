@@ -221,7 +221,7 @@ class AsyncReadWriteMutexLincheckTest {
             List<String> found = new ArrayList<>(problems);
             int r = readers.get();
             int w = writers.get();
-            if (rw.readers() != r || rw.isWriteLocked() != (w == 1)) {
+            if (rw.getReaders() != r || rw.isWriteLocked() != (w == 1)) {
                 found.add("the test holds " + r + " read and " + w + " write locks but the mutex says " + rw);
             }
             int pending = 0;
@@ -255,7 +255,7 @@ class AsyncReadWriteMutexLincheckTest {
             if (pending > 0 && !rw.isWriteLocked() && !writerPending) {
                 found.add("only readers hold the lock and only readers wait (lost wake-up): " + rw);
             }
-            if (rw.queuedReaders() + rw.queuedWriters() != pending || rw.hasWaiters() != (pending > 0)) {
+            if (rw.getQueuedReaders() + rw.getQueuedWriters() != pending || rw.hasWaiters() != (pending > 0)) {
                 found.add(pending + " waits pending but the mutex queues " + rw);
             }
             if (!found.isEmpty()) {

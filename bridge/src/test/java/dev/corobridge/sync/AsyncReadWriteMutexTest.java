@@ -41,7 +41,7 @@ class AsyncReadWriteMutexTest {
         ReadLock a = rw.readLockAsync().resultNow();
         ReadLock b = rw.tryReadLock();
         assertNotNull(b, "a second reader shares the lock");
-        assertEquals(2, rw.readers());
+        assertEquals(2, rw.getReaders());
         assertNull(rw.tryWriteLock(), "no writer while readers hold it");
         assertTrue(a.unlock());
         assertTrue(b.unlock());
@@ -63,8 +63,8 @@ class AsyncReadWriteMutexTest {
         assertNull(rw.tryReadLock(), "a new reader does not barge ahead of the waiting writer");
         Awaitable<ReadLock> r2 = rw.readLockAsync();
         assertFalse(r2.isDone(), "a new reader queues behind the waiting writer");
-        assertEquals(1, rw.queuedWriters());
-        assertEquals(1, rw.queuedReaders());
+        assertEquals(1, rw.getQueuedWriters());
+        assertEquals(1, rw.getQueuedReaders());
 
         r1.unlock();
         WriteLock held = valueOf(w);
@@ -72,7 +72,7 @@ class AsyncReadWriteMutexTest {
         assertFalse(r2.isDone());
         held.unlock();
         assertTrue(valueOf(r2).isHeld());
-        assertEquals(1, rw.readers());
+        assertEquals(1, rw.getReaders());
         assertFalse(rw.hasWaiters());
     }
 
@@ -87,14 +87,14 @@ class AsyncReadWriteMutexTest {
         Awaitable<ReadLock> r2 = watch(rw.readLockAsync(), "R2", order);
         Awaitable<WriteLock> w2 = watch(rw.writeLockAsync(), "W2", order);
         Awaitable<ReadLock> r3 = watch(rw.readLockAsync(), "R3", order);
-        assertEquals(2, rw.queuedWriters());
-        assertEquals(3, rw.queuedReaders());
+        assertEquals(2, rw.getQueuedWriters());
+        assertEquals(3, rw.getQueuedReaders());
 
         first.unlock();
         assertEquals(List.of("W1"), order);
         w1.resultNow().unlock();
         assertEquals(List.of("W1", "R1", "R2"), order, "the readers before W2 are granted together");
-        assertEquals(2, rw.readers());
+        assertEquals(2, rw.getReaders());
         r1.resultNow().unlock();
         assertEquals(List.of("W1", "R1", "R2"), order, "W2 waits for every reader");
         r2.resultNow().unlock();
@@ -115,7 +115,7 @@ class AsyncReadWriteMutexTest {
         assertTrue(a.unlock());
         assertFalse(a.unlock(), "second release: false");
         a.close();
-        assertEquals(1, rw.readers(), "b still holds its read lock");
+        assertEquals(1, rw.getReaders(), "b still holds its read lock");
         assertTrue(b.isHeld());
         assertFalse(a.isHeld());
         b.close();
@@ -139,12 +139,12 @@ class AsyncReadWriteMutexTest {
         assertTrue(mine.isHeld());
         assertFalse(rw.isWriteLocked());
         assertTrue(r1.isDone(), "the reader queued before the next writer joins the downgraded holder");
-        assertEquals(2, rw.readers());
+        assertEquals(2, rw.getReaders());
         assertFalse(w2.isDone(), "no writer got in");
         assertFalse(r2.isDone(), "the reader behind the queued writer still waits");
         assertThrows(IllegalStateException.class, w::downgrade, "a released write lock cannot be downgraded");
         w.close(); // after a downgrade: no-op
-        assertEquals(2, rw.readers());
+        assertEquals(2, rw.getReaders());
 
         mine.unlock();
         r1.resultNow().unlock();
@@ -158,7 +158,7 @@ class AsyncReadWriteMutexTest {
         AsyncReadWriteMutex rw = new AsyncReadWriteMutex();
         WriteLock w = rw.tryWriteLock();
         ReadLock r = w.downgrade();
-        assertEquals(1, rw.readers());
+        assertEquals(1, rw.getReaders());
         assertFalse(rw.isWriteLocked());
         assertNull(rw.tryWriteLock());
         ReadLock other = rw.tryReadLock();
@@ -181,7 +181,7 @@ class AsyncReadWriteMutexTest {
         assertInstanceOf(Outcome.Cancelled.class, w2.outcomeOrNull());
         assertThrows(CancellationException.class, () -> valueOf(r));
         assertFalse(rw.hasWaiters(), "withdrawn from the queue");
-        assertEquals(0, rw.queuedReaders() + rw.queuedWriters());
+        assertEquals(0, rw.getQueuedReaders() + rw.getQueuedWriters());
         w.unlock();
         assertFalse(rw.isLocked(), "nobody was granted the lock");
     }
@@ -213,14 +213,14 @@ class AsyncReadWriteMutexTest {
         AtomicBoolean cancelled = new AtomicBoolean();
         AtomicReference<Integer> readersAtCancel = new AtomicReference<>();
         r1.onComplete(o -> {
-            readersAtCancel.set(rw.readers()); // both granted: the state counts R2 already
+            readersAtCancel.set(rw.getReaders()); // both granted: the state counts R2 already
             cancelled.set(r2.cancel());
         });
         w.unlock();
         assertEquals(2, readersAtCancel.get());
         assertTrue(cancelled.get(), "the cancel decided before the grant reached R2");
         assertInstanceOf(Outcome.Cancelled.class, r2.outcomeOrNull());
-        assertEquals(1, rw.readers(), "R2's hold was released: only R1 reads");
+        assertEquals(1, rw.getReaders(), "R2's hold was released: only R1 reads");
         r1.resultNow().unlock();
         assertTrue(valueOf(w2).isHeld(), "the lock passed on to the writer");
         w2.resultNow().unlock();
@@ -237,7 +237,7 @@ class AsyncReadWriteMutexTest {
         assertFalse(r1.isDone());
         assertTrue(w.cancel());
         assertTrue(r1.isDone() && r2.isDone(), "no lost wake-up: the readers no longer wait for anyone");
-        assertEquals(3, rw.readers());
+        assertEquals(3, rw.getReaders());
         assertFalse(rw.hasWaiters());
         r0.close();
         r1.resultNow().close();
@@ -253,7 +253,7 @@ class AsyncReadWriteMutexTest {
         Awaitable<WriteLock> b = rw.writeLockAsync();
         Awaitable<WriteLock> c = rw.writeLockAsync();
         assertTrue(b.cancel());
-        assertEquals(2, rw.queuedWriters());
+        assertEquals(2, rw.getQueuedWriters());
         w.unlock();
         valueOf(a).unlock();
         assertTrue(b.outcomeOrNull().isCancelled(), "the withdrawn writer was skipped");
@@ -266,7 +266,7 @@ class AsyncReadWriteMutexTest {
     void aTimedOutWaitIsWithdrawnAndNeverTakesTheLock() throws Exception {
         AsyncReadWriteMutex rw = new AsyncReadWriteMutex();
         ReadLock r = rw.tryReadLock();
-        Task<WriteLock> limited = Task.of(rw.writeLockAsync()).withTimeout(Duration.ofMillis(20));
+        Task<WriteLock> limited = Task.from(rw.writeLockAsync()).withTimeout(Duration.ofMillis(20));
         assertInstanceOf(TaskTimeoutException.class, outcomeOf(limited).errorOrNull());
         assertFalse(rw.hasWaiters(), "the timed-out writer left the queue");
         ReadLock other = rw.tryReadLock();
@@ -279,7 +279,7 @@ class AsyncReadWriteMutexTest {
     @Test
     void aTimeoutAfterTheGrantKeepsTheLock() throws Exception {
         AsyncReadWriteMutex rw = new AsyncReadWriteMutex();
-        Task<WriteLock> limited = Task.of(rw.writeLockAsync()).withTimeout(Duration.ofMillis(1));
+        Task<WriteLock> limited = Task.from(rw.writeLockAsync()).withTimeout(Duration.ofMillis(1));
         WriteLock w = valueOf(limited);
         assertTrue(w.isHeld());
         assertTrue(rw.isWriteLocked());
@@ -326,7 +326,7 @@ class AsyncReadWriteMutexTest {
         assertTrue(w.toString().contains("write lock of") && w.toString().contains("pending"), w.toString());
         r.close();
         assertEquals("AsyncReadWriteMutex[write-locked, queued readers=1, writers=0]", rw.toString());
-        assertSame(rw, w.resultNow().mutex());
+        assertSame(rw, w.resultNow().getMutex());
         w.resultNow().close();
         r2.resultNow().close();
         assertTrue(r2.resultNow().toString().startsWith("ReadLock[released]"));
@@ -341,7 +341,7 @@ class AsyncReadWriteMutexTest {
             readers.add(rw.readLockAsync());
         }
         w.close();
-        assertEquals(100, rw.readers());
+        assertEquals(100, rw.getReaders());
         for (Awaitable<ReadLock> r : readers) {
             valueOf(r).close();
         }

@@ -42,7 +42,7 @@ class AsyncSemaphoreLincheckTest {
 
         @Override
         protected int available() {
-            return semaphore.availablePermits();
+            return semaphore.getAvailablePermits();
         }
     }
 

@@ -25,7 +25,7 @@ class AsyncSemaphoreTest {
         assertTrue(s.acquireAsync().isDone());
         assertTrue(s.tryAcquire());
         assertFalse(s.tryAcquire());
-        assertEquals(0, s.availablePermits());
+        assertEquals(0, s.getAvailablePermits());
         List<Integer> order = new ArrayList<>();
         List<Awaitable<Void>> waits = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
@@ -42,7 +42,7 @@ class AsyncSemaphoreTest {
         assertEquals(List.of(0, 1, 2), order);
         s.release();
         s.release();
-        assertEquals(2, s.availablePermits());
+        assertEquals(2, s.getAvailablePermits());
     }
 
     @Test
@@ -72,7 +72,7 @@ class AsyncSemaphoreTest {
             }
         }
         assertTrue(max.get() <= 3, "at most 3 inside, saw " + max);
-        assertEquals(3, s.availablePermits());
+        assertEquals(3, s.getAvailablePermits());
     }
 
     @Test
@@ -85,7 +85,7 @@ class AsyncSemaphoreTest {
         s.release();
         assertTrue(b.isDone() && b.outcomeOrNull().isSuccess(), "the permit skipped the cancelled waiter");
         s.release();
-        assertEquals(1, s.availablePermits());
+        assertEquals(1, s.getAvailablePermits());
     }
 
     @Test
@@ -96,7 +96,7 @@ class AsyncSemaphoreTest {
         AsyncSemaphore s = new AsyncSemaphore(1);
         IllegalStateException e = assertThrows(IllegalStateException.class, s::release);
         assertTrue(e.getMessage().contains("without a matching acquire"), e.getMessage());
-        assertEquals(1, s.availablePermits(), "the refused release changed nothing");
+        assertEquals(1, s.getAvailablePermits(), "the refused release changed nothing");
         assertEquals("AsyncSemaphore[1/1 available]", s.toString());
     }
 }

@@ -132,10 +132,10 @@ class OwnPrimitivesStressTest {
             if (thread == 0) {
                 spin(rnd.nextInt(100));
                 e.set(42);
-                ws.add(waitMaybeCancel(e::whenSet, rnd)); // after set: at once
+                ws.add(waitMaybeCancel(e::awaitAsync, rnd)); // after set: at once
             } else {
-                ws.add(waitMaybeCancel(e::whenSet, rnd));
-                ws.add(waitMaybeCancel(e::whenSet, rnd));
+                ws.add(waitMaybeCancel(e::awaitAsync, rnd));
+                ws.add(waitMaybeCancel(e::awaitAsync, rnd));
             }
             return ws;
         });
@@ -147,12 +147,12 @@ class OwnPrimitivesStressTest {
         rounds(() -> latch.set(new AsyncLatch(2)), (thread, rnd) -> {
             AsyncLatch l = latch.get();
             List<Watched> ws = new ArrayList<>();
-            ws.add(waitMaybeCancel(l::whenOpen, rnd));
+            ws.add(waitMaybeCancel(l::awaitAsync, rnd));
             if (thread < 2) {
                 spin(rnd.nextInt(100));
                 l.countDown();
             }
-            ws.add(waitMaybeCancel(l::whenOpen, rnd));
+            ws.add(waitMaybeCancel(l::awaitAsync, rnd));
             return ws;
         });
     }
@@ -167,7 +167,7 @@ class OwnPrimitivesStressTest {
         }, (thread, rnd) -> {
             WaitGroup wg = group.get();
             List<Watched> ws = new ArrayList<>();
-            ws.add(waitMaybeCancel(wg::whenAllDone, rnd));
+            ws.add(waitMaybeCancel(wg::awaitAsync, rnd));
             switch (thread) {
                 case 0 -> {
                     spin(rnd.nextInt(100));
@@ -179,7 +179,7 @@ class OwnPrimitivesStressTest {
                     wg.done();
                     wg.done();
                 }
-                default -> ws.add(waitMaybeCancel(wg::whenAllDone, rnd));
+                default -> ws.add(waitMaybeCancel(wg::awaitAsync, rnd));
             }
             return ws;
         });
@@ -208,7 +208,7 @@ class OwnPrimitivesStressTest {
                 return List.of();
             }
             m.lockAsync().join(WAIT);
-            Watched w = waitMaybeCancel(c::whenSignalled, rnd);
+            Watched w = waitMaybeCancel(c::awaitAsync, rnd);
             Outcome<?> o = outcomeOf(w.wait);
             if (!m.isLocked()) {
                 failure.compareAndSet(null, "wait ended (" + o + ") without holding the mutex");
@@ -244,7 +244,7 @@ class OwnPrimitivesStressTest {
                     while (got < each) {
                         m.lockAsync().join(WAIT);
                         try {
-                            Awaitable<Void> w = tokensAvailable.whenTrue(() -> tokens[0] > 0);
+                            Awaitable<Void> w = tokensAvailable.awaitUntilAsync(() -> tokens[0] > 0);
                             if (rnd.nextInt(4) == 0) {
                                 spin(rnd.nextInt(50));
                                 if (w.cancel()) {

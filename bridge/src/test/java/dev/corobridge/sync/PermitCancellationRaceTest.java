@@ -39,7 +39,7 @@ class PermitCancellationRaceTest {
     void semaphorePermitsAreConserved() throws Exception {
         AsyncSemaphore s = new AsyncSemaphore(2);
         Result r = race(2, s::acquireAsync, s::release);
-        assertEquals(2, s.availablePermits(), "every permit is back: " + r);
+        assertEquals(2, s.getAvailablePermits(), "every permit is back: " + r);
         assertTrue(s.tryAcquire() && s.tryAcquire() && !s.tryAcquire(), "kotlinx state consistent");
     }
 

@@ -98,7 +98,7 @@ class ReadWriteMutexStressTest {
 
             @Override
             public boolean isFreeAndIdle() {
-                return !rw.isLocked() && !rw.hasWaiters() && rw.queuedReaders() == 0 && rw.queuedWriters() == 0;
+                return !rw.isLocked() && !rw.hasWaiters() && rw.getQueuedReaders() == 0 && rw.getQueuedWriters() == 0;
             }
         });
         assertTrue(cancelledWaits.get() > 0 && grantedThenCancelled.get() > 0,

@@ -22,7 +22,7 @@ class WaiterChurnTest {
     @Test
     void cancelledEventWaitersDoNotPileUpOnAnUnsetEvent() throws Exception {
         AsyncEvent<String> event = new AsyncEvent<>();
-        Awaitable<String> last = churn(event::whenSet, event.state);
+        Awaitable<String> last = churn(event::awaitAsync, event.state);
         event.set("v");
         assertEquals("v", last.join(SyncTestSupport.WAIT), "the waiter that stayed is woken");
     }
@@ -30,7 +30,7 @@ class WaiterChurnTest {
     @Test
     void cancelledLatchWaitersDoNotPileUpOnAClosedLatch() throws Exception {
         AsyncLatch latch = new AsyncLatch(1);
-        Awaitable<Void> last = churn(latch::whenOpen, latch.open);
+        Awaitable<Void> last = churn(latch::awaitAsync, latch.open);
         latch.countDown();
         last.join(SyncTestSupport.WAIT);
         assertTrue(last.isDone());
@@ -40,7 +40,7 @@ class WaiterChurnTest {
     void cancelledWaitGroupWaitersDoNotPileUpOnARound() throws Exception {
         WaitGroup group = new WaitGroup();
         group.add(1);
-        Awaitable<Void> last = churn(group::whenAllDone, group.round.get().zero());
+        Awaitable<Void> last = churn(group::awaitAsync, group.round.get().zero());
         group.done();
         last.join(SyncTestSupport.WAIT);
         assertTrue(last.isDone());

@@ -16,7 +16,7 @@ class AwaitWaiterChurnKotlinTest {
     @Test
     fun `overlapping withTimeout around await that time out in turn keep nothing of their past waits`() = runTest {
         val source = Promise<Int>()
-        val task = Task.of(source)
+        val task = Task.from(source)
         val rounds = 1_000
         val most = mostCallbacksKeptByTimedOutWaits(task, rounds) { task.await() }
         assertTrue(most < 100, "the task kept $most callbacks for 2 waiting coroutines after ${2 * rounds} timed-out waits")

@@ -21,7 +21,7 @@ import kotlin.test.fail
 
 /**
  * Coroutine-backed tasks record their hops by themselves: every resume on another context or
- * thread is a step of `task.trace()`, named after the context, and a failure carries them all.
+ * thread is a step of `task.trace`, named after the context, and a failure carries them all.
  */
 class CoroutineHopTraceTest {
     private val a = SingleThreadContext("A")
@@ -36,14 +36,14 @@ class CoroutineHopTraceTest {
         b.close()
     }
 
-    private fun contexts(task: Task<*>) = task.trace().hops().map { it.context() }
+    private fun contexts(task: Task<*>) = task.trace.hops.map { it.context() }
 
     @Test
     fun `scope task records A, Default, A, B, A in order with readable names and threads`() {
         val task = scope.task(a.dispatcher) { routes.crossToB() }
         assertArrivedOnB(task.join(WAIT))
-        val hops = task.trace().hops()
-        assertEquals(listOf("A", "Dispatchers.Default", "A", "B", "A"), hops.map { it.context() }, task.trace().toString())
+        val hops = task.trace.hops
+        assertEquals(listOf("A", "Dispatchers.Default", "A", "B", "A"), hops.map { it.context() }, task.trace.toString())
         for (i in listOf(0, 2, 4)) assertTrue(hops[i].thread().startsWith("A-thread"), hops[i].thread())
         assertTrue(hops[1].thread().startsWith("DefaultDispatcher-worker"), hops[1].thread())
         assertTrue(hops[3].thread().startsWith("B-thread"), hops[3].thread())
@@ -71,7 +71,7 @@ class CoroutineHopTraceTest {
             "stayed"
         }
         assertEquals("stayed", task.join(WAIT))
-        assertEquals(listOf("A"), contexts(task), task.trace().toString())
+        assertEquals(listOf("A"), contexts(task), task.trace.toString())
     }
 
     @Test
@@ -81,8 +81,8 @@ class CoroutineHopTraceTest {
             "ok"
         }
         assertEquals("ok", task.join(WAIT))
-        val hops = task.trace().hops()
-        assertEquals(listOf("load board", "render", "load board"), hops.map { it.note() }, task.trace().toString())
+        val hops = task.trace.hops
+        assertEquals(listOf("load board", "render", "load board"), hops.map { it.note() }, task.trace.toString())
         assertEquals(listOf("A", "Dispatchers.Default", "A"), hops.map { it.context() })
     }
 
@@ -93,8 +93,8 @@ class CoroutineHopTraceTest {
             "ok"
         }
         assertEquals("ok", task.join(WAIT))
-        assertEquals(listOf("A", "A"), contexts(task), task.trace().toString())
-        assertEquals("validate", task.trace().hops()[1].note())
+        assertEquals(listOf("A", "A"), contexts(task), task.trace.toString())
+        assertEquals("validate", task.trace.hops[1].note())
     }
 
     @Test
@@ -105,8 +105,8 @@ class CoroutineHopTraceTest {
             inner
         }
         val inner = outer.join(WAIT)
-        assertEquals(listOf("B"), contexts(inner), inner.trace().toString())
-        assertEquals(listOf("A"), contexts(outer), outer.trace().toString()) // resumed on A's one thread: no hop
+        assertEquals(listOf("B"), contexts(inner), inner.trace.toString())
+        assertEquals(listOf("A"), contexts(outer), outer.trace.toString()) // resumed on A's one thread: no hop
     }
 
     @Test
@@ -118,10 +118,10 @@ class CoroutineHopTraceTest {
             "done"
         }
         assertEquals("done", task.join(WAIT))
-        val trace = task.trace()
-        val hops = trace.hops()
+        val trace = task.trace
+        val hops = trace.hops
         assertEquals("A", hops.first().context())
-        assertTrue(hops.size in 2..trace.capacity(), trace.toString())
+        assertTrue(hops.size in 2..trace.capacity, trace.toString())
         assertTrue(hops.drop(1).all { it.context() == "Dispatchers.Default" || it.context() == "A" }, trace.toString())
         assertTrue(hops.drop(1).any { it.context() == "Dispatchers.Default" }, trace.toString())
     }
@@ -152,7 +152,7 @@ class CoroutineHopTraceTest {
             withContext(a.dispatcher + HopNote("on A")) { }
             withContext(b.dispatcher) { }
         }
-        val hops = trace.hops()
+        val hops = trace.hops
         val onA = hops.first { it.context() == "A" }
         val onB = hops.first { it.context() == "B" }
         assertEquals("on A", onA.note())
@@ -169,9 +169,9 @@ class CoroutineHopTraceTest {
         }
         org.slf4j.MDC.clear()
         assertEquals("h-1", task.join(WAIT), "the task's MDC inside the recordingHops block")
-        assertEquals(listOf("A", "B", "A"), contexts(task), task.trace().toString())
-        assertEquals(listOf("B"), request.hops().map { it.context() }, request.toString())
-        assertEquals("request step", request.hops()[0].note())
+        assertEquals(listOf("A", "B", "A"), contexts(task), task.trace.toString())
+        assertEquals(listOf("B"), request.hops.map { it.context() }, request.toString())
+        assertEquals("request step", request.hops[0].note())
     }
 
     @Test
@@ -181,8 +181,8 @@ class CoroutineHopTraceTest {
         withContext(outer.recordingHops("outer")) {
             withContext(a.dispatcher + inner.recordingHops("inner")) { }
         }
-        assertTrue(outer.hops().any { it.context() == "A" }, outer.toString())
-        assertEquals(listOf("A"), inner.hops().map { it.context() }, inner.toString())
+        assertTrue(outer.hops.any { it.context() == "A" }, outer.toString())
+        assertEquals(listOf("A"), inner.hops.map { it.context() }, inner.toString())
     }
 
     @Test
@@ -193,8 +193,8 @@ class CoroutineHopTraceTest {
             t.await()
             t
         }
-        assertEquals(listOf("B"), contexts(inner), inner.trace().toString())
-        assertTrue(request.hops().any { it.context() == "B" }, request.toString())
+        assertEquals(listOf("B"), contexts(inner), inner.trace.toString())
+        assertTrue(request.hops.any { it.context() == "B" }, request.toString())
     }
 
     @Test
@@ -219,9 +219,9 @@ class CoroutineHopTraceTest {
         }
         org.slf4j.MDC.clear()
         assertEquals(0, task.join(WAIT), "resumes without the task's MDC")
-        assertTrue(task.trace().hops().any { it.context() == "Dispatchers.Default" }, task.trace().toString())
-        val hops = request.hops()
-        assertTrue(hops.isNotEmpty() && hops.size <= request.capacity(), request.toString())
+        assertTrue(task.trace.hops.any { it.context() == "Dispatchers.Default" }, task.trace.toString())
+        val hops = request.hops
+        assertTrue(hops.isNotEmpty() && hops.size <= request.capacity, request.toString())
         assertTrue(hops.all { it.context() == "Dispatchers.Default" || it.context() == "A" }, request.toString())
         assertTrue(hops.all { it.note() == "request" }, request.toString())
     }

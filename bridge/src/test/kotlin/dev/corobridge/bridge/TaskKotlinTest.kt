@@ -139,14 +139,14 @@ class TaskKotlinTest {
 
         // Cancelling the Kotlin Job cancels the Task.
         val deferred = async(home, start = CoroutineStart.DEFAULT) { awaitCancellation() }
-        val fromDeferred = deferred.asTask()
+        val from = deferred.asTask()
         deferred.cancel()
-        assertFailsWith<CancellationException> { fromDeferred.await() }
-        assertTrue(fromDeferred.outcomeOrNull()!!.isCancelled)
+        assertFailsWith<CancellationException> { from.await() }
+        assertTrue(from.outcomeOrNull()!!.isCancelled)
 
         // Cancelling the Task cancels the Deferred.
         val d2 = async(home) { awaitCancellation() }
-        val t2 = Task.fromDeferred(d2)
+        val t2 = Task.from(d2)
         t2.cancel()
         d2.join()
         assertTrue(d2.isCancelled)
@@ -181,14 +181,14 @@ class TaskKotlinTest {
     }
 
     @Test
-    fun `fromSuspend reads as a suspend lambda from Kotlin`() = runBlocking<Unit> {
+    fun `startSuspend reads as a suspend lambda from Kotlin`() = runBlocking<Unit> {
         // Kotlin sees SuspendCall as a suspending functional interface.
-        val t: Task<String> = Task.fromSuspend(home) { KotlinHelpers.loadUser("7") }
+        val t: Task<String> = Task.startSuspend(home) { KotlinHelpers.loadUser("7") }
         val v = t.await()
         assertTrue(v.startsWith("user-7@kotlin-home"), v)
-        val failing: Task<String> = Task.fromSuspend(home) { KotlinHelpers.failAfterSuspending("nope") }
+        val failing: Task<String> = Task.startSuspend(home) { KotlinHelpers.failAfterSuspending("nope") }
         assertEquals("nope", assertFailsWith<IllegalStateException> { failing.await() }.message)
-        val forever: Task<String> = Task.fromSuspend(Dispatchers.Default) {
+        val forever: Task<String> = Task.startSuspend(Dispatchers.Default) {
             KotlinHelpers.suspendForever(java.util.concurrent.CountDownLatch(1))
         }
         assertFailsWith<kotlinx.coroutines.TimeoutCancellationException> { withTimeout(50) { forever.await() } }

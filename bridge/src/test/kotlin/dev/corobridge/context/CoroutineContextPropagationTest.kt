@@ -97,9 +97,9 @@ class CoroutineContextPropagationTest {
     }
 
     @Test
-    fun `fromSuspend and TaskScope fork carry the Java starters values`() {
+    fun `startSuspend and TaskScope fork carry the Java starters values`() {
         MDC.put("request", "j-1")
-        val viaSuspend: Task<String> = Task.fromSuspend(pump) { withContext(Dispatchers.Default) { seen() } }
+        val viaSuspend: Task<String> = Task.startSuspend(pump) { withContext(Dispatchers.Default) { seen() } }
         val forked = TaskScope.open().use { ts -> ts.fork(pump as java.util.concurrent.Executor, Callable { seen() }).join(WAIT) }
         MDC.clear()
         assertEquals("j-1/null", viaSuspend.join(WAIT))

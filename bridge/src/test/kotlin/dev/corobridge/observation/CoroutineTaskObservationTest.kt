@@ -88,6 +88,6 @@ class CoroutineTaskObservationTest {
         assertSame(context, inBlock?.context, "the task's observation inside the recordingHops block")
         val events = recorder.events[context].orEmpty()
         assertTrue(events.any { it.startsWith("corobridge.hop: Dispatchers.Default (board) @ ") }, events.toString())
-        assertEquals(listOf("Dispatchers.Default"), request.hops().map { it.context() }, request.toString())
+        assertEquals(listOf("Dispatchers.Default"), request.hops.map { it.context() }, request.toString())
     }
 }

@@ -45,31 +45,31 @@ class EventStreamKotlinTest {
         val collected = async(home, start = CoroutineStart.UNDISPATCHED) {
             source.asFlow().map { it + "@" + Thread.currentThread().name.startsWith("kotlin-home") }.toList()
         }
-        assertEquals(1, source.subscriberCount(), "subscribed when the collection started")
+        assertEquals(1, source.subscriberCount, "subscribed when the collection started")
         Thread({
             source.publish("loading")
             source.publish("ready")
             source.close()
         }, "publisher").start()
         assertEquals(listOf("loading@true", "ready@true"), collected.await())
-        assertEquals(0, source.subscriberCount(), "unsubscribed when the collection ended")
+        assertEquals(0, source.subscriberCount, "unsubscribed when the collection ended")
     }
 
     @Test
     fun `stopping the collection unsubscribes, whether cancelled or by take`() = test {
         val source = EventSource<Int>()
         val collector = launch(start = CoroutineStart.UNDISPATCHED) { source.asFlow().collect { } }
-        assertEquals(1, source.subscriberCount())
+        assertEquals(1, source.subscriberCount)
         collector.cancel()
         collector.join()
-        assertEquals(0, source.subscriberCount())
+        assertEquals(0, source.subscriberCount)
 
         val firstTwo = async(start = CoroutineStart.UNDISPATCHED) { source.asFlow().take(2).toList() }
         source.publish(1)
         source.publish(2)
         source.publish(3)
         assertEquals(listOf(1, 2), firstTwo.await())
-        assertEquals(0, source.subscriberCount())
+        assertEquals(0, source.subscriberCount)
     }
 
     @Test
@@ -83,7 +83,7 @@ class EventStreamKotlinTest {
         }
         collector.join()
         assertEquals(listOf("handed over"), got)
-        assertEquals(0, source.subscriberCount())
+        assertEquals(0, source.subscriberCount)
 
         val stream = source.subscribe()
         val consumed = mutableListOf<String>()
@@ -117,7 +117,7 @@ class EventStreamKotlinTest {
                 var i = 1
                 while (i <= 1_000 && !emitter.isClosed) {
                     try {
-                        runBlocking { emitter.emit(i++).await() } // Java would write emit(x).await()
+                        runBlocking { emitter.emitAsync(i++).await() } // Java would write emit(x).await()
                     } catch (e: java.util.concurrent.CancellationException) {
                         break
                     }
@@ -133,7 +133,7 @@ class EventStreamKotlinTest {
 
     @Test
     fun `a flow is an event stream, read with next from Kotlin too`() = test {
-        val stream = EventStreams.of(StreamKotlinHelpers.finite(3), Dispatchers.Default, 0)
+        val stream = EventStreams.from(StreamKotlinHelpers.finite(3), Dispatchers.Default, 0)
         assertEquals(1, (stream.next() as Next.Value).value())
         assertEquals(listOf(2, 3), stream.consumeAsFlow().toList())
         assertIs<Next.End<Int>>(stream.next())

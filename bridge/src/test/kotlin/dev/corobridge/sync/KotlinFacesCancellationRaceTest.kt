@@ -114,7 +114,7 @@ class KotlinFacesCancellationRaceTest {
                 }
             }
             assertEquals(0, violations.get())
-            assertEquals(2, permits.availablePermits())
+            assertEquals(2, permits.availablePermits)
             assertFalse(mutex.isLocked)
         }
     }

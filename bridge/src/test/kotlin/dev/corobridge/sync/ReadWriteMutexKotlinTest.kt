@@ -106,10 +106,10 @@ class ReadWriteMutexKotlinTest {
         val java = rw.tryWriteLock()
         assertNotNull(java)
         // Started here, undispatched: both are queued when launch returns; they resume on home.
-        val reader = async(home, start = CoroutineStart.UNDISPATCHED) { rw.withReadLock { onHome() to rw.readers() } }
+        val reader = async(home, start = CoroutineStart.UNDISPATCHED) { rw.withReadLock { onHome() to rw.getReaders() } }
         val writer = async(home, start = CoroutineStart.UNDISPATCHED) { rw.withWriteLock { onHome() } }
-        assertEquals(1, rw.queuedReaders())
-        assertEquals(1, rw.queuedWriters())
+        assertEquals(1, rw.getQueuedReaders())
+        assertEquals(1, rw.getQueuedWriters())
         Thread({ java.unlock() }, "releaser").start()
         assertEquals(true to 1, reader.await())
         assertTrue(writer.await())
@@ -123,8 +123,8 @@ class ReadWriteMutexKotlinTest {
         var ran = false
         val reader = launch(start = CoroutineStart.UNDISPATCHED) { rw.withReadLock { ran = true } }
         val writer = launch(start = CoroutineStart.UNDISPATCHED) { rw.withWriteLock { ran = true } }
-        assertEquals(1, rw.queuedReaders())
-        assertEquals(1, rw.queuedWriters())
+        assertEquals(1, rw.getQueuedReaders())
+        assertEquals(1, rw.getQueuedWriters())
         reader.cancel()
         writer.cancel()
         reader.join()
@@ -142,7 +142,7 @@ class ReadWriteMutexKotlinTest {
         val writer = launch(Dispatchers.Default) { rw.withWriteLock { holding.complete(Unit); awaitCancellation() } }
         holding.await()
         assertTrue(rw.isWriteLocked)
-        val reader = async { rw.withReadLock { rw.readers() } }
+        val reader = async { rw.withReadLock { rw.getReaders() } }
         writer.cancel()
         writer.join()
         assertEquals(1, reader.await(), "the waiting reader got the lock the cancelled writer released")
@@ -161,11 +161,11 @@ class ReadWriteMutexKotlinTest {
         val java = rw.tryWriteLock()!!
         var ran = false
         val reader = launch(home, start = CoroutineStart.UNDISPATCHED) { rw.withReadLock { ran = true } }
-        assertEquals(1, rw.queuedReaders())
+        assertEquals(1, rw.getQueuedReaders())
         val gate = CountDownLatch(1)
         single.execute { gate.await(30, TimeUnit.SECONDS) } // home is busy until the gate opens
         java.unlock() // grants the reader: its resumption waits for home
-        assertEquals(1, rw.readers(), "granted, not yet resumed")
+        assertEquals(1, rw.getReaders(), "granted, not yet resumed")
         reader.cancel()
         gate.countDown()
         reader.join()
@@ -191,7 +191,7 @@ class ReadWriteMutexKotlinTest {
         val w = rw.writeLock()
         val writer = async(start = CoroutineStart.UNDISPATCHED) { rw.withWriteLock { rw.isWriteLocked } }
         w.downgrade().use {
-            assertEquals(1, rw.readers())
+            assertEquals(1, rw.getReaders())
             assertFalse(writer.isCompleted)
         }
         assertFalse(w.unlock(), "downgraded: already released")

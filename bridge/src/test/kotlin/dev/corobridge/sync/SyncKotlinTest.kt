@@ -111,7 +111,7 @@ class SyncKotlinTest {
             }
         }
         assertTrue(max <= 2, "max $max")
-        assertEquals(2, permits.availablePermits())
+        assertEquals(2, permits.availablePermits)
     }
 
     @Test

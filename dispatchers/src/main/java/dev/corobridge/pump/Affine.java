@@ -55,7 +55,7 @@ public final class Affine<T> {
     }
 
     /** The owning pump. */
-    public MessagePump pump() {
+    public MessagePump getPump() {
         return pump;
     }
 

@@ -115,7 +115,7 @@ public final class ManualPump extends MessagePump {
     }
 
     /** The manual clock, in nanoseconds since creation. */
-    public long currentTimeNanos() {
+    public long getCurrentTimeNanos() {
         return manualClock.now.get();
     }
 

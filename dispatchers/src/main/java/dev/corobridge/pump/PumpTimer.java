@@ -53,7 +53,7 @@ public final class PumpTimer {
     }
 
     /** The current state. */
-    public State state() {
+    public State getState() {
         return State.values()[state.get()];
     }
 
@@ -72,6 +72,6 @@ public final class PumpTimer {
 
     @Override
     public String toString() {
-        return "PumpTimer[" + state() + ", " + action + "]";
+        return "PumpTimer[" + getState() + ", " + action + "]";
     }
 }

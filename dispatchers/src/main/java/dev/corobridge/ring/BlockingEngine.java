@@ -166,7 +166,7 @@ final class BlockingEngine implements RingEngine {
                     // Its file was closed under it by the pool's shutdown (phase 2 ends blocking calls so).
                     settle(op, () -> op.shutDown(shutdownReason));
                 } else {
-                    settle(op, () -> op.fail(translate(kind, op.target(), e, opened)));
+                    settle(op, () -> op.fail(translate(kind, op.getTarget(), e, opened)));
                 }
                 return;
             }

@@ -45,15 +45,11 @@ public final class Ring implements ExecutionContext {
 
     /** Opens {@code path} (no options: read-only) on this ring; the file stays bound to it. */
     public RingOp<RingFile> openAsync(Path path, OpenOption... options) {
-        return submitOpen(path, Set.of(options));
+        return openAsync(path, Set.of(options));
     }
 
     /** Opens {@code path} with {@code options} on this ring. */
     public RingOp<RingFile> openAsync(Path path, Set<? extends OpenOption> options) {
-        return submitOpen(path, options);
-    }
-
-    RingOp<RingFile> submitOpen(Path path, Set<? extends OpenOption> options) {
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(options, "options");
         String p = path.toString();
@@ -61,7 +57,7 @@ public final class Ring implements ExecutionContext {
             throw new IllegalArgumentException("not a usable path: '" + p.replace("\0", "\\0") + "'");
         }
         int flags = OpenFlags.of(options);
-        RingOp<RingFile> op = new RingOp<RingFile>("open", p).releasingWith(RingFile::submitClose);
+        RingOp<RingFile> op = new RingOp<RingFile>("open", p).releasingWith(RingFile::closeAsync);
         if (pool.isShutdown()) {
             op.shutDown(pool.shutDownReason());
             return op;
@@ -124,6 +120,6 @@ public final class Ring implements ExecutionContext {
 
     @Override
     public String toString() {
-        return "Ring[" + name + ", " + pool.getTransport() + ", in flight " + getInFlight() + "]";
+        return "Ring[" + name + ", " + pool.transport() + ", in flight " + getInFlight() + "]";
     }
 }

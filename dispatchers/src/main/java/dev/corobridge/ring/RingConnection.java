@@ -41,10 +41,10 @@ import java.util.Objects;
  * <caption>outcome of read and write, by what happened</caption>
  * <tr><th>what happened</th><th>{@code read}</th><th>{@code write}</th></tr>
  * <tr><td>the pool shut down</td><td colspan="2">{@link dev.corobridge.bridge.ContextShutdownException}</td></tr>
- * <tr><td>{@link #closeAsync()} or {@link #abort()} was called (here, by a {@link RingServer#close()}, or
+ * <tr><td>{@link #closeAsync()} or {@link #abortAsync()} was called (here, by a {@link RingServer#close()}, or
  *     while the operation waited)</td><td colspan="2">{@link RingIoException} {@code EBADF}</td></tr>
  * <tr><td>bytes already received</td><td>the bytes</td><td>—</td></tr>
- * <tr><td>the peer reset the connection (RST, e.g. an {@link #abort()} or {@code SO_LINGER 0}
+ * <tr><td>the peer reset the connection (RST, e.g. an {@link #abortAsync()} or {@code SO_LINGER 0}
  *     close), seen by a read or by a write</td><td colspan="2">{@link RingIoException}
  *     {@code ECONNRESET}, every time (sticky)</td></tr>
  * <tr><td>this side called {@link #shutdownOutputAsync()}</td><td>(reads go on)</td><td>{@code EPIPE}</td></tr>
@@ -62,7 +62,7 @@ import java.util.Objects;
  * ring; once the transport is sending it, cancelling it <i>aborts the connection</i> if the bytes are
  * not all sent yet (the peer sees a reset: the stream was cut mid-write, and nothing sensible can
  * follow on it), and the write ends cancelled — or with its count, if it was sent first. Later
- * operations then fail with {@code EBADF}, as after {@link #abort()}.
+ * operations then fail with {@code EBADF}, as after {@link #abortAsync()}.
  *
  * <p><b>Thread-safety.</b> Safe from any thread; state is confined to the ring's thread.
  */
@@ -98,48 +98,24 @@ public final class RingConnection implements AutoCloseable {
     }
 
     /** The ring this connection lives on. */
-    public Ring ring() {
+    public Ring getRing() {
         return ring;
     }
 
-    public SocketAddress remoteAddress() {
+    public SocketAddress getRemoteAddress() {
         return channel.remoteAddress();
     }
 
-    public SocketAddress localAddress() {
+    public SocketAddress getLocalAddress() {
         return channel.localAddress();
     }
 
     /**
-     * Whether the connection is still open: false once {@link #closeAsync()} or {@link #abort()} was
+     * Whether the connection is still open: false once {@link #closeAsync()} or {@link #abortAsync()} was
      * called or the transport closed it. A reset or the peer's end alone does not close it.
      */
     public boolean isOpen() {
         return !closeCalled && shutdownReason == null && channel.isOpen();
-    }
-
-    /**
-     * Reads up to {@code buf.remaining()} bytes into {@code buf} at its position, as
-     * {@link RingFile#readAsync} and {@code ReadableByteChannel.read} do: the count (the position has
-     * moved by it), 0 if the buffer has no room, or -1 at end of stream.
-     */
-    public RingOp<Integer> readAsync(ByteBuffer buf) {
-        return submitRead(buf);
-    }
-
-    /** Sends {@code buf[0, n)}; completes with {@code n} when flushed. */
-    public RingOp<Integer> writeAsync(ByteBuffer buf, int n) {
-        return submitWrite(buf, n);
-    }
-
-    /** Half-close: no more writes from this side (they fail with {@code EPIPE}); the peer's reads then see the end. */
-    public RingOp<Void> shutdownOutputAsync() {
-        return submitShutdownOutput();
-    }
-
-    /** Closes the connection (a clean FIN). Idempotent; a read or write still waiting fails with {@code EBADF}. */
-    public RingOp<Void> closeAsync() {
-        return submitClose();
     }
 
     /**
@@ -153,11 +129,11 @@ public final class RingConnection implements AutoCloseable {
      */
     @Override
     public void close() throws java.io.IOException {
-        BlockingClose.closeAndWait(ring, this, this::submitClose);
+        BlockingClose.closeAndWait(ring, this, this::closeAsync);
     }
 
     /** Aborts the connection: the peer sees a reset ({@code SO_LINGER} 0), not a clean end. */
-    public RingOp<Void> abort() {
+    public RingOp<Void> abortAsync() {
         if (!closeCalled) {
             try {
                 channel.config().setOption(ChannelOption.SO_LINGER, 0);
@@ -165,7 +141,7 @@ public final class RingConnection implements AutoCloseable {
                 // already closed: close() below settles it
             }
         }
-        return submitClose();
+        return closeAsync();
     }
 
     @Override
@@ -173,9 +149,14 @@ public final class RingConnection implements AutoCloseable {
         return "RingConnection[" + name + " on " + ring.getName() + "]";
     }
 
-    // ------------------------------------------------------------------ shared with the Kotlin face
+    // ------------------------------------------------------------------ operations (each departs when called)
 
-    RingOp<Integer> submitRead(ByteBuffer buf) {
+    /**
+     * Reads up to {@code buf.remaining()} bytes into {@code buf} at its position, as
+     * {@link RingFile#readAsync} and {@code ReadableByteChannel.read} do: the count (the position has
+     * moved by it), 0 if the buffer has no room, or -1 at end of stream.
+     */
+    public RingOp<Integer> readAsync(ByteBuffer buf) {
         Objects.requireNonNull(buf, "buf");
         if (buf.isReadOnly()) {
             throw new IllegalArgumentException("read into a read-only buffer");
@@ -212,7 +193,8 @@ public final class RingConnection implements AutoCloseable {
         return op;
     }
 
-    RingOp<Integer> submitWrite(ByteBuffer buf, int n) {
+    /** Sends {@code buf[0, n)}; completes with {@code n} when flushed. */
+    public RingOp<Integer> writeAsync(ByteBuffer buf, int n) {
         Objects.requireNonNull(buf, "buf");
         if (n < 0 || n > buf.capacity()) {
             throw new IllegalArgumentException("n must be in 0.." + buf.capacity() + ", was " + n);
@@ -242,7 +224,7 @@ public final class RingConnection implements AutoCloseable {
                 op.armCancel(() -> {
                     onRing(() -> {
                         if (!sending.isDone()) {
-                            abort();
+                            abortAsync();
                         }
                     }, null);
                     return false;
@@ -264,7 +246,8 @@ public final class RingConnection implements AutoCloseable {
         return op;
     }
 
-    RingOp<Void> submitShutdownOutput() {
+    /** Half-close: no more writes from this side (they fail with {@code EPIPE}); the peer's reads then see the end. */
+    public RingOp<Void> shutdownOutputAsync() {
         RingOp<Void> op = new RingOp<>("shutdown", name);
         if (settledAtCallTime(op)) {
             return op;
@@ -289,7 +272,8 @@ public final class RingConnection implements AutoCloseable {
         return op;
     }
 
-    RingOp<Void> submitClose() {
+    /** Closes the connection (a clean FIN). Idempotent; a read or write still waiting fails with {@code EBADF}. */
+    public RingOp<Void> closeAsync() {
         RingOp<Void> op = RingOp.uncancellable("close", name);
         closeCalled = true; // from now on every new operation fails with EBADF
         boolean queued = onRing(() -> {

@@ -62,7 +62,7 @@ final class RingConnector {
     RingOp<RingConnection> connect(InetSocketAddress address) {
         Objects.requireNonNull(address, "address");
         RingOp<RingConnection> op = new RingOp<RingConnection>("connect", address.toString())
-                .releasingWith(RingConnection::submitClose);
+                .releasingWith(RingConnection::closeAsync);
         if (pool.isShutdown()) {
             op.shutDown(pool.shutDownReason());
             return op;

@@ -31,7 +31,7 @@ interface RingEngine {
      * handed to {@link #closeAtShutdown}.
      */
     default RingOp<Void> closeNow(RingFile file) {
-        RingOp<Void> op = RingOp.uncancellable("close", file.path().toString());
+        RingOp<Void> op = RingOp.uncancellable("close", file.getPath().toString());
         closeAtShutdown(op, file);
         return op;
     }

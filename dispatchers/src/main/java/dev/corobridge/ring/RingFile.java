@@ -61,12 +61,12 @@ public final class RingFile implements AutoCloseable {
     }
 
     /** The ring every operation on this file goes to. */
-    public Ring ring() {
+    public Ring getRing() {
         return ring;
     }
 
     /** The path it was opened with. */
-    public Path path() {
+    public Path getPath() {
         return path;
     }
 
@@ -75,59 +75,14 @@ public final class RingFile implements AutoCloseable {
         return closed.get();
     }
 
-    /**
-     * Reads up to {@code dst.remaining()} bytes at {@code position}. The result is the number of
-     * bytes read, or -1 at end of file (as {@code FileChannel.read(dst, position)}).
-     */
-    public RingOp<Integer> readAsync(ByteBuffer dst, long position) {
-        return submitRead(dst, position);
-    }
-
-    /** Writes {@code src.remaining()} bytes at {@code position}; the result may be short. */
-    public RingOp<Integer> writeAsync(ByteBuffer src, long position) {
-        return submitWrite(src, position);
-    }
-
-    /** Appends {@code src} at the end of the file (opened with {@code APPEND}); atomic per call. */
-    public RingOp<Integer> appendAsync(ByteBuffer src) {
-        return submitAppend(src);
-    }
-
     /** {@code fsync(2)}: data and metadata reach the disk. */
     public RingOp<Void> fsyncAsync() {
-        return submitSync(false);
+        return sync(false);
     }
 
     /** {@code fdatasync(2)}: data (and the metadata needed to read it) reach the disk. */
     public RingOp<Void> fdatasyncAsync() {
-        return submitSync(true);
-    }
-
-    /** The file's current size in bytes. */
-    public RingOp<Long> sizeAsync() {
-        return submitSize();
-    }
-
-    /**
-     * Closes the file; later operations fail with {@code EBADF} (one racing the close runs before it
-     * or fails so: see the class comment). Closing twice completes at once. A close cannot be
-     * cancelled (that would leak the fd).
-     */
-    public RingOp<Void> closeAsync() {
-        return submitClose();
-    }
-
-    /**
-     * Reads until {@code dst} is full or end of file, handling short reads; the result is the bytes
-     * read (less than requested only at end of file).
-     */
-    public RingOp<Integer> readFullyAsync(ByteBuffer dst, long position) {
-        return submitReadFully(dst, position);
-    }
-
-    /** Writes all of {@code src} at {@code position}, handling short writes. */
-    public RingOp<Integer> writeFullyAsync(ByteBuffer src, long position) {
-        return submitWriteFully(src, position);
+        return sync(true);
     }
 
     /**
@@ -142,7 +97,7 @@ public final class RingFile implements AutoCloseable {
      */
     @Override
     public void close() throws java.io.IOException {
-        BlockingClose.closeAndWait(ring, this, this::submitClose);
+        BlockingClose.closeAndWait(ring, this, this::closeAsync);
     }
 
     @Override
@@ -150,9 +105,13 @@ public final class RingFile implements AutoCloseable {
         return "RingFile[" + path + " on " + ring.getName() + (closed.get() ? ", closed" : "") + "]";
     }
 
-    // ------------------------------------------------------------------ shared with the Kotlin face
+    // ------------------------------------------------------------------ operations (each departs when called)
 
-    RingOp<Integer> submitRead(ByteBuffer dst, long position) {
+    /**
+     * Reads up to {@code dst.remaining()} bytes at {@code position}. The result is the number of
+     * bytes read, or -1 at end of file (as {@code FileChannel.read(dst, position)}).
+     */
+    public RingOp<Integer> readAsync(ByteBuffer dst, long position) {
         Objects.requireNonNull(dst, "dst");
         checkPosition(position);
         if (dst.isReadOnly()) {
@@ -165,7 +124,8 @@ public final class RingFile implements AutoCloseable {
         return op;
     }
 
-    RingOp<Integer> submitWrite(ByteBuffer src, long position) {
+    /** Writes {@code src.remaining()} bytes at {@code position}; the result may be short. */
+    public RingOp<Integer> writeAsync(ByteBuffer src, long position) {
         Objects.requireNonNull(src, "src");
         checkPosition(position);
         RingOp<Integer> op = new RingOp<>("write", path.toString());
@@ -175,7 +135,8 @@ public final class RingFile implements AutoCloseable {
         return op;
     }
 
-    RingOp<Integer> submitAppend(ByteBuffer src) {
+    /** Appends {@code src} at the end of the file (opened with {@code APPEND}); atomic per call. */
+    public RingOp<Integer> appendAsync(ByteBuffer src) {
         Objects.requireNonNull(src, "src");
         if (!OpenFlags.isAppend(flags)) {
             throw new IllegalStateException("append needs a file opened with StandardOpenOption.APPEND: " + path);
@@ -187,7 +148,7 @@ public final class RingFile implements AutoCloseable {
         return op;
     }
 
-    RingOp<Void> submitSync(boolean dataOnly) {
+    private RingOp<Void> sync(boolean dataOnly) {
         RingOp<Void> op = new RingOp<>(dataOnly ? "fdatasync" : "fsync", path.toString());
         if (!rejectIfClosed(op)) {
             ring.engine().sync(op, this, dataOnly);
@@ -195,7 +156,8 @@ public final class RingFile implements AutoCloseable {
         return op;
     }
 
-    RingOp<Long> submitSize() {
+    /** The file's current size in bytes. */
+    public RingOp<Long> sizeAsync() {
         RingOp<Long> op = new RingOp<>("size", path.toString());
         if (!rejectIfClosed(op)) {
             ring.engine().size(op, this);
@@ -203,7 +165,12 @@ public final class RingFile implements AutoCloseable {
         return op;
     }
 
-    RingOp<Void> submitClose() {
+    /**
+     * Closes the file; later operations fail with {@code EBADF} (one racing the close runs before it
+     * or fails so: see the class comment). Closing twice completes at once. A close cannot be
+     * cancelled (that would leak the fd).
+     */
+    public RingOp<Void> closeAsync() {
         RingOp<Void> op = RingOp.uncancellable("close", path.toString()); // withdrawing it would leak the fd
         if (!closed.compareAndSet(false, true)) {
             op.succeed(null);
@@ -214,11 +181,16 @@ public final class RingFile implements AutoCloseable {
         return op;
     }
 
-    RingOp<Integer> submitReadFully(ByteBuffer dst, long position) {
+    /**
+     * Reads until {@code dst} is full or end of file, handling short reads; the result is the bytes
+     * read (less than requested only at end of file).
+     */
+    public RingOp<Integer> readFullyAsync(ByteBuffer dst, long position) {
         return submitFully(Objects.requireNonNull(dst, "dst"), position, true);
     }
 
-    RingOp<Integer> submitWriteFully(ByteBuffer src, long position) {
+    /** Writes all of {@code src} at {@code position}, handling short writes. */
+    public RingOp<Integer> writeFullyAsync(ByteBuffer src, long position) {
         return submitFully(Objects.requireNonNull(src, "src"), position, false);
     }
 
@@ -236,7 +208,7 @@ public final class RingFile implements AutoCloseable {
      */
     private boolean rejectIfClosed(RingOp<?> op) {
         if (closed.get()) {
-            op.fail(new RingIoException(op.operation(), path.toString(), Errno.EBADF, "the file is closed"));
+            op.fail(new RingIoException(op.getOperation(), path.toString(), Errno.EBADF, "the file is closed"));
             return true;
         }
         return false;
@@ -289,7 +261,7 @@ public final class RingFile implements AutoCloseable {
                 whole.cancelled();
                 return;
             }
-            RingOp<Integer> op = reading ? submitRead(buf, start + done) : submitWrite(buf, start + done);
+            RingOp<Integer> op = reading ? readAsync(buf, start + done) : writeAsync(buf, start + done);
             current = op;
             if (whole.isCancelRequested()) {
                 op.cancel();

@@ -114,12 +114,12 @@ public final class RingOp<T> implements Awaitable<T> {
     }
 
     /** The operation, e.g. {@code read}. */
-    public String operation() {
+    public String getOperation() {
         return operation;
     }
 
     /** The path or fd it applies to. */
-    public String target() {
+    public String getTarget() {
         return target;
     }
 

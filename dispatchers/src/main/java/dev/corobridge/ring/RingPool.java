@@ -47,7 +47,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Where io_uring is unavailable (old kernel, container seccomp — Docker's default profile blocks
  * it) or {@code -Dcorobridge.ring.fallback=true}, the same API runs on NIO event loops plus a
  * bounded blocking executor for file operations; one log line carries the reason
- * ({@link IoUring#unavailabilityCause()}), and {@link #getTransport()} / {@link #getMetrics()} report it.
+ * ({@link IoUring#unavailabilityCause()}), and {@link #getMetrics()} reports it
+ * ({@link RingMetrics#transport()}, {@link RingMetrics#fallbackReason()}).
  *
  * <h2>Netty settings</h2>
  * Starting a pool with its own io_uring loops sets {@code -Dio.netty.iouring.pollAddMultishotEnabled=false}
@@ -200,27 +201,18 @@ public final class RingPool implements AutoCloseable {
         return placement.all();
     }
 
-    /** Opens {@code path} on the ring chosen by {@link #forKey} for its absolute path. */
+    /** Opens {@code path} (no options: read-only) on the ring chosen by {@link #forKey} for its absolute path. */
     public RingOp<RingFile> openAsync(Path path, OpenOption... options) {
-        return submitOpen(path, Set.of(options));
+        return openAsync(path, Set.of(options));
     }
 
-    RingOp<RingFile> submitOpen(Path path, Set<? extends OpenOption> options) {
+    /** Opens {@code path} with {@code options} on the ring chosen by {@link #forKey} for its absolute path. */
+    public RingOp<RingFile> openAsync(Path path, Set<? extends OpenOption> options) {
         Objects.requireNonNull(path, "path");
-        return forKey(path.toAbsolutePath().normalize()).submitOpen(path, options);
+        return forKey(path.toAbsolutePath().normalize()).openAsync(path, options);
     }
 
     // ------------------------------------------------------------------ sockets
-
-    /**
-     * Connects to {@code address} from the ring {@link #next()} picks; the connection stays on it.
-     * A refused or unreachable address fails with a {@link RingIoException}. Cancelling it
-     * ({@link RingOp#cancel()}) decides at once and aborts the kernel's connect; a connection made
-     * anyway is closed, never handed out.
-     */
-    public RingOp<RingConnection> connectAsync(java.net.InetSocketAddress address) {
-        return submitConnect(address);
-    }
 
     /**
      * Binds {@code address} (port 0: any free port) and starts accepting; each accepted connection
@@ -233,10 +225,16 @@ public final class RingPool implements AutoCloseable {
      * {@code pool.bind(...)} or {@code pool.serve(...)}.
      */
     public RingOp<RingServer> bindAsync(java.net.InetSocketAddress address, java.util.function.Consumer<RingConnection> onAccept) {
-        return RingServer.submitBind(this, address, onAccept);
+        return RingServer.bind(this, address, onAccept);
     }
 
-    RingOp<RingConnection> submitConnect(java.net.InetSocketAddress address) {
+    /**
+     * Connects to {@code address} from the ring {@link #next()} picks; the connection stays on it.
+     * A refused or unreachable address fails with a {@link RingIoException}. Cancelling it
+     * ({@link RingOp#cancel()}) decides at once and aborts the kernel's connect; a connection made
+     * anyway is closed, never handed out.
+     */
+    public RingOp<RingConnection> connectAsync(java.net.InetSocketAddress address) {
         return connector.connect(address);
     }
 
@@ -256,14 +254,9 @@ public final class RingPool implements AutoCloseable {
 
     // ------------------------------------------------------------------ state
 
-    /** Which transport is active. */
-    public Transport getTransport() {
+    /** Which transport is active (public: {@code getMetrics().transport()}). */
+    Transport transport() {
         return transport;
-    }
-
-    /** Why the fallback is active; empty with io_uring. */
-    public String getFallbackReason() {
-        return fallbackReason;
     }
 
     /** The pool's name. */

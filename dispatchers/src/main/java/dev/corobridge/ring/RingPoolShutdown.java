@@ -90,7 +90,7 @@ final class RingPoolShutdown {
         openFiles.add(f);
         if (shutdown && f.markClosed()) {
             forget(f);
-            f.ring().engine().closeNow(f); // raced with shutdown: do not leak it
+            f.getRing().engine().closeNow(f); // raced with shutdown: do not leak it
         }
     }
 
@@ -175,14 +175,14 @@ final class RingPoolShutdown {
             for (RingFile f : List.copyOf(openFiles)) {
                 forget(f);
                 if (f.markClosed()) {
-                    closes.add(f.ring().engine().closeNow(f));
+                    closes.add(f.getRing().engine().closeNow(f));
                 }
             }
             for (RingOp<Void> c : closes) {
                 try {
                     c.join(java.time.Duration.ofSeconds(5)); // the CLOSE must reach the kernel before the ring goes
                 } catch (Exception e) {
-                    problems.add("close " + c.target() + " failed: " + e);
+                    problems.add("close " + c.getTarget() + " failed: " + e);
                     errors.add(e);
                 }
             }

@@ -49,7 +49,7 @@ public final class RingServer implements AutoCloseable {
         this.pool = pool;
     }
 
-    static RingOp<RingServer> submitBind(RingPool pool, InetSocketAddress address, Consumer<RingConnection> onAccept) {
+    static RingOp<RingServer> bind(RingPool pool, InetSocketAddress address, Consumer<RingConnection> onAccept) {
         Objects.requireNonNull(pool, "pool");
         Objects.requireNonNull(address, "address");
         Objects.requireNonNull(onAccept, "onAccept");
@@ -101,7 +101,7 @@ public final class RingServer implements AutoCloseable {
         ch.closeFuture().addListener(f -> connections.remove(c));
         if (closed) {
             connections.remove(c); // close() may have taken its snapshot before the add
-            c.submitClose();
+            c.closeAsync();
             return;
         }
         // After registration completes, not inside initChannel: a session that starts inline here
@@ -114,7 +114,7 @@ public final class RingServer implements AutoCloseable {
     }
 
     /** The bound address (with the real port when bound to port 0). */
-    public InetSocketAddress localAddress() {
+    public InetSocketAddress getLocalAddress() {
         return (InetSocketAddress) serverChannel.localAddress();
     }
 
@@ -124,7 +124,7 @@ public final class RingServer implements AutoCloseable {
     }
 
     /** Connections accepted and still open. */
-    public int connections() {
+    public int getConnections() {
         return connections.size();
     }
 
@@ -160,7 +160,7 @@ public final class RingServer implements AutoCloseable {
         closed = true; // before the snapshot below: a connection accepted from now on closes itself
         ChannelFuture f = serverChannel.close();
         for (RingConnection c : Set.copyOf(connections)) {
-            c.submitClose();
+            c.closeAsync();
         }
         pool.forget(this);
         return f;

@@ -345,7 +345,7 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
             if (file.closeAccepted) {
                 finish(s.pinned);
                 metrics.failed(s.kind, Errno.EBADF);
-                s.op.fail(new RingIoException(s.kind, file.path().toString(), Errno.EBADF,
+                s.op.fail(new RingIoException(s.kind, file.getPath().toString(), Errno.EBADF,
                         "the file was closed before the operation reached its ring"));
                 return;
             }

@@ -17,23 +17,23 @@ import java.nio.ByteBuffer
  * Reads into `[position, limit)` of [buf] and moves its position by the count (as
  * `ReadableByteChannel.read`); 0 if it has no room, -1 at end of stream.
  */
-suspend fun RingConnection.read(buf: ByteBuffer): Int = submitRead(buf).awaitIo()
+suspend fun RingConnection.read(buf: ByteBuffer): Int = readAsync(buf).awaitIo()
 
 /** Sends `buf[0, n)` and waits until it is flushed. */
-suspend fun RingConnection.write(buf: ByteBuffer, n: Int): Int = submitWrite(buf, n).awaitIo()
+suspend fun RingConnection.write(buf: ByteBuffer, n: Int): Int = writeAsync(buf, n).awaitIo()
 
 /** Half-closes: the peer's reads see the end; reading continues. */
-suspend fun RingConnection.shutdownOutput() { submitShutdownOutput().awaitIo() }
+suspend fun RingConnection.shutdownOutput() { shutdownOutputAsync().awaitIo() }
 
 /** Connects from one of the pool's rings. */
-suspend fun RingPool.connect(address: InetSocketAddress): RingConnection = submitConnect(address).awaitIo()
+suspend fun RingPool.connect(address: InetSocketAddress): RingConnection = connectAsync(address).awaitIo()
 
 /**
  * Binds [address] and hands every accepted connection to [onAccept] on its ring's thread (see
  * [RingServer]). Suspends until bound; never blocks a thread, so it may be called on the pump.
  */
 suspend fun RingPool.bind(address: InetSocketAddress, onAccept: (RingConnection) -> Unit): RingServer =
-    RingServer.submitBind(this, address, onAccept).awaitIo()
+    bindAsync(address, onAccept).awaitIo()
 
 /**
  * Serves [address]: every accepted connection runs [session] as a coroutine in [scope] on the
@@ -49,8 +49,8 @@ suspend fun RingPool.serve(
     session: suspend (RingConnection) -> Unit,
 ): RingServer {
     val server = bind(address) { conn ->
-        scope.launch(conn.ring().dispatcher) { session(conn) }
-            .invokeOnCompletion { conn.submitClose() } // runs even if the session never started
+        scope.launch(conn.ring.dispatcher) { session(conn) }
+            .invokeOnCompletion { conn.closeAsync() } // runs even if the session never started
     }
     scope.coroutineContext[Job]?.invokeOnCompletion { server.closeNow() }
     return server

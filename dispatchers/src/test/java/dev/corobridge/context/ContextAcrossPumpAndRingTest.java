@@ -64,8 +64,8 @@ class ContextAcrossPumpAndRingTest {
         assertTrue(all.get(0).startsWith("r-42@ctx-ui"), all.get(0));
         assertTrue(all.get(1).contains("ctx-rings"), all.get(1));
         assertTrue(all.get(2).contains("DefaultDispatcher-worker"), all.get(2));
-        assertEquals("journal", chain.trace().hops().stream().filter(h -> h.context().contains("ctx-rings"))
-                .map(Hop::note).findFirst().orElse("no ring hop in " + chain.trace()));
+        assertEquals("journal", chain.getTrace().getHops().stream().filter(h -> h.context().contains("ctx-rings"))
+                .map(Hop::note).findFirst().orElse("no ring hop in " + chain.getTrace()));
 
         // The next, unrelated tasks on the same pump and ring threads see nothing.
         assertNull(Task.start(pump, () -> MDC.get("request")).join(WAIT));

@@ -60,7 +60,7 @@ class AffinityTest {
                 return board.read(List::copyOf);
             });
             assertEquals(List.of("note", "second"), copy);
-            assertEquals(pump, board.pump());
+            assertEquals(pump, board.getPump());
         } finally {
             stop(pump);
         }

@@ -40,13 +40,13 @@ class ManualPumpTest {
         List<Long> firedAt = new ArrayList<>();
         ui.schedule(() -> shown.set(true), Duration.ofSeconds(5));
         ui.schedule(() -> {
-            firedAt.add(ui.currentTimeNanos());
-            ui.schedule(() -> firedAt.add(ui.currentTimeNanos()), Duration.ofSeconds(1));
+            firedAt.add(ui.getCurrentTimeNanos());
+            ui.schedule(() -> firedAt.add(ui.getCurrentTimeNanos()), Duration.ofSeconds(1));
         }, Duration.ofSeconds(2));
         ui.advanceTimeBy(Duration.ofSeconds(4));
         assertFalse(shown.get());
         assertEquals(List.of(2_000_000_000L, 3_000_000_000L), firedAt);
-        assertEquals(4_000_000_000L, ui.currentTimeNanos());
+        assertEquals(4_000_000_000L, ui.getCurrentTimeNanos());
         ui.advanceTimeBy(Duration.ofSeconds(1));
         assertTrue(shown.get());
     }
@@ -60,7 +60,7 @@ class ManualPumpTest {
         ui.execute(() -> order.add(0));
         ui.advanceUntilIdle();
         assertEquals(List.of(0, 1, 3), order);
-        assertEquals(Duration.ofMinutes(3).toNanos(), ui.currentTimeNanos());
+        assertEquals(Duration.ofMinutes(3).toNanos(), ui.getCurrentTimeNanos());
     }
 
     @Test

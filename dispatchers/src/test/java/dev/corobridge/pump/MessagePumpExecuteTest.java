@@ -133,7 +133,7 @@ class MessagePumpExecuteTest {
         p.schedule(() -> order.add("b"), Duration.ofMillis(40));
         assertTrue(cancelled.cancel());
         assertFalse(cancelled.cancel(), "second cancel must lose");
-        assertEquals(PumpTimer.State.CANCELLED, cancelled.state());
+        assertEquals(PumpTimer.State.CANCELLED, cancelled.getState());
         p.advanceTimeBy(Duration.ofMillis(59));
         assertEquals(List.of("a", "b"), order, "nothing fires before its due time");
         p.advanceTimeBy(Duration.ofMillis(1));
@@ -148,7 +148,7 @@ class MessagePumpExecuteTest {
         AtomicBoolean ran = new AtomicBoolean();
         PumpTimer t = p.schedule(() -> ran.set(true), Duration.ofHours(1));
         assertTrue(t.cancel());
-        assertEquals(PumpTimer.State.CANCELLED, t.state());
+        assertEquals(PumpTimer.State.CANCELLED, t.getState());
         onPump(p, () -> assertEquals(0, p.getMetrics().pendingTimers()));
         assertFalse(ran.get());
     }
@@ -160,7 +160,7 @@ class MessagePumpExecuteTest {
         PumpTimer t = p.schedule(fired::countDown, Duration.ZERO);
         assertTrue(fired.await(WAIT.toSeconds(), TimeUnit.SECONDS));
         assertFalse(t.cancel(), "it already fired");
-        assertEquals(PumpTimer.State.FIRED, t.state());
+        assertEquals(PumpTimer.State.FIRED, t.getState());
     }
 
     @Test

@@ -66,7 +66,7 @@ class ShutdownTest {
         assertTrue(r.graceful());
         assertEquals(1, r.abandonedTimers());
         assertFalse(r.isClean());
-        assertEquals(PumpTimer.State.ABANDONED, t.state());
+        assertEquals(PumpTimer.State.ABANDONED, t.getState());
         assertTrue(r.toString().contains("1 delayed tasks"), r.toString());
     }
 

@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
  * The Java faces of the sync primitives and event streams used from the pump thread: nothing ever
  * blocks the pump (a wait returns a pending awaitable at once and the pump keeps dispatching), a
  * blocking {@code await()} there fails naming the fix, and continuations composed with
- * {@code Task.of(wait).thenOn(ui, ...)} run on the pump whichever thread completed the wait.
+ * {@code Task.from(wait).thenOn(ui, ...)} run on the pump whichever thread completed the wait.
  */
 class SyncPrimitivesOnPumpTest {
 
@@ -52,7 +52,7 @@ class SyncPrimitivesOnPumpTest {
         Task<String> continuation = onPump(ui, () -> {
             Awaitable<T> w = wait.get(); // returns at once: pending
             assertFalse(w.isDone(), "the wait must really be pending for this test");
-            return Task.of(w).thenOn(ui, v -> {
+            return Task.from(w).thenOn(ui, v -> {
                 ui.checkAccess();
                 return "continued on " + ui.getName();
             });
@@ -80,10 +80,10 @@ class SyncPrimitivesOnPumpTest {
         }));
 
         AsyncEvent<String> event = new AsyncEvent<>();
-        assertEquals("continued on sync-ui", waitOnPumpReleasedElsewhere(event::whenSet, () -> event.set("go")));
+        assertEquals("continued on sync-ui", waitOnPumpReleasedElsewhere(event::awaitAsync, () -> event.set("go")));
 
         AsyncLatch latch = new AsyncLatch(2);
-        assertEquals("continued on sync-ui", waitOnPumpReleasedElsewhere(latch::whenOpen, () -> {
+        assertEquals("continued on sync-ui", waitOnPumpReleasedElsewhere(latch::awaitAsync, () -> {
             latch.countDown();
             latch.countDown();
             return null;
@@ -91,7 +91,7 @@ class SyncPrimitivesOnPumpTest {
 
         WaitGroup group = new WaitGroup();
         group.add(1);
-        assertEquals("continued on sync-ui", waitOnPumpReleasedElsewhere(group::whenAllDone, () -> {
+        assertEquals("continued on sync-ui", waitOnPumpReleasedElsewhere(group::awaitAsync, () -> {
             group.done();
             return null;
         }));
@@ -108,7 +108,7 @@ class SyncPrimitivesOnPumpTest {
         boolean[] flag = {false};
         Task<String> continuation = onPump(ui, () -> {
             mutex.tryLock();
-            return Task.of(ready.whenTrue(() -> flag[0])).thenOn(ui, v -> {
+            return Task.from(ready.awaitUntilAsync(() -> flag[0])).thenOn(ui, v -> {
                 try {
                     return "flag=" + flag[0] + " locked=" + mutex.isLocked() + " on pump=" + ui.isCurrentThread();
                 } finally {
@@ -170,7 +170,7 @@ class SyncPrimitivesOnPumpTest {
 
     /** One step of a callback-style loop on the pump: handle one element, then ask for the next. */
     private void readNext(AsyncChannel<Integer> channel, List<Integer> got, Promise<List<Integer>> done) {
-        Task.of(channel.nextAsync()).thenOn(ui, (Next<Integer> n) -> {
+        Task.from(channel.nextAsync()).thenOn(ui, (Next<Integer> n) -> {
             ui.checkAccess();
             if (n.hasValue()) {
                 got.add(n.value());
@@ -203,6 +203,6 @@ class SyncPrimitivesOnPumpTest {
         }
         ui.execute(states::close); // two-phase style: tell subscribers "no more events" while running
         assertEquals(List.of("starting", "ready", "busy", "ready"), reader.join(WAIT));
-        assertEquals(0, states.subscriberCount(), "the reader unsubscribed by closing its stream");
+        assertEquals(0, states.getSubscriberCount(), "the reader unsubscribed by closing its stream");
     }
 }

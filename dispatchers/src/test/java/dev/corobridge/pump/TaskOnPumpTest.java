@@ -31,7 +31,7 @@ class TaskOnPumpTest {
     void javaCallsAKotlinSuspendFunctionThatHopsPumpBackgroundPump() throws Exception {
         UserService users = new UserService(ui);
         List<String> seen = Collections.synchronizedList(new ArrayList<>());
-        Task<String> user = Task.fromSuspend(ui, cont -> users.load("7", seen, cont));
+        Task<String> user = Task.startSuspend(ui, cont -> users.load("7", seen, cont));
         Task<String> shown = user.thenOn(ui, name -> {
             ui.checkAccess();
             return name + " shown on " + Thread.currentThread().getName().split(" ")[0];
@@ -70,7 +70,7 @@ class TaskOnPumpTest {
             return Task.start(ui, () -> board.get().size()).join();
         });
         assertEquals(1, flow.join(Duration.ofSeconds(30)));
-        assertTrue(flow.trace().hops().size() >= 1);
+        assertTrue(flow.getTrace().getHops().size() >= 1);
     }
 
     @Test

@@ -36,7 +36,7 @@ class TimerQueueTest {
         PumpTimer t;
         while ((t = q.pollDue(1000)) != null) {
             assertTrue(t.due > lastDue || (t.due == lastDue && t.seq > lastSeq), "heap order");
-            assertEquals(PumpTimer.State.FIRED, t.state());
+            assertEquals(PumpTimer.State.FIRED, t.getState());
             lastDue = t.due;
             lastSeq = t.seq;
             polled++;

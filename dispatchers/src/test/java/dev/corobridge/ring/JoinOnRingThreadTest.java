@@ -75,7 +75,7 @@ class JoinOnRingThreadTest {
         RingPool pool = pool(Transport.IO_URING);
         Path file = Files.writeString(dir.resolve("f"), "abc");
         RingFile f = await(pool.openAsync(file, java.nio.file.StandardOpenOption.READ));
-        Ring ring = f.ring();
+        Ring ring = f.getRing();
         CompletableFuture<Object> joined = outcomeOn(ring, () -> f.readAsync(ByteBuffer.allocateDirect(16), 0).join());
         Object outcome;
         try {

@@ -16,8 +16,8 @@ public final class PoolStartNettySettingsProbe {
         System.out.println("before=" + System.getProperty(NettyUringSettings.POLL_ADD_MULTISHOT));
         try (RingPool pool = RingPool.start(RingPoolConfig.builder().name("probe").rings(1).forceFallback(false).build())) {
             System.out.println("after=" + System.getProperty(NettyUringSettings.POLL_ADD_MULTISHOT));
-            System.out.println("transport=" + pool.getTransport());
-            if (pool.getTransport() == Transport.IO_URING) {
+            System.out.println("transport=" + pool.getMetrics().transport());
+            if (pool.getMetrics().transport() == Transport.IO_URING) {
                 System.out.println("multishot=" + IoUring.isPollAddMultishotEnabled());
             }
         }

@@ -90,8 +90,8 @@ class RingAutoCloseTest {
         RingPool pool = pool(transport);
         try {
             RingFile f = await(pool.openAsync(dir.resolve("ring.bin"), StandardOpenOption.CREATE, StandardOpenOption.WRITE));
-            Ring other = pool.getRings().get((f.ring().getIndex() + 1) % pool.getRings().size());
-            for (Ring r : java.util.List.of(f.ring(), other)) {
+            Ring other = pool.getRings().get((f.getRing().getIndex() + 1) % pool.getRings().size());
+            for (Ring r : java.util.List.of(f.getRing(), other)) {
                 CompletableFuture<Throwable> onThisRing = new CompletableFuture<>();
                 r.execute(() -> {
                     try {
@@ -144,7 +144,7 @@ class RingAutoCloseTest {
             accepted.add(c);
         }))) {
             RingConnection escaped;
-            try (RingConnection client = await(pool.connectAsync(server.localAddress()))) {
+            try (RingConnection client = await(pool.connectAsync(server.getLocalAddress()))) {
                 assertEquals(2, await(client.writeAsync(ByteBuffer.wrap(new byte[] {7, 8}), 2)));
                 escaped = client;
             }

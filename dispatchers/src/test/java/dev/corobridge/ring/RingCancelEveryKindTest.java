@@ -126,7 +126,7 @@ class RingCancelEveryKindTest {
         RingPool pool = pool(transport);
         LinkedBlockingQueue<RingConnection> accepted = new LinkedBlockingQueue<>();
         try (RingServer server = await(pool.bindAsync(ANY_LOOPBACK, accepted::add))) {
-            RingConnection client = await(pool.connectAsync(server.localAddress()));
+            RingConnection client = await(pool.connectAsync(server.getLocalAddress()));
             RingConnection session = accepted.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
             assertNotNull(session);
             // The session never reads: 32 MB cannot fit in the socket buffers, so the write stays in the
@@ -134,7 +134,7 @@ class RingCancelEveryKindTest {
             int n = 32 << 20;
             RingOp<Integer> write = client.writeAsync(ByteBuffer.allocateDirect(n), n);
             waitUntil(write::started, "the write to be handed to the transport");
-            passedBy(client.ring()); // and the transport to have tried to send it all
+            passedBy(client.getRing()); // and the transport to have tried to send it all
             assertFalse(write.isDone(), "the peer does not read: the write cannot have completed");
             assertFalse(write.cancel(), "the transport holds the bytes: it decides, not this call");
             assertThrows(CancellationException.class, () -> await(write));

@@ -33,7 +33,7 @@ class RingConnectionBufferTest {
         RingPool pool = pool(transport);
         LinkedBlockingQueue<RingConnection> accepted = new LinkedBlockingQueue<>();
         try (RingServer server = await(pool.bindAsync(ANY_LOOPBACK, accepted::add))) {
-            RingConnection client = await(pool.connectAsync(server.localAddress()));
+            RingConnection client = await(pool.connectAsync(server.getLocalAddress()));
             RingConnection session = accepted.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
             byte[] hello = "hello".getBytes(StandardCharsets.US_ASCII);
             assertEquals(5, await(client.writeAsync(ByteBuffer.wrap(hello), 5)));

@@ -157,7 +157,7 @@ class RingFileDescriptorReuseTest {
         NettyUringSettings.apply(); // the pausing group creates io_uring loops before any RingPool does
         try (PausingLoopGroup loops = new PausingLoopGroup()) {
             RingPool pool = RingPool.adopt(loops.group(), RingPoolConfig.builder().name("reuse").build());
-            assertEquals(Transport.IO_URING, pool.getTransport());
+            assertEquals(Transport.IO_URING, pool.getMetrics().transport());
             Path mine = Files.createFile(dir.resolve("mine"));
             Path other = Files.createFile(dir.resolve("other"));
             RingFile f = await(pool.openAsync(mine, StandardOpenOption.WRITE));

@@ -37,7 +37,7 @@ class RingFileTest {
     void writeSyncReadSizeCloseRoundTrip(Transport transport) throws Exception {
         RingPool pool = pool(transport);
         try {
-            assertEquals(transport, pool.getTransport());
+            assertEquals(transport, pool.getMetrics().transport());
             Path p = dir.resolve("round-trip.bin");
             RingFile f = await(pool.openAsync(p, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE));
             byte[] data = "hello ring".getBytes(StandardCharsets.UTF_8);
@@ -201,7 +201,7 @@ class RingFileTest {
             Path p = dir.resolve("placed");
             Files.writeString(p, "x");
             RingFile f = await(pool.openAsync(p));
-            assertSame(pool.forKey(p.toAbsolutePath().normalize()), f.ring(), "files are placed by path");
+            assertSame(pool.forKey(p.toAbsolutePath().normalize()), f.getRing(), "files are placed by path");
             await(f.closeAsync());
             assertTrue(pool.getRings().get(0).getName().startsWith("test-"), pool.getRings().get(0).getName());
         } finally {
@@ -237,7 +237,7 @@ class RingFileTest {
         assertTrue(pool.awaitTermination(java.time.Duration.ZERO));
         RingOp<RingFile> late = pool.openAsync(plain);
         assertInstanceOf(dev.corobridge.bridge.ContextShutdownException.class, late.outcomeOrNull().errorOrNull());
-        assertTrue(leftOpen.ring().getPool().getMetrics().openFiles() == 0);
+        assertTrue(leftOpen.getRing().getPool().getMetrics().openFiles() == 0);
         RingTestSupport.waitUntil(() -> {
             try {
                 return RingTestSupport.openFds() <= fdsBefore;

@@ -57,7 +57,7 @@ class RingOpCancelTest {
 
         Hold(RingPool pool) throws Exception {
             Ring ring = pool.getRings().get(0);
-            if (pool.getTransport() == Transport.IO_URING) {
+            if (pool.getMetrics().transport() == Transport.IO_URING) {
                 CountDownLatch entered = new CountDownLatch(1);
                 ring.execute(() -> {
                     entered.countDown();
@@ -238,7 +238,7 @@ class RingOpCancelTest {
             }
             if (transport == Transport.IO_URING) {
                 RingOp<Integer> inKernel = f.readFullyAsync(ByteBuffer.allocateDirect(4), 0);
-                passedBy(f.ring()); // the ring has taken the first part in and written its SQE
+                passedBy(f.getRing()); // the ring has taken the first part in and written its SQE
                 assertFalse(inKernel.cancel(), "its part is in the kernel: the kernel decides");
                 assertThrows(CancellationException.class, () -> await(inKernel));
             }
@@ -261,7 +261,7 @@ class RingOpCancelTest {
         RingPool pool = pool(transport);
         LinkedBlockingQueue<RingConnection> accepted = new LinkedBlockingQueue<>();
         try (RingServer server = await(pool.bindAsync(ANY_LOOPBACK, accepted::add))) {
-            RingConnection client = await(pool.connectAsync(server.localAddress()));
+            RingConnection client = await(pool.connectAsync(server.getLocalAddress()));
             RingConnection session = accepted.poll(30, TimeUnit.SECONDS);
             ByteBuffer first = ByteBuffer.allocate(16);
             RingOp<Integer> waiting = session.readAsync(first.clear());

@@ -35,7 +35,7 @@ class RingPoolAdoptTest {
         MultiThreadIoEventLoopGroup shared = new MultiThreadIoEventLoopGroup(2, IoUringIoHandler.newFactory());
         try {
             RingPool pool = RingPool.adopt(shared, RingPoolConfig.builder().name("adopted").build());
-            assertEquals(Transport.IO_URING, pool.getTransport());
+            assertEquals(Transport.IO_URING, pool.getMetrics().transport());
             assertEquals(2, pool.getRings().size());
             Path p = dir.resolve("a.txt");
             Files.writeString(p, "shared loops");
@@ -56,8 +56,8 @@ class RingPoolAdoptTest {
         MultiThreadIoEventLoopGroup nio = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         try {
             RingPool pool = RingPool.adopt(nio, RingPoolConfig.builder().name("adopted-nio").build());
-            assertEquals(Transport.FALLBACK, pool.getTransport());
-            assertTrue(pool.getFallbackReason().contains("not io_uring"), pool.getFallbackReason());
+            assertEquals(Transport.FALLBACK, pool.getMetrics().transport());
+            assertTrue(pool.getMetrics().fallbackReason().contains("not io_uring"), pool.getMetrics().fallbackReason());
             Path p = dir.resolve("b.txt");
             RingFile f = await(pool.openAsync(p, java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE));
             assertEquals(3, await(f.writeAsync(ByteBuffer.wrap(new byte[] {1, 2, 3}), 0)));

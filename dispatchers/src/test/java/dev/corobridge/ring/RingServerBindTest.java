@@ -57,7 +57,7 @@ class RingServerBindTest {
                 assertTrue(e.getMessage().contains("must never block"), e.getMessage());
             }
             RingServer server = await(op);
-            RingConnection client = await(pool.connectAsync(server.localAddress()));
+            RingConnection client = await(pool.connectAsync(server.getLocalAddress()));
             assertNotNull(accepted.poll(WAIT.toSeconds(), TimeUnit.SECONDS), "the server accepts");
             await(client.closeAsync());
             server.close();
@@ -88,7 +88,7 @@ class RingServerBindTest {
                 assertFalse(hold.expired());
             }
             RingServer server = await(op);
-            RingConnection client = await(pool.connectAsync(server.localAddress()));
+            RingConnection client = await(pool.connectAsync(server.getLocalAddress()));
             assertNotNull(accepted.poll(WAIT.toSeconds(), TimeUnit.SECONDS), "the server accepts");
             // Close from the thread of the server's own loop: waiting there would wait for itself.
             Ring own = pool.ringOf(server.channelEventLoop());
@@ -115,7 +115,7 @@ class RingServerBindTest {
         RingPool pool = pool(transport);
         try {
             RingServer first = await(pool.bindAsync(ANY_LOOPBACK, c -> c.closeAsync()));
-            RingOp<RingServer> taken = pool.bindAsync(first.localAddress(), c -> c.closeAsync());
+            RingOp<RingServer> taken = pool.bindAsync(first.getLocalAddress(), c -> c.closeAsync());
             Exception e = org.junit.jupiter.api.Assertions.assertThrows(Exception.class, () -> await(taken));
             RingIoException io = assertInstanceOf(RingIoException.class,
                     e instanceof java.util.concurrent.CompletionException ? e.getCause() : e);

@@ -68,10 +68,10 @@ class RingSocketResetTest {
 
         /** A connected pair: {@code [client, server side]}. */
         RingConnection[] pair() throws Exception {
-            RingConnection c = await(pool.connectAsync(server.localAddress()));
+            RingConnection c = await(pool.connectAsync(server.getLocalAddress()));
             RingConnection s = accepted.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
             assertTrue(s != null, "the server accepted the connection");
-            assertEquals(port(c.localAddress()), port(s.remoteAddress()), "pairs are made one at a time");
+            assertEquals(port(c.getLocalAddress()), port(s.getRemoteAddress()), "pairs are made one at a time");
             return new RingConnection[] {c, s};
         }
 
@@ -111,7 +111,7 @@ class RingSocketResetTest {
 
     private static int kernelState(RingConnection conn) {
         try {
-            return tcpState(port(conn.localAddress()), port(conn.remoteAddress()));
+            return tcpState(port(conn.getLocalAddress()), port(conn.getRemoteAddress()));
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
@@ -119,7 +119,7 @@ class RingSocketResetTest {
 
     private static long kernelUnread(RingConnection conn) {
         try {
-            return tcpUnread(port(conn.localAddress()), port(conn.remoteAddress()));
+            return tcpUnread(port(conn.getLocalAddress()), port(conn.getRemoteAddress()));
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
@@ -170,7 +170,7 @@ class RingSocketResetTest {
                 assertEquals("n=8", write(client, HELLO));
                 waitUntil(() -> kernelUnread(server) == HELLO.length, "the 8 bytes to reach the server's socket");
                 int before = server.recorded();
-                assertEquals("ok", outcome(client.abort()));
+                assertEquals("ok", outcome(client.abortAsync()));
                 rig.resetArrived(server, before);
                 String rep = "rep " + i + " on " + t;
                 assertEquals("n=8", read(server, buf), rep + ": bytes received before the reset come first");
@@ -193,7 +193,7 @@ class RingSocketResetTest {
             for (int i = 0; i < REPS; i++) {
                 RingConnection[] p = rig.pair();
                 int before = p[1].recorded();
-                assertEquals("ok", outcome(p[0].abort()));
+                assertEquals("ok", outcome(p[0].abortAsync()));
                 rig.resetArrived(p[1], before);
                 assertEquals("ECONNRESET", read(p[1], buf), "rep " + i + " on " + t);
                 assertEquals("ok", outcome(p[1].closeAsync()));
@@ -211,7 +211,7 @@ class RingSocketResetTest {
                 assertEquals("n=8", write(p[0], HELLO));
                 assertEquals("n=8", read(p[1], buf));
                 int before = p[1].recorded();
-                assertEquals("ok", outcome(p[0].abort()));
+                assertEquals("ok", outcome(p[0].abortAsync()));
                 rig.resetArrived(p[1], before);
                 assertEquals("ECONNRESET", read(p[1], buf), "rep " + i + " on " + t);
                 assertEquals("ok", outcome(p[1].closeAsync()));
@@ -227,7 +227,7 @@ class RingSocketResetTest {
             for (int i = 0; i < REPS; i++) {
                 RingConnection[] p = rig.pair();
                 int before = p[1].recorded();
-                assertEquals("ok", outcome(p[0].abort()));
+                assertEquals("ok", outcome(p[0].abortAsync()));
                 rig.resetArrived(p[1], before);
                 String rep = "rep " + i + " on " + t;
                 assertEquals("ECONNRESET", write(p[1], HELLO), rep);
@@ -252,7 +252,7 @@ class RingSocketResetTest {
             for (int i = 0; i < REPS; i++) {
                 RingConnection[] p = rig.pair();
                 assertEquals("n=8", write(p[0], HELLO));
-                p[0].abort();
+                p[0].abortAsync();
                 String rep = "rep " + i + " on " + t;
                 String first = read(p[1], buf);
                 if (first.equals("n=8")) {
@@ -425,11 +425,11 @@ class RingSocketResetTest {
             RingConnection[] p = rig.pair();
             RingOp<Integer> waiting = p[1].readAsync(buf.clear());
             waitUntil(p[1]::readPending, "the session's read to wait");
-            InetSocketAddress address = rig.server.localAddress();
+            InetSocketAddress address = rig.server.getLocalAddress();
             rig.server.close();
             assertEquals("EBADF", outcome(waiting), "the server closed the session's connection under it");
             assertEquals("EOF", read(p[0], buf));
-            assertEquals(0, rig.server.connections());
+            assertEquals(0, rig.server.getConnections());
             assertEquals("ECONNREFUSED", outcome(rig.pool.connectAsync(address)), "no accepting after close");
             assertEquals("ok", outcome(p[0].closeAsync()));
         }
@@ -444,7 +444,7 @@ class RingSocketResetTest {
             for (int i = 0; i < Math.max(1, REPS / 10); i++) {
                 LinkedBlockingQueue<RingConnection> handedOut = new LinkedBlockingQueue<>();
                 RingServer server = await(pool.bindAsync(ANY_LOOPBACK, handedOut::add));
-                InetSocketAddress address = server.localAddress();
+                InetSocketAddress address = server.getLocalAddress();
                 List<RingConnection> clients = new java.util.concurrent.CopyOnWriteArrayList<>();
                 CountDownLatch first = new CountDownLatch(1);
                 Thread connector = Thread.ofVirtual().start(() -> {
@@ -477,11 +477,11 @@ class RingSocketResetTest {
                     // The end as the peer's FIN, its reset, or (documented in RingConnection) a channel
                     // the transport closed before either was recorded: never a hang or a byte.
                     assertTrue(o.equals("EOF") || o.equals("ECONNRESET") || o.equals("EBADF"),
-                            rep + ": every client sees the end, got " + o + " on " + c.localAddress() + " -> "
-                                    + c.remoteAddress());
+                            rep + ": every client sees the end, got " + o + " on " + c.getLocalAddress() + " -> "
+                                    + c.getRemoteAddress());
                     assertEquals("ok", outcome(c.closeAsync()));
                 }
-                waitUntil(() -> server.connections() == 0, "the server to close every connection");
+                waitUntil(() -> server.getConnections() == 0, "the server to close every connection");
                 for (RingConnection c : handedOut) {
                     waitUntil(() -> !c.isOpen(), "every handed-out connection to be closed");
                 }
@@ -511,7 +511,7 @@ class RingSocketResetTest {
                         : io.netty.channel.nio.NioIoHandler.newFactory());
         try {
             RingPool pool = RingPool.adopt(shared, RingPoolConfig.builder().name("adopted-sockets").build());
-            assertEquals(t, pool.getTransport());
+            assertEquals(t, pool.getMetrics().transport());
             LinkedBlockingQueue<RingConnection> accepted = new LinkedBlockingQueue<>();
             RingServer server = await(pool.bindAsync(ANY_LOOPBACK, accepted::add));
             shutdownScenario(pool, server, accepted);
@@ -525,13 +525,13 @@ class RingSocketResetTest {
             throws Exception {
         ByteBuffer a = ByteBuffer.allocate(64);
         ByteBuffer b = ByteBuffer.allocate(64);
-        RingConnection client = await(pool.connectAsync(server.localAddress()));
+        RingConnection client = await(pool.connectAsync(server.getLocalAddress()));
         RingConnection session = accepted.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
         assertTrue(session != null);
         RingOp<Integer> sessionRead = session.readAsync(a.clear());
         RingOp<Integer> clientRead = client.readAsync(b.clear());
         waitUntil(() -> session.readPending() && client.readPending(), "both reads to wait");
-        int port = server.localAddress().getPort();
+        int port = server.getLocalAddress().getPort();
         pool.shutdown().get(60, TimeUnit.SECONDS);
         assertEquals("SHUTDOWN", outcome(sessionRead));
         assertEquals("SHUTDOWN", outcome(clientRead));

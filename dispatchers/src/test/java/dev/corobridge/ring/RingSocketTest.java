@@ -39,7 +39,7 @@ class RingSocketTest {
             conn.closeAsync().join();
             cleanEnds.incrementAndGet();
         } catch (Exception e) {
-            conn.abort();
+            conn.abortAsync();
         }
     }
 
@@ -54,11 +54,11 @@ class RingSocketTest {
             List<Task<Boolean>> results = new ArrayList<>();
             for (int c = 0; c < clients; c++) {
                 int seed = c;
-                results.add(Task.startVirtual(() -> roundTrip(pool, server.localAddress(), seed)));
+                results.add(Task.startVirtual(() -> roundTrip(pool, server.getLocalAddress(), seed)));
             }
-            assertEquals(clients, Task.whenAll(results).join(Duration.ofSeconds(120)).stream().filter(b -> b).count());
+            assertEquals(clients, Task.allOf(results).join(Duration.ofSeconds(120)).stream().filter(b -> b).count());
             RingTestSupport.waitUntil(() -> serverCleanEnds.get() == clients, "every server session ended cleanly");
-            RingTestSupport.waitUntil(() -> server.connections() == 0, "server closed every connection");
+            RingTestSupport.waitUntil(() -> server.getConnections() == 0, "server closed every connection");
         } finally {
             stop(pool);
         }
@@ -115,12 +115,12 @@ class RingSocketTest {
                 serverSaw.complete(e);
             }
         })))) {
-            RingConnection client = await(pool.connectAsync(server.localAddress()));
+            RingConnection client = await(pool.connectAsync(server.getLocalAddress()));
             ByteBuffer b = ByteBuffer.allocate(8);
             await(client.writeAsync(b, 8));
             RingConnection serverSide = firstReadDone.get(30, java.util.concurrent.TimeUnit.SECONDS);
             RingTestSupport.waitUntil(serverSide::readPending, "the server's second read to wait for data");
-            await(client.abort());
+            await(client.abortAsync());
             Throwable seen = serverSaw.get(30, java.util.concurrent.TimeUnit.SECONDS);
             Throwable cause = seen instanceof java.util.concurrent.CompletionException ? seen.getCause() : seen;
             RingIoException e = assertInstanceOf(RingIoException.class, cause, "the server's read must see the reset: " + seen);

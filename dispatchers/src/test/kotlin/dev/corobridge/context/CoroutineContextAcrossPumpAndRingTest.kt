@@ -67,7 +67,7 @@ class CoroutineContextAcrossPumpAndRingTest {
         assertNull(scope.async(ring.dispatcher) { MDC.get("request") }.await())
         // The returns to the pump show as steps when the pump really waited (a block that ends
         // before its caller suspends continues the caller on its own thread without a resume).
-        val contexts = task.trace().hops().map { it.context() }
+        val contexts = task.trace.hops.map { it.context() }
         assertEquals("ctxk-ui", contexts.first(), contexts.toString())
         assertEquals(listOf(ring.name, "Dispatchers.Default", "Dispatchers.IO"),
             contexts.filter { it != "ctxk-ui" }, contexts.toString())

@@ -37,7 +37,7 @@ class ManualPumpCoroutineTest {
             started = true
             delay(5_000)
             resumedOn = Thread.currentThread()
-            resumedAtNanos = pump.currentTimeNanos()
+            resumedAtNanos = pump.currentTimeNanos
         }
         assertFalse(started, "nothing runs until the test drives the pump")
         pump.runUntilIdle()
@@ -63,7 +63,7 @@ class ManualPumpCoroutineTest {
         for ((name, ms) in listOf("c" to 60L, "a" to 20L, "b1" to 40L, "b2" to 40L)) {
             pump.scope.launch {
                 delay(ms)
-                order += "$name@${pump.currentTimeNanos() / 1_000_000}"
+                order += "$name@${pump.currentTimeNanos / 1_000_000}"
             }
         }
         pump.advanceUntilIdle()

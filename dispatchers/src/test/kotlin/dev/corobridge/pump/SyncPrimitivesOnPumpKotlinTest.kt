@@ -103,7 +103,7 @@ class SyncPrimitivesOnPumpKotlinTest {
                 finallyOnPump.complete(ui.isCurrentThread)
             }
         }
-        assertEquals(1, states.subscriberCount())
+        assertEquals(1, states.subscriberCount)
         withContext(ui.dispatcher) {
             states.publish("starting") // the pump publishes its own state changes
             states.publish("ready")
@@ -112,7 +112,7 @@ class SyncPrimitivesOnPumpKotlinTest {
         assertEquals(listOf("starting", "ready"), withContext(ui.dispatcher) { seen.toList() })
         ui.shutdownAndWait() // phase one cancels the collector while the loop still runs
         assertTrue(finallyOnPump.await(), "its finally ran on the pump")
-        assertEquals(0, states.subscriberCount(), "unsubscribed when the collection stopped")
+        assertEquals(0, states.subscriberCount, "unsubscribed when the collection stopped")
         assertTrue(states.publish("after shutdown"), "the source itself lives on")
     }
 

@@ -35,7 +35,7 @@ class ThreadTraceTest {
             assertNotEquals(bg, Thread.currentThread())
             Thread.currentThread()
         }
-        val hops = trace.hops()
+        val hops = trace.hops
         assertEquals(listOf("pump", "Default", "pump"), hops.map { it.context })
         // Thread names carry " @coroutine#N" in kotlinx debug mode (on under -ea): compare by id.
         assertEquals(pumpThread.threadId(), hops[0].threadId)

@@ -66,11 +66,11 @@ class RingCancelEveryKindKotlinTest {
         try {
             runBlocking {
                 val server = pool.bind(loopback) { accepted.add(it) }
-                val client = pool.connect(server.localAddress())
+                val client = pool.connect(server.localAddress)
                 val session = assertNotNull(accepted.poll(30, TimeUnit.SECONDS))
                 val n = 32 shl 20 // more than the socket buffers hold: the peer never reads
                 val job = CoroutineScope(SupervisorJob()).launch { client.write(ByteBuffer.allocateDirect(n), n) }
-                RingTestSupport.waitUntil({ RingTestSupport.tcpUnread(port(session.localAddress()), port(session.remoteAddress())) > 0 },
+                RingTestSupport.waitUntil({ RingTestSupport.tcpUnread(port(session.localAddress), port(session.remoteAddress)) > 0 },
                     "bytes to reach the peer")
                 job.cancel()
                 RingTestSupport.waitUntil({ job.isCompleted }, "the cancelled write to return")
@@ -91,7 +91,7 @@ class RingCancelEveryKindKotlinTest {
         try {
             runBlocking {
                 val server = pool.bind(loopback) { accepted.add(it) }
-                val client = pool.connect(server.localAddress())
+                val client = pool.connect(server.localAddress)
                 val session = assertNotNull(accepted.poll(30, TimeUnit.SECONDS))
                 val first = ByteBuffer.allocate(8)
                 val job = CoroutineScope(SupervisorJob()).launch { session.read(first.clear()) }
@@ -140,7 +140,7 @@ class RingCancelEveryKindKotlinTest {
         val accepted = LinkedBlockingQueue<RingConnection>()
         try {
             val server = runBlocking { pool.bind(loopback) { accepted.add(it) } }
-            val job = CoroutineScope(ui.dispatcher).launch { pool.connect(server.localAddress()) }
+            val job = CoroutineScope(ui.dispatcher).launch { pool.connect(server.localAddress) }
             LoopHold(pool, null).use { ui.runUntilIdle() } // the connect departs; the coroutine waits for it
             val session = assertNotNull(accepted.poll(30, TimeUnit.SECONDS))
             RingTestSupport.waitUntil({ ui.metrics.queueDepth() > 0 }, "the connect's result to wait for the pump")
@@ -149,7 +149,7 @@ class RingCancelEveryKindKotlinTest {
             assertTrue(job.isCancelled)
             // The client side was closed: the server's read sees the end.
             assertEquals(-1, runBlocking { session.read(ByteBuffer.allocate(8)) })
-            session.submitClose()
+            session.closeAsync()
             server.close()
         } finally {
             ui.shutdown()
@@ -165,7 +165,7 @@ class RingCancelEveryKindKotlinTest {
             val scope = CoroutineScope(SupervisorJob())
             val sessions = LinkedBlockingQueue<Int>()
             val server = runBlocking { pool.serve(loopback, scope) { sessions.add(1) } }
-            val address = server.localAddress()
+            val address = server.localAddress
             val client: Socket
             LoopHold(pool, null).use {
                 // The kernel accepts this while the rings are held; the scope is cancelled before any
@@ -198,7 +198,7 @@ class RingCancelEveryKindKotlinTest {
             val scope = CoroutineScope(SupervisorJob())
             LoopHold(pool, null).use {
                 // Undispatched: the bind departs before launch returns, and the coroutine waits for it.
-                val job = scope.launch(start = CoroutineStart.UNDISPATCHED) { pool.bind(address) { it.submitClose() } }
+                val job = scope.launch(start = CoroutineStart.UNDISPATCHED) { pool.bind(address) { it.closeAsync() } }
                 assertTrue(job.isActive, "the rings are held: the bind cannot be done yet")
                 job.cancel()
                 RingTestSupport.waitUntil({ job.isCompleted }, "the cancelled bind to return while the rings are held")

@@ -51,7 +51,7 @@ class RingRoutingTest {
             n to ui.isCurrentThread
         }
         assertEquals(4 to true, onPump)
-        val ring = file.ring()
+        val ring = file.ring
         val (before, after) = withContext(ring.dispatcher) {
             val t = Thread.currentThread()
             assertFalse(ring.dispatcher.isDispatchNeeded(coroutineContext), "no hop needed on the ring itself")
@@ -96,11 +96,11 @@ class RingRoutingTest {
         val file = pool.open(fifo, READ, WRITE)
         val buf = ByteBuffer.allocateDirect(8)
         val job = launch(ui.dispatcher) { file.read(buf, 0) }
-        withTimeout(30_000) { while (file.ring().inFlight == 0) delay(1) }
+        withTimeout(30_000) { while (file.ring.inFlight == 0) delay(1) }
         job.cancel()
         job.join()
         assertTrue(job.isCancelled)
-        assertEquals(0, file.ring().inFlight, "the read left the kernel before the coroutine finished")
+        assertEquals(0, file.ring.inFlight, "the read left the kernel before the coroutine finished")
         file.closeAsync().awaitIo()
     }
 

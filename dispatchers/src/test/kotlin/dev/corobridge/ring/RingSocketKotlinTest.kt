@@ -55,7 +55,7 @@ class RingSocketKotlinTest {
             RingTestSupport.waitUntil({ ui.runUntilIdle(); started.isCompleted }, "serve to return on the pump")
             val bound = checkNotNull(server)
             runBlocking {
-                val conn = pool.connect(bound.localAddress())
+                val conn = pool.connect(bound.localAddress)
                 val out = ByteBuffer.allocate(3).put(byteArrayOf(1, 2, 3))
                 conn.write(out, 3)
                 val back = ByteBuffer.allocate(3)
@@ -82,7 +82,7 @@ class RingSocketKotlinTest {
                 while (true) {
                     val n = conn.read(buf.clear())
                     if (n <= 0) break
-                    check(conn.ring().isCurrentThread) { "a ring session resumes on its ring" }
+                    check(conn.ring.isCurrentThread) { "a ring session resumes on its ring" }
                     conn.write(buf, n)
                 }
             }
@@ -90,7 +90,7 @@ class RingSocketKotlinTest {
                 (0 until 100).map { i ->
                     async(ui.dispatcher) {
                         val data = Random(i).nextBytes(4000 + i * 31)
-                        val conn = pool.connect(server.localAddress())
+                        val conn = pool.connect(server.localAddress)
                         val reader = async(ui.dispatcher) {
                             val got = ByteArrayOutputStream()
                             val inBuf = ByteBuffer.allocate(1500)

@@ -26,12 +26,12 @@ public final class ThreadTraceDemo {
         RingPool io = RingPool.start();
         Path dir = Files.createTempDirectory("corobridge-demo");
         try {
-            System.out.println("ring pool: " + io + (io.getFallbackReason().isEmpty() ? "" : " (" + io.getFallbackReason() + ")"));
+            System.out.println("ring pool: " + io + (io.getMetrics().fallbackReason().isEmpty() ? "" : " (" + io.getMetrics().fallbackReason() + ")"));
             Affine<List<String>> board = Affine.of(ui, new ArrayList<>());
 
             Task<Integer> java = JournalExample.saveNote(ui, io, board, dir.resolve("journal.log"), "hello from Java");
             System.out.println("Java: board has " + java.join(Duration.ofSeconds(30)) + " note(s); hops:");
-            System.out.print(java.trace());
+            System.out.print(java.getTrace());
 
             Task<Integer> kotlin = new JournalKotlin(ui, io, castBoard(board)).saveNoteTask(dir.resolve("journal.log"), "hello from Kotlin");
             System.out.println("Kotlin: board has " + kotlin.join(Duration.ofSeconds(30)) + " note(s)");

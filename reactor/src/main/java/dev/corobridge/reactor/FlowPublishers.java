@@ -10,7 +10,7 @@ import reactor.core.publisher.Flux;
  * Kotlin {@code Flow}s for Java as a Reactor {@link Flux} or a Reactive Streams {@link Publisher},
  * with back-pressure (the flow runs only as far as the subscriber requests), and a publisher as a
  * {@code Flow}. For reading a flow one event at a time see {@code dev.corobridge.stream.EventStreams}
- * (a publisher: {@code EventStreams.of(FlowPublishers.fromPublisher(publisher))}).
+ * (a publisher: {@code EventStreams.from(FlowPublishers.toFlow(publisher))}).
  *
  * <pre>{@code
  * Flux<Quote> quotes = FlowPublishers.toFlux(quoteService.quotes());   // Kotlin Flow -> Flux
@@ -47,7 +47,7 @@ public final class FlowPublishers {
     }
 
     /** {@code publisher} as a Kotlin {@code Flow}, requesting as the collector consumes. */
-    public static <T> Flow<T> fromPublisher(Publisher<? extends T> publisher) {
+    public static <T> Flow<T> toFlow(Publisher<? extends T> publisher) {
         @SuppressWarnings("unchecked") // a publisher of T subtypes is a publisher of T (it only produces)
         Publisher<T> p = (Publisher<T>) Objects.requireNonNull(publisher, "publisher");
         return ReactiveFlows.fromPublisher(p);

@@ -18,13 +18,13 @@ import reactor.core.publisher.MonoSink;
  * {@link Publisher} as a {@code Task}; cancellation crosses in both directions.
  *
  * <pre>{@code
- * Mono<Integer> m = TaskMono.toMono(count);                 // Kotlin: count.toMono()
- * Mono<Integer> a = TaskMono.toMono(count, eventLoop);      // Kotlin: count.toMono(eventLoop)
- * Task<User> t = TaskMono.fromPublisher(userRepo.find(id)); // Kotlin: userRepo.find(id).asTask()
+ * Mono<Integer> m = TaskMono.toMono(count);                 // Kotlin: count.asMono()
+ * Mono<Integer> a = TaskMono.toMono(count, eventLoop);      // Kotlin: count.asMono(eventLoop)
+ * Task<User> t = TaskMono.toTask(userRepo.find(id));        // Kotlin: userRepo.find(id).asTask()
  * }</pre>
  *
- * <p>The Kotlin extensions {@code Task.toMono()}, {@code Task.toMono(answerOn)} and
- * {@code Publisher.asTask()} (in {@code TaskMonoKt}) do the same.
+ * <p>The Kotlin extensions {@code Task.asMono()}, {@code Task.asMono(answerOn)} and
+ * {@code Publisher.asTask()} (in {@code TaskMonos}) do the same.
  *
  * <p><b>Where the subscriber hears the outcome.</b> {@link #toMono(Task)} signals on the thread that
  * completes the task, typically the message pump or a ring; {@link #toMono(Task, Executor)} hands the
@@ -34,7 +34,7 @@ import reactor.core.publisher.MonoSink;
  *
  * <p><b>Context, both ways.</b> A task carries the thread-bound context of the thread that created it
  * (see {@code dev.corobridge.context.ContextPropagation}); at the boundary with Reactor that context
- * becomes Reactor's and back: {@link #fromPublisher} subscribes with the current thread's values of
+ * becomes Reactor's and back: {@link #toTask} subscribes with the current thread's values of
  * the thread-locals registered with Micrometer's {@code ContextRegistry} in the subscriber
  * {@code Context} (so {@code Mono.deferContextual}, WebClient or a traced repository see the
  * caller's trace), and {@link #defer} creates its task with the subscriber's {@code Context}
@@ -142,7 +142,7 @@ public final class TaskMono {
      *
      * @throws NullPointerException if {@code publisher} is {@code null}
      */
-    public static <T> Task<T> fromPublisher(Publisher<T> publisher) {
+    public static <T> Task<T> toTask(Publisher<T> publisher) {
         return ReactorTasks.firstOf(Objects.requireNonNull(publisher, "publisher"));
     }
 }

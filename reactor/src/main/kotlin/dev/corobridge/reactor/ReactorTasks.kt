@@ -13,7 +13,7 @@ import kotlinx.coroutines.reactor.asCoroutineContext
 import org.reactivestreams.Publisher
 import reactor.util.context.Context
 
-// Coroutine plumbing behind TaskMono. Internal: the public API is TaskMono (Java) and TaskMonoKt.
+// Coroutine plumbing behind TaskMono. Internal: the public API is TaskMono (Java) and TaskMonos.
 
 /**
  * The first element of [publisher] as a task. kotlinx's `awaitFirstOrNull` subscribes, requests
@@ -29,5 +29,5 @@ internal fun <T> firstOf(publisher: Publisher<T>): Task<T> {
     val context = if (reactorContext.isEmpty) Dispatchers.Unconfined else Dispatchers.Unconfined + reactorContext.asCoroutineContext()
     @Suppress("UNCHECKED_CAST") // an empty publisher gives null, the Java API's "no value"
     val deferred = GlobalScope.async(context) { publisher.awaitFirstOrNull() as T }
-    return Task.fromDeferred(deferred)
+    return Task.from(deferred)
 }

@@ -1,4 +1,4 @@
-@file:JvmName("TaskMonoKt")
+@file:JvmName("TaskMonos")
 
 package dev.corobridge.reactor
 
@@ -12,7 +12,7 @@ import java.util.concurrent.Executor
  * error; disposing a subscription before the task completed cancels the task. See
  * [TaskMono.toMono].
  */
-fun <T : Any> Task<out T?>.toMono(): Mono<T> {
+fun <T : Any> Task<out T?>.asMono(): Mono<T> {
     @Suppress("UNCHECKED_CAST") // a Mono has no null element: a null value is the empty Mono
     return TaskMono.toMono(this as Task<T>)
 }
@@ -23,14 +23,14 @@ fun <T : Any> Task<out T?>.toMono(): Mono<T> {
  * an error; disposing a subscription before the task completed cancels the task. See
  * [TaskMono.toMono].
  */
-fun <T : Any> Task<out T?>.toMono(answerOn: Executor): Mono<T> {
+fun <T : Any> Task<out T?>.asMono(answerOn: Executor): Mono<T> {
     @Suppress("UNCHECKED_CAST") // a Mono has no null element: a null value is the empty Mono
     return TaskMono.toMono(this as Task<T>, answerOn)
 }
 
 /**
  * The first element of this publisher as a [Task], `null` if it completes empty; cancelling the
- * task cancels the subscription. See [TaskMono.fromPublisher]; from a coroutine, kotlinx's
+ * task cancels the subscription. See [TaskMono.toTask]; from a coroutine, kotlinx's
  * `awaitFirstOrNull()` suspends without a task.
  */
-fun <T> Publisher<T>.asTask(): Task<T?> = TaskMono.fromPublisher(this)
+fun <T> Publisher<T>.asTask(): Task<T?> = TaskMono.toTask(this)

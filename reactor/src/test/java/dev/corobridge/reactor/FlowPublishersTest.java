@@ -58,7 +58,7 @@ class FlowPublishersTest {
     @Test
     void publisherAndFluxRoundTripAndFailuresTravel() {
         assertEquals(List.of(1, 2, 3), Flux.from(FlowPublishers.toPublisher(ReactorTestFlows.finite(3))).collectList().block(WAIT));
-        assertEquals(List.of(10, 20), FlowPublishers.toFlux(FlowPublishers.fromPublisher(Flux.just(10, 20)), Dispatchers.getDefault())
+        assertEquals(List.of(10, 20), FlowPublishers.toFlux(FlowPublishers.toFlow(Flux.just(10, 20)), Dispatchers.getDefault())
                 .collectList().block(WAIT));
         IllegalStateException e = assertThrows(IllegalStateException.class,
                 () -> FlowPublishers.toFlux(ReactorTestFlows.threeThenFail()).collectList().block(WAIT));
@@ -67,7 +67,7 @@ class FlowPublishersTest {
 
     @Test
     void aPublisherIsReadAsAnEventStream() throws Exception {
-        assertEquals(List.of(1, 2), drain(EventStreams.of(FlowPublishers.fromPublisher(Flux.just(1, 2)))));
+        assertEquals(List.of(1, 2), drain(EventStreams.from(FlowPublishers.toFlow(Flux.just(1, 2)))));
     }
 
     @Test
@@ -93,7 +93,7 @@ class FlowPublishersTest {
         assertEquals("dispatcher", assertThrows(NullPointerException.class,
                 () -> FlowPublishers.toFlux(ReactorTestFlows.finite(1), null)).getMessage());
         assertEquals("flow", assertThrows(NullPointerException.class, () -> FlowPublishers.toPublisher(null)).getMessage());
-        assertEquals("publisher", assertThrows(NullPointerException.class, () -> FlowPublishers.fromPublisher(null)).getMessage());
+        assertEquals("publisher", assertThrows(NullPointerException.class, () -> FlowPublishers.toFlow(null)).getMessage());
     }
 
     private static <T> List<T> drain(EventStream<T> s) throws Exception {

@@ -46,7 +46,7 @@ class TaskMonoAnswerOnTest {
     @Test
     void aValueIsSignalledOnTheExecutorWhenTheTaskCompletesLater() throws Exception {
         Promise<String> later = new Promise<>();
-        Signals<String> seen = Signals.subscribe(Task.of(later), answerOn);
+        Signals<String> seen = Signals.subscribe(Task.from(later), answerOn);
         assertFalse(seen.ended.await(0, TimeUnit.SECONDS));
         later.complete("later");
         assertEquals("next later on " + ANSWER_THREAD + ", complete on " + ANSWER_THREAD, seen.await());
@@ -67,7 +67,7 @@ class TaskMonoAnswerOnTest {
     @Test
     void aFailureIsSignalledOnTheExecutor() throws Exception {
         Promise<String> failing = new Promise<>();
-        Signals<String> seen = Signals.subscribe(Task.of(failing), answerOn);
+        Signals<String> seen = Signals.subscribe(Task.from(failing), answerOn);
         failing.fail(new IllegalStateException("boom"));
         assertEquals("error IllegalStateException: boom on " + ANSWER_THREAD, seen.await());
     }
@@ -75,7 +75,7 @@ class TaskMonoAnswerOnTest {
     @Test
     void aCancelledTaskIsACancellationErrorOnTheExecutor() throws Exception {
         Promise<String> cancelled = new Promise<>();
-        Task<String> task = Task.of(cancelled);
+        Task<String> task = Task.from(cancelled);
         Signals<String> seen = Signals.subscribe(task, answerOn);
         task.cancel();
         assertTrue(seen.await().startsWith("error CancellationException"), seen.await());
@@ -87,7 +87,7 @@ class TaskMonoAnswerOnTest {
     @Test
     void disposingTheSubscriptionCancelsTheTaskAndNothingIsSignalled() throws Exception {
         Promise<String> pending = new Promise<>();
-        Task<String> task = Task.of(pending);
+        Task<String> task = Task.from(pending);
         AtomicInteger signals = new AtomicInteger();
         Disposable d = TaskMono.toMono(task, answerOn).subscribe(v -> signals.incrementAndGet(),
                 e -> signals.incrementAndGet(), signals::incrementAndGet);
@@ -103,7 +103,7 @@ class TaskMonoAnswerOnTest {
     @Test
     void anExecutorThatRefusesLeavesTheSignalOnTheCompletingThread() throws Exception {
         Promise<String> later = new Promise<>();
-        Signals<String> seen = Signals.subscribe(Task.of(later), command -> {
+        Signals<String> seen = Signals.subscribe(Task.from(later), command -> {
             throw new RejectedExecutionException("shutting down");
         });
         Thread completer = new Thread(() -> later.complete("v"), "completer");
@@ -131,7 +131,7 @@ class TaskMonoAnswerOnTest {
         try {
             for (int round = 0; round < 2_000; round++) {
                 Promise<Integer> promise = new Promise<>();
-                Task<Integer> task = Task.of(promise);
+                Task<Integer> task = Task.from(promise);
                 AtomicInteger values = new AtomicInteger();
                 AtomicInteger others = new AtomicInteger();
                 Disposable d = TaskMono.toMono(task, answerOn).subscribe(v -> values.incrementAndGet(),

@@ -54,12 +54,12 @@ class TaskMonoContextTest {
     void aPublisherSubscribedFromATaskSeesTheTasksValuesInItsReactorContext() throws Exception {
         Mono<String> readsContext = Mono.deferContextual(c -> Mono.just(c.getOrDefault(KEY, "none")));
         TENANT.set("acme");
-        assertEquals("acme", TaskMono.fromPublisher(readsContext).join(WAIT), "from the calling thread");
+        assertEquals("acme", TaskMono.toTask(readsContext).join(WAIT), "from the calling thread");
         // From inside a task on another thread: the task's captured value, not the worker's.
-        Task<String> inTask = Task.start(worker, () -> TaskMono.fromPublisher(readsContext).join(WAIT));
+        Task<String> inTask = Task.start(worker, () -> TaskMono.toTask(readsContext).join(WAIT));
         TENANT.remove();
         assertEquals("acme", inTask.join(WAIT));
-        assertEquals("none", TaskMono.fromPublisher(readsContext).join(WAIT), "nothing set: nothing in the Context");
+        assertEquals("none", TaskMono.toTask(readsContext).join(WAIT), "nothing set: nothing in the Context");
     }
 
     @Test

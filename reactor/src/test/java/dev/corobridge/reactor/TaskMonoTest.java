@@ -24,16 +24,16 @@ class TaskMonoTest {
 
     @Test
     void aPublishersFirstElementEndOrErrorIsTheTasksOutcome() throws Exception {
-        assertEquals("mono", TaskMono.fromPublisher(Mono.just("mono")).join(WAIT));
-        assertNull(TaskMono.fromPublisher(Mono.<String>empty()).join(WAIT));
+        assertEquals("mono", TaskMono.toTask(Mono.just("mono")).join(WAIT));
+        assertNull(TaskMono.toTask(Mono.<String>empty()).join(WAIT));
         AtomicInteger requested = new AtomicInteger();
         AtomicBoolean cancelledAfterFirst = new AtomicBoolean();
-        assertEquals(1, TaskMono.fromPublisher(Flux.range(1, 1_000)
+        assertEquals(1, TaskMono.toTask(Flux.range(1, 1_000)
                 .doOnRequest(n -> requested.addAndGet((int) Math.min(n, 1_000)))
                 .doOnCancel(() -> cancelledAfterFirst.set(true))).join(WAIT));
         assertEquals(1, requested.get(), "one element requested");
         assertTrue(cancelledAfterFirst.get(), "the subscription is cancelled once the first element arrived");
-        Task<String> failed = TaskMono.fromPublisher(Mono.error(new IllegalStateException("upstream")));
+        Task<String> failed = TaskMono.toTask(Mono.error(new IllegalStateException("upstream")));
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> failed.join(WAIT));
         assertEquals("upstream", root(e).getMessage());
     }
@@ -41,7 +41,7 @@ class TaskMonoTest {
     @Test
     void cancellingTheTaskCancelsTheSubscription() {
         AtomicBoolean upstreamCancelled = new AtomicBoolean();
-        Task<Long> fromNever = TaskMono.fromPublisher(Flux.<Long>never().doOnCancel(() -> upstreamCancelled.set(true)));
+        Task<Long> fromNever = TaskMono.toTask(Flux.<Long>never().doOnCancel(() -> upstreamCancelled.set(true)));
         assertFalse(fromNever.isDone());
         assertTrue(fromNever.cancel());
         assertTrue(upstreamCancelled.get(), "cancelling the task cancels the subscription");
@@ -77,7 +77,7 @@ class TaskMonoTest {
     @Test
     void nullArgumentsAreRefusedByName() {
         assertEquals("task", assertThrows(NullPointerException.class, () -> TaskMono.toMono(null)).getMessage());
-        assertEquals("publisher", assertThrows(NullPointerException.class, () -> TaskMono.fromPublisher(null)).getMessage());
+        assertEquals("publisher", assertThrows(NullPointerException.class, () -> TaskMono.toTask(null)).getMessage());
     }
 
     /** The original of a failure rethrown by {@code await} (a copy with the original as its cause). */

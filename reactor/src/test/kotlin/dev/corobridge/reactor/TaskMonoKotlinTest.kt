@@ -14,26 +14,26 @@ import kotlin.test.assertEquals
 import kotlin.test.assertNull
 import kotlin.test.assertTrue
 
-/** The Kotlin extensions: `task.toMono()` and `publisher.asTask()`. */
+/** The Kotlin extensions: `task.asMono()` and `publisher.asTask()`. */
 class TaskMonoKotlinTest {
 
     @Test
-    fun `task toMono emits the value and disposing cancels the task`() {
-        assertEquals("cf", Task.from(CompletableFuture.completedFuture("cf")).toMono().block(Duration.ofSeconds(30)))
+    fun `task asMono emits the value and disposing cancels the task`() {
+        assertEquals("cf", Task.from(CompletableFuture.completedFuture("cf")).asMono().block(Duration.ofSeconds(30)))
         val pending = Task.from(CompletableFuture<String>())
-        pending.toMono().subscribe().dispose()
+        pending.asMono().subscribe().dispose()
         assertTrue(pending.outcomeOrNull()!!.isCancelled)
     }
 
     @Test
-    fun `task toMono answerOn signals through the executor`() {
+    fun `task asMono answerOn signals through the executor`() {
         val answerOn = Executors.newSingleThreadExecutor { Thread(it, "answer-on") }
         try {
-            val thread = Task.completed("v").toMono(answerOn).map { Thread.currentThread().name }
+            val thread = Task.completed("v").asMono(answerOn).map { Thread.currentThread().name }
                 .block(Duration.ofSeconds(30))
             assertEquals("answer-on", thread)
             val pending = Task.from(CompletableFuture<String>())
-            pending.toMono(answerOn).subscribe().dispose()
+            pending.asMono(answerOn).subscribe().dispose()
             assertTrue(pending.outcomeOrNull()!!.isCancelled)
         } finally {
             answerOn.shutdownNow()

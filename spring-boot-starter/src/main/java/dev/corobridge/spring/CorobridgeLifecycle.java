@@ -73,7 +73,7 @@ public final class CorobridgeLifecycle implements SmartLifecycle {
     }
 
     /** The grace period handed to the shutdown. */
-    public Duration grace() {
+    public Duration getGrace() {
         return grace;
     }
 

@@ -36,7 +36,7 @@ public final class RingMeterBinder implements MeterBinder {
         m.gauge("in.flight", "operations submitted and not completed", RingMetrics::inFlight);
         m.gauge("open.files", "files opened through the pool and not closed", RingMetrics::openFiles);
         m.gauge("rings", "rings (event loops) of the pool", RingMetrics::rings);
-        m.marker("transport", "the active transport (tag), always 1", Tag.of("transport", pool.getTransport().name()));
+        m.marker("transport", "the active transport (tag), always 1", Tag.of("transport", pool.getMetrics().transport().name()));
         this.meters = m;
     }
 

@@ -40,7 +40,7 @@ public final class TaskReactiveAdapters implements BeanPostProcessor {
         registry.registerReactiveTypeOverride(
                 ReactiveTypeDescriptor.singleOptionalValue(Task.class, () -> Task.completed(null)),
                 source -> toMono((Task<?>) source),
-                TaskMono::fromPublisher);
+                TaskMono::toTask);
     }
 
     /**

@@ -64,14 +64,14 @@ class CorobridgeAutoConfigurationTests {
                     RingPool pool = context.getBean(RingPool.class);
                     assertThat(pool.getName()).isEqualTo("journal");
                     assertThat(pool.getRings()).hasSize(2);
-                    assertThat(pool.getTransport()).isEqualTo(Transport.FALLBACK);
-                    assertThat(pool.getFallbackReason()).contains("forced");
+                    assertThat(pool.getMetrics().transport()).isEqualTo(Transport.FALLBACK);
+                    assertThat(pool.getMetrics().fallbackReason()).contains("forced");
                     CoroutineDispatcher cpu = context.getBean(CorobridgeAutoConfiguration.CPU_DISPATCHER, CoroutineDispatcher.class);
                     assertThat(cpu).isNotSameAs(Dispatchers.getDefault());
                     // The pump's grace is capped at 90% of the phase timeout; the pool's is below it.
-                    assertThat(context.getBean("corobridgePumpLifecycle", CorobridgeLifecycle.class).grace())
+                    assertThat(context.getBean("corobridgePumpLifecycle", CorobridgeLifecycle.class).getGrace())
                             .isEqualTo(Duration.ofMillis(1800));
-                    assertThat(context.getBean("corobridgeRingPoolLifecycle", CorobridgeLifecycle.class).grace())
+                    assertThat(context.getBean("corobridgeRingPoolLifecycle", CorobridgeLifecycle.class).getGrace())
                             .isEqualTo(Duration.ofSeconds(1));
                 });
     }
@@ -180,8 +180,8 @@ class CorobridgeAutoConfigurationTests {
             RingPool pool = context.getBean(RingPool.class);
             Health health = context.getBean(RingPoolHealthIndicator.class).health();
             assertThat(health.getStatus()).isEqualTo(Status.UP);
-            assertThat(health.getDetails()).containsEntry("transport", pool.getTransport().name());
-            if (pool.getTransport() == Transport.FALLBACK) {
+            assertThat(health.getDetails()).containsEntry("transport", pool.getMetrics().transport().name());
+            if (pool.getMetrics().transport() == Transport.FALLBACK) {
                 assertThat(health.getDetails()).containsKey("fallbackReason");
             }
         });
@@ -193,7 +193,7 @@ class CorobridgeAutoConfigurationTests {
         runner.withPropertyValues("corobridge.ring.share-reactor-netty-loops=true").run(context -> {
             assertThat(context).hasNotFailed();
             RingPool pool = context.getBean(RingPool.class);
-            assertThat(pool.getTransport()).isEqualTo(Transport.FALLBACK);
+            assertThat(pool.getMetrics().transport()).isEqualTo(Transport.FALLBACK);
             assertThat(pool.getRings()).hasSize(1);
         });
     }

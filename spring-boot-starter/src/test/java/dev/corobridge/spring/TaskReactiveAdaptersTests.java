@@ -79,7 +79,7 @@ class TaskReactiveAdaptersTests {
 
         Promise<String> value = new Promise<>();
         CompletableFuture<Object> seen = new CompletableFuture<>();
-        Mono.from(adapter().toPublisher(Task.of(value))).contextWrite(context)
+        Mono.from(adapter().toPublisher(Task.from(value))).contextWrite(context)
                 .subscribe(seen::complete, seen::completeExceptionally, () -> seen.complete("empty"));
         value.complete("board-1");
         assertThat(seen).isNotDone(); // not delivered on the completing thread
@@ -94,7 +94,7 @@ class TaskReactiveAdaptersTests {
         StepVerifier.create(Mono.from(adapter().toPublisher(Task.completed(null))).contextWrite(context))
                 .then(() -> handedOver.removeFirst().run())
                 .expectComplete().verify(Duration.ofSeconds(30));
-        Task<String> cancelled = Task.of(new Promise<>());
+        Task<String> cancelled = Task.from(new Promise<>());
         cancelled.cancel();
         StepVerifier.create(Mono.from(adapter().toPublisher(cancelled)).contextWrite(context))
                 .then(() -> handedOver.removeFirst().run())
@@ -121,7 +121,7 @@ class TaskReactiveAdaptersTests {
         Executor answer = handedOver::add;
         Promise<String> value = new Promise<>();
         CompletableFuture<Object> seen = new CompletableFuture<>();
-        TaskReactiveAdapters.toMono(Task.of(value)).contextWrite(Context.of(TaskReactiveAdapters.ANSWER_EXECUTOR, answer))
+        TaskReactiveAdapters.toMono(Task.from(value)).contextWrite(Context.of(TaskReactiveAdapters.ANSWER_EXECUTOR, answer))
                 .subscribe(seen::complete, seen::completeExceptionally);
         value.complete("note");
         assertThat(seen).isNotDone();

@@ -59,7 +59,7 @@ class CorobridgeExtensionTest {
             assertFalse(shown.get());
             ui.advanceTimeBy(Duration.ofSeconds(1));
             assertTrue(shown.get());
-            assertEquals(Duration.ofSeconds(5).toNanos(), ui.currentTimeNanos());
+            assertEquals(Duration.ofSeconds(5).toNanos(), ui.getCurrentTimeNanos());
         }
 
         @Test

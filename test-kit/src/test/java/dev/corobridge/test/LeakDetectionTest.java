@@ -169,7 +169,7 @@ class LeakDetectionTest {
         assertThat(((LeakedWorkError) failureOf(results, "leavesAFileOpen")).leaks())
                 .containsExactly("1 ring file open in ring pool 'test-ring' (close every RingFile the test opens)");
         assertThat(POOLS).hasSize(2).doesNotHaveDuplicates().allSatisfy(p -> {
-            assertThat(p.getTransport()).isEqualTo(Transport.FALLBACK);
+            assertThat(p.getMetrics().transport()).isEqualTo(Transport.FALLBACK);
             assertThat(p.isTerminated()).as(p + " closed after its test").isTrue();
             assertThat(p.getMetrics().openFiles()).isZero();
         });
@@ -193,7 +193,7 @@ class LeakDetectionTest {
     void aRingPoolUsesIoUringWhereAvailableUnlessTheTestAsksForTheFallback() {
         assertThat(succeeded(Samples.run(DefaultTransport.class))).containsExactly("closesItsFile");
         RingPool pool = POOLS.get(0);
-        assertThat(pool.getTransport()).isEqualTo(IoUring.isAvailable() ? Transport.IO_URING : Transport.FALLBACK);
+        assertThat(pool.getMetrics().transport()).isEqualTo(IoUring.isAvailable() ? Transport.IO_URING : Transport.FALLBACK);
         assertThat(pool.getRings()).hasSize(1);
         assertThat(pool.isTerminated()).isTrue();
     }

@@ -101,7 +101,7 @@ final class ChangeApplier implements ChangeSink {
                 }
             }
         });
-        return Task.of(writer.result);
+        return Task.from(writer.result);
     }
 
     /** Why a change the log did not take fails its writer: a closing log is a service shutting down (503). */

@@ -159,7 +159,7 @@ class ChangeApplierTest {
         public Task<LogPosition> append(Change change, long appendId, HopTrace trace) {
             Promise<LogPosition> ack = new Promise<>();
             appended.add(new Appended(change, appendId, ack));
-            return Task.of(ack);
+            return Task.from(ack);
         }
 
         /** Takes {@code expected} appends, delivering in batches (at once when none waits); acknowledgements before or after. */

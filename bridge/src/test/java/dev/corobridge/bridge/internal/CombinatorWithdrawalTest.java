@@ -10,7 +10,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code Task.whenAny} and {@code Task.whenAll} withdraw their callbacks from the inputs that are
+ * {@code Task.anyOf} and {@code Task.allOf} withdraw their callbacks from the inputs that are
  * still pending once their result is decided: combining a long-lived input again and again (a
  * shutdown signal raced against each request's work, say) does not pile callbacks up on it.
  */
@@ -25,14 +25,14 @@ class CombinatorWithdrawalTest {
         Promise<String> longLived = new Promise<>();
         for (int i = 0; i < ROUNDS; i++) {
             Promise<String> work = new Promise<>();
-            Task<String> first = Task.whenAny(longLived, work);
+            Task<String> first = Task.anyOf(longLived, work);
             work.complete("done " + i);
             assertEquals(new Outcome.Success<>("done " + i), first.outcomeOrNull());
         }
         int kept = RetainedCallbacks.of(longLived);
-        assertTrue(kept < BOUND, "the long-lived input kept " + kept + " callbacks after " + ROUNDS + " decided whenAny");
+        assertTrue(kept < BOUND, "the long-lived input kept " + kept + " callbacks after " + ROUNDS + " decided anyOf");
         // It still works as an input afterwards.
-        Task<String> last = Task.whenAny(longLived, new Promise<>());
+        Task<String> last = Task.anyOf(longLived, new Promise<>());
         longLived.complete("stop");
         assertEquals(new Outcome.Success<>("stop"), last.outcomeOrNull());
     }
@@ -42,21 +42,21 @@ class CombinatorWithdrawalTest {
         Promise<String> longLived = new Promise<>();
         for (int i = 0; i < ROUNDS; i++) {
             Promise<String> work = new Promise<>();
-            Task<List<String>> all = Task.whenAll(longLived, work);
+            Task<List<String>> all = Task.allOf(longLived, work);
             work.fail(new IllegalStateException("failed " + i));
             assertTrue(all.outcomeOrNull() instanceof Outcome.Failure<List<String>>, "round " + i + ": " + all);
         }
         int kept = RetainedCallbacks.of(longLived);
-        assertTrue(kept < BOUND, "the long-lived input kept " + kept + " callbacks after " + ROUNDS + " failed whenAll");
+        assertTrue(kept < BOUND, "the long-lived input kept " + kept + " callbacks after " + ROUNDS + " failed allOf");
     }
 
     @Test
     void cancellingTheCombinedTaskWithdrawsItsCallbacksToo() {
         Promise<String> longLived = new Promise<>();
         for (int i = 0; i < ROUNDS; i++) {
-            Task<String> any = Task.whenAny(longLived, new Promise<String>());
+            Task<String> any = Task.anyOf(longLived, new Promise<String>());
             assertTrue(any.cancel());
-            Task<List<String>> all = Task.whenAll(longLived, new Promise<String>());
+            Task<List<String>> all = Task.allOf(longLived, new Promise<String>());
             assertTrue(all.cancel());
         }
         int kept = RetainedCallbacks.of(longLived);
@@ -70,7 +70,7 @@ class CombinatorWithdrawalTest {
         Promise<String> longLived = new Promise<>();
         for (int i = 0; i < ROUNDS; i++) {
             // The first input decides during the registration loop, before the second is registered.
-            assertEquals(new Outcome.Success<>("at once"), Task.whenAny(done, longLived).outcomeOrNull());
+            assertEquals(new Outcome.Success<>("at once"), Task.anyOf(done, longLived).outcomeOrNull());
         }
         int kept = RetainedCallbacks.of(longLived);
         assertTrue(kept < BOUND, "the long-lived input kept " + kept + " callbacks");

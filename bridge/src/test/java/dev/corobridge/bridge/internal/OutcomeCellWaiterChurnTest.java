@@ -165,7 +165,7 @@ class OutcomeCellWaiterChurnTest {
     @Test
     void javaJoinWithTimeoutFromTwoThreadsEndedInTurnKeepsNoOldWaits() throws Exception {
         Promise<Integer> source = new Promise<>();
-        Task<Integer> task = Task.of(source);
+        Task<Integer> task = Task.from(source);
         AtomicInteger[] ended = {new AtomicInteger(), new AtomicInteger()};
         AtomicReference<Throwable> failure = new AtomicReference<>();
         Thread[] waiters = new Thread[2];

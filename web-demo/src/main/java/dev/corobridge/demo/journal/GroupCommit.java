@@ -132,16 +132,16 @@ final class GroupCommit {
         Throwable b = broken;
         if (b != null) {
             e.durable.fail(unavailable(b));
-            return Task.of(view);
+            return Task.from(view);
         }
         RejectedExecutionException gone = ringGone;
         if (gone != null) {
             e.durable.fail(ringShutDown(gone));
-            return Task.of(view);
+            return Task.from(view);
         }
         if (!gate.enter()) {
             e.durable.fail(new JournalClosedException(path, "is closing; the change was not written"));
-            return Task.of(view);
+            return Task.from(view);
         }
         try {
             queue.add(e);
@@ -154,7 +154,7 @@ final class GroupCommit {
             // failed the queue: make sure it is not left waiting (a record is polled, so failed, once).
             failQueued(ringGone);
         }
-        return Task.of(view);
+        return Task.from(view);
     }
 
     private void schedule() {

@@ -31,7 +31,7 @@ public final class HopTraces {
     /** {@code context@thread[:note] > ...}; header-safe (no control characters). */
     public static String format(HopTrace trace) {
         StringJoiner j = new StringJoiner(" > ");
-        for (Hop h : trace.hops()) {
+        for (Hop h : trace.getHops()) {
             String step = h.context() + "@" + h.thread() + (h.note() == null || h.note().isEmpty() ? "" : ":" + h.note());
             j.add(CONTROL.matcher(step).replaceAll("?"));
         }

@@ -84,7 +84,7 @@ class JournalTest extends JournalFixture {
             assertThat(m.changes()).isEqualTo(64);
             assertThat(m.commits()).isEqualTo(1);
             assertThat(m.largestBatch()).isEqualTo(64);
-            assertThat(trace.hops()).singleElement().satisfies(h -> {
+            assertThat(trace.getHops()).singleElement().satisfies(h -> {
                 assertThat(h.context()).isEqualTo(j.ring().getName());
                 assertThat(h.note()).isEqualTo("journal");
             });
