@@ -1,0 +1,181 @@
+package dev.corobridge.demo.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+
+import dev.corobridge.demo.BoardService;
+
+/**
+ * Cluster mode against a real Kafka broker (KRaft, a child JVM): two replicas, each a Spring
+ * context of its own, write through both and converge to identical boards, with every acknowledged
+ * write present under the id and version its 201 gave; a write's hop trace crosses the broker; a
+ * replica restarted from its snapshot catches up with what it missed.
+ */
+class ClusterModeTest {
+
+    private static final Duration CONVERGE = Duration.ofSeconds(60);
+
+    private static TestKafka kafka;
+
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    static void broker() throws Exception {
+        kafka = TestKafka.start();
+    }
+
+    @AfterAll
+    static void stopBroker() {
+        if (kafka != null) {
+            kafka.close();
+        }
+    }
+
+    @Test
+    void writesThroughBothReplicasConvergeToIdenticalBoards() throws Exception {
+        String topic = TestKafka.freshTopic();
+        try (Replica a = Replica.start("a", kafka.bootstrap(), topic, dir.resolve("a"), Map.of());
+             Replica b = Replica.start("b", kafka.bootstrap(), topic, dir.resolve("b"), Map.of())) {
+            Replica[] replicas = {a, b};
+            Replica.Response created = a.post("/api/boards", "{\"name\":\"shared\"}");
+            assertThat(created.status()).as(created.body()).isEqualTo(201);
+            assertThat(created.header("Served-By")).isEqualTo("a");
+            String board = created.json().path("id").asString();
+            String second = b.post("/api/kt/boards", "{\"name\":\"other\"}").json().path("id").asString();
+
+            // 8 writers, each alternating between the replicas: 25 notes each, on both boards.
+            ConcurrentLinkedQueue<JsonNode> acknowledged = new ConcurrentLinkedQueue<>();
+            ExecutorService writers = Executors.newFixedThreadPool(8);
+            List<Future<?>> done = new ArrayList<>();
+            for (int w = 0; w < 8; w++) {
+                int writer = w;
+                done.add(writers.submit(() -> {
+                    for (int i = 0; i < 25; i++) {
+                        Replica r = replicas[(writer + i) % 2];
+                        String target = i % 3 == 0 ? second : board;
+                        Replica.Response added = r.post("/api/boards/" + target + "/notes",
+                                "{\"text\":\"w" + writer + " #" + i + "\"}");
+                        assertThat(added.status()).as(added.body()).isEqualTo(201);
+                        assertThat(added.header("Served-By")).isEqualTo(r.id);
+                        acknowledged.add(added.json());
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get(120, TimeUnit.SECONDS);
+            }
+            writers.shutdown();
+            assertThat(acknowledged).hasSize(200);
+
+            Map<String, String> boards = converged(a, b);
+            assertThat(boards).containsOnlyKeys(board, second);
+            for (JsonNode note : acknowledged) {
+                // Every acknowledged write is there, under the id and version its 201 gave, on both.
+                JsonNode onB = b.get("/api/boards/" + note.path("boardId").asString() + "/notes/" + note.path("id").asString())
+                        .json();
+                assertThat(onB.path("text").asString()).isEqualTo(note.path("text").asString());
+                assertThat(onB.path("version").asLong()).isEqualTo(note.path("version").asLong());
+            }
+            assertThat(Replica.JSON.readTree(boards.get(board)).path("notes")).hasSize(200 - acknowledged.stream()
+                    .filter(n -> n.path("boardId").asString().equals(second)).toList().size());
+
+            // An edit through b, read through a, after a's apply: same version everywhere.
+            JsonNode first = acknowledged.peek();
+            Replica.Response edited = b.send("PUT", "/api/boards/" + first.path("boardId").asString() + "/notes/"
+                    + first.path("id").asString(), "{\"text\":\"edited\",\"expectedVersion\":1}");
+            assertThat(edited.status()).as(edited.body()).isEqualTo(200);
+            // The losing edit of the same version is refused alike, wherever it was sent.
+            Replica.Response lost = a.send("PUT", "/api/boards/" + first.path("boardId").asString() + "/notes/"
+                    + first.path("id").asString(), "{\"text\":\"late\",\"expectedVersion\":1}");
+            assertThat(lost.status()).as(lost.body()).isEqualTo(409);
+            converged(a, b);
+
+            // The write's hop trace crosses the broker: produced, consumed, applied on the pump.
+            Replica.Response traced = a.post("/api/boards/" + board + "/notes", "{\"text\":\"traced\"}");
+            assertThat(traced.header("Hop-Trace")).matches(".*pump-a@[^>]*:prepare > kafka@[^>]*:(produce|consume)"
+                    + " > kafka@[^>]*:(produce|consume) > pump-a@[^>]*:apply.*").contains(":produce").contains(":consume");
+
+            JsonNode cluster = a.cluster();
+            assertThat(cluster.path("replicaId").asString()).isEqualTo("a");
+            assertThat(cluster.path("connected").asBoolean()).isTrue();
+            assertThat(cluster.path("partitions")).hasSize(4);
+        }
+    }
+
+    @Test
+    void aReplicaRestartedFromItsSnapshotCatchesUpWithWhatItMissed() throws Exception {
+        String topic = TestKafka.freshTopic();
+        Path bData = dir.resolve("b");
+        try (Replica a = Replica.start("a", kafka.bootstrap(), topic, dir.resolve("a"), Map.of())) {
+            String board;
+            try (Replica b = Replica.start("b", kafka.bootstrap(), topic, bData, Map.of())) {
+                board = b.post("/api/boards", "{\"name\":\"restart\"}").json().path("id").asString();
+                for (int i = 0; i < 20; i++) {
+                    assertThat(b.post("/api/boards/" + board + "/notes", "{\"text\":\"before " + i + "\"}").status())
+                            .isEqualTo(201);
+                }
+                converged(a, b);
+                b.bean(BoardService.class).snapshotNow();
+            }
+            assertThat(Files.exists(bData.resolve("boards.snapshot"))).isTrue();
+            for (int i = 0; i < 20; i++) {
+                assertThat(a.post("/api/boards/" + board + "/notes", "{\"text\":\"missed " + i + "\"}").status())
+                        .isEqualTo(201);
+            }
+            try (Replica b = Replica.start("b", kafka.bootstrap(), topic, bData, Map.of())) {
+                Map<String, String> boards = converged(a, b);
+                assertThat(Replica.JSON.readTree(boards.get(board)).path("notes")).hasSize(40);
+                // Only the tail was replayed: the snapshot covered the first 21 changes.
+                JsonNode live = b.get("/api/live").json();
+                assertThat(live.path("journal").path("total").asLong()).isEqualTo(20);
+                assertThat(b.post("/api/boards/" + board + "/notes", "{\"text\":\"after\"}").json().path("id").asString())
+                        .isEqualTo("n41");
+            }
+        }
+    }
+
+    /**
+     * Waits (bounded) until both replicas applied every partition up to its end and show the same
+     * boards; returns them.
+     */
+    static Map<String, String> converged(Replica a, Replica b) throws Exception {
+        long deadline = System.nanoTime() + CONVERGE.toNanos();
+        Map<String, String> boardsA = null;
+        Map<String, String> boardsB = null;
+        while (System.nanoTime() < deadline) {
+            JsonNode ca = a.cluster();
+            JsonNode cb = b.cluster();
+            if (ca.path("lag").asLong() == 0 && cb.path("lag").asLong() == 0
+                    && ca.path("applied").equals(cb.path("applied"))) {
+                boardsA = a.boards();
+                boardsB = b.boards();
+                if (boardsA.equals(boardsB)) {
+                    return boardsA;
+                }
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50)); // polling pace, not synchronisation
+        }
+        assertThat(boardsA).as("replicas did not converge within %s", CONVERGE).isEqualTo(boardsB);
+        throw new AssertionError("replicas did not catch up within " + CONVERGE);
+    }
+}
