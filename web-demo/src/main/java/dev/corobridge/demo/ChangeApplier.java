@@ -51,11 +51,12 @@ import dev.corobridge.pump.MessagePump;
  * applies in log order, the order a replay uses: the state a client saw acknowledged is the state a
  * restart rebuilds.
  *
- * <p><b>A log that acknowledges before it delivers</b> (Kafka: the producer's acknowledgement, then
- * this replica's consumer) is given an apply wait: a writer whose change is durable but not applied
- * here within it fails with {@code UNAVAILABLE} (503), so a stuck consumer never holds a request
- * open; the change is applied all the same once delivered. The journal delivers before it
- * acknowledges, so its writers never wait so.
+ * <p><b>A log whose acknowledgement and delivery are separate events</b> (Kafka: the producer's
+ * acknowledgement and this replica's consumer, in either order) is given an apply wait: a writer
+ * whose change is durable but not applied here within it fails with {@code UNAVAILABLE} (503), so
+ * a stuck consumer never holds a request open; the change is applied all the same once delivered.
+ * Such a writer is answered once both happened (its trace then shows both steps). The journal
+ * delivers before it acknowledges, so its writers are answered at the apply, on the pump.
  *
  * <p><b>Positions.</b> The pump keeps, per partition, the offset after the last change applied
  * (or replayed): what a snapshot of the store covers.
@@ -130,6 +131,7 @@ final class ChangeApplier implements ChangeSink {
         Writer writer = new Writer(trace, ContextPropagation.capture());
         writers.put(id, writer);
         log.append(change, id, trace).onComplete(durable -> {
+            writer.acknowledged.settle(durable);
             if (!(durable instanceof Outcome.Success<LogPosition>)) {
                 Writer refused = writers.remove(id);
                 if (refused != null) {
@@ -207,7 +209,14 @@ final class ChangeApplier implements ChangeSink {
             }
             try (RestoredContext restored = w.context.restore()) {
                 PumpSteps.record(pump, w.trace, "apply");
-                w.result.complete(store.apply(c.change()));
+                Applied applied = store.apply(c.change());
+                if (applyWait == null || w.acknowledged.isDone()) {
+                    w.result.complete(applied);
+                } else {
+                    // Applied, whatever the acknowledgement says when it comes (a timed-out produce
+                    // may still have reached the log, as this change did).
+                    w.acknowledged.onComplete(o -> w.result.complete(applied));
+                }
             } catch (RuntimeException e) {
                 w.result.fail(e);
             }
@@ -263,9 +272,10 @@ final class ChangeApplier implements ChangeSink {
     }
 
     /** A writer waiting for its change: its answer, and where the apply records itself. */
-    private record Writer(HopTrace trace, CapturedContext context, Promise<Applied> result) {
+    private record Writer(HopTrace trace, CapturedContext context, Promise<Applied> result,
+                          Promise<LogPosition> acknowledged) {
         Writer(HopTrace trace, CapturedContext context) {
-            this(trace, context, new Promise<>());
+            this(trace, context, new Promise<>(), new Promise<>());
         }
     }
 }

@@ -61,10 +61,11 @@ public record DemoProperties(@DefaultValue("./data") Path dataDir,
      * @param topic             the command topic; created at start when missing
      * @param partitions        its partitions when it is created (1..1024); boards are spread over
      *                          them by id, each board's changes in one partition's order
-     * @param replicationFactor its replication factor when it is created (1..16): 3 on three brokers
+     * @param replicationFactor its replication factor when it is created (1..16); unset: the
+     *                          brokers' {@code default.replication.factor}. 3 on three brokers
      * @param minInsyncReplicas its {@code min.insync.replicas} when it is created (1..replication
-     *                          factor): 2 with replication factor 3, so an acknowledged write is on
-     *                          two brokers
+     *                          factor); unset: the brokers' default. 2 with replication factor 3,
+     *                          so an acknowledged write is on two brokers
      * @param appendTimeout     a write that is not durable and applied here within this fails with
      *                          503 (100ms..5m); also the producer's delivery timeout
      * @param startWait         how long the start waits for the broker before the service starts
@@ -77,8 +78,8 @@ public record DemoProperties(@DefaultValue("./data") Path dataDir,
     public record KafkaSettings(String bootstrapServers,
                                 @DefaultValue("notes-board-changes") String topic,
                                 @DefaultValue("8") int partitions,
-                                @DefaultValue("1") short replicationFactor,
-                                @DefaultValue("1") int minInsyncReplicas,
+                                Short replicationFactor,
+                                Integer minInsyncReplicas,
                                 @DefaultValue("5s") Duration appendTimeout,
                                 @DefaultValue("15s") Duration startWait,
                                 @DefaultValue("30s") Duration snapshotInterval) {
@@ -93,13 +94,15 @@ public record DemoProperties(@DefaultValue("./data") Path dataDir,
             if (partitions < 1 || partitions > 1024) {
                 throw new IllegalArgumentException("demo.kafka.partitions must be within 1..1024, was " + partitions);
             }
-            if (replicationFactor < 1 || replicationFactor > 16) {
+            if (replicationFactor != null && (replicationFactor < 1 || replicationFactor > 16)) {
                 throw new IllegalArgumentException("demo.kafka.replication-factor must be within 1..16, was "
                         + replicationFactor);
             }
-            if (minInsyncReplicas < 1 || minInsyncReplicas > replicationFactor) {
+            if (minInsyncReplicas != null && (minInsyncReplicas < 1
+                    || minInsyncReplicas > (replicationFactor == null ? 16 : replicationFactor))) {
                 throw new IllegalArgumentException("demo.kafka.min-insync-replicas must be within 1..demo.kafka."
-                        + "replication-factor (" + replicationFactor + "), was " + minInsyncReplicas);
+                        + "replication-factor (" + (replicationFactor == null ? "16" : replicationFactor) + "), was "
+                        + minInsyncReplicas);
             }
             if (appendTimeout.compareTo(Duration.ofMillis(100)) < 0 || appendTimeout.compareTo(Duration.ofMinutes(5)) > 0) {
                 throw new IllegalArgumentException("demo.kafka.append-timeout must be within 100ms..5m, was " + appendTimeout);

@@ -39,8 +39,8 @@ class ClusterPropertiesTest {
         assertThat(p.replicaId()).matches("[A-Za-z0-9._-]{1,64}");
         assertThat(p.kafka().topic()).isEqualTo("notes-board-changes");
         assertThat(p.kafka().partitions()).isEqualTo(8);
-        assertThat(p.kafka().replicationFactor()).isEqualTo((short) 1);
-        assertThat(p.kafka().minInsyncReplicas()).isEqualTo(1);
+        assertThat(p.kafka().replicationFactor()).as("the brokers' default").isNull();
+        assertThat(p.kafka().minInsyncReplicas()).as("the brokers' default").isNull();
     }
 
     @Test
@@ -67,6 +67,7 @@ class ClusterPropertiesTest {
         assertThat(failure(Map.of("demo.kafka.topic", "a/b"))).contains("demo.kafka.topic");
         assertThat(failure(Map.of("demo.kafka.replication-factor", "3", "demo.kafka.min-insync-replicas", "4")))
                 .contains("demo.kafka.min-insync-replicas");
+        assertThat(failure(Map.of("demo.kafka.replication-factor", "0"))).contains("demo.kafka.replication-factor");
         assertThat(failure(Map.of("demo.kafka.append-timeout", "10ms"))).contains("demo.kafka.append-timeout");
         assertThat(failure(Map.of("demo.kafka.snapshot-interval", "100ms"))).contains("demo.kafka.snapshot-interval");
         assertThatThrownBy(() -> bind(Map.of("demo.store", "zookeeper"))).isInstanceOf(BindException.class);

@@ -32,7 +32,7 @@ import dev.corobridge.pump.PumpTimer;
  * notes from process-wide counters at prepare ({@code b1}, {@code n1}, ...), set past every id seen
  * on replay; the limits are checked at prepare. The store of a cluster replica ({@link #forCluster})
  * must reach the same result as every other replica for the same command, whichever replica
- * prepared it: a board's id is drawn at prepare from 64 random bits ({@code b} and 16 hex digits;
+ * prepared it: a board's id is drawn at prepare at random ({@code b} and 19 random digits, about 63 bits;
  * a clash is refused at apply, the same on every replica, since one board's commands share a
  * partition); a note's id is decided at apply from its board's own counter ({@code n1}, {@code n2},
  * ... per board), and both limits are checked at apply too. Boards live on several partitions,
@@ -147,7 +147,9 @@ public final class BoardStore {
                     + MAX_BOARDS + ")");
         }
         if (decidesAtApply()) {
-            return new Change.CreateBoard(String.format("b%016x", ThreadLocalRandom.current().nextLong()), name);
+            // 19 random digits (about 63 bits): the id syntax of the API (b and 1..19 digits).
+            return new Change.CreateBoard("b" + ThreadLocalRandom.current().nextLong(1_000_000_000_000_000_000L,
+                    Long.MAX_VALUE), name);
         }
         return new Change.CreateBoard("b" + nextBoard++, name);
     }

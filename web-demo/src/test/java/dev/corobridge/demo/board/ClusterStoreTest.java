@@ -134,7 +134,7 @@ class ClusterStoreTest {
         BoardStore s = replica();
         String b1 = s.apply(s.prepareCreateBoard("one")).board().id();
         String b2 = s.apply(s.prepareCreateBoard("two")).board().id();
-        assertThat(b1).matches("b[0-9a-f]{16}").isNotEqualTo(b2);
+        assertThat(b1).matches("b[1-9][0-9]{18}").isNotEqualTo(b2);
         assertThat(s.apply(s.prepareAddNote(b1, "x")).note().id()).isEqualTo("n1");
         assertThat(s.apply(s.prepareAddNote(b2, "y")).note().id()).isEqualTo("n1");
         assertThat(s.apply(s.prepareAddNote(b1, "z")).note().id()).isEqualTo("n2");
@@ -181,7 +181,7 @@ class ClusterStoreTest {
         int created = 0;
         int refused = 0;
         for (long i = 0; created + refused < limit + 5 || refused == 0; i++) {
-            String id = String.format("b%016x", i);
+            String id = "b" + (1_000_000_000_000_000_000L + i);
             if (PARTITIONER.partitionOf(id) != 0) {
                 continue;
             }
@@ -195,7 +195,7 @@ class ClusterStoreTest {
         assertThat(created).isEqualTo(limit);
         // Another partition still has room.
         for (long i = 1L << 40; ; i++) {
-            String id = String.format("b%016x", i);
+            String id = "b" + (1_000_000_000_000_000_000L + i);
             if (PARTITIONER.partitionOf(id) == 1) {
                 assertThat(s.apply(new Change.CreateBoard(id, "p1")).board().id()).isEqualTo(id);
                 break;

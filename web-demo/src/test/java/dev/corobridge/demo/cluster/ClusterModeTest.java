@@ -18,7 +18,12 @@ import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.logging.LogLevel;
+import org.springframework.boot.logging.LoggingSystem;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import tools.jackson.databind.JsonNode;
 
 import dev.corobridge.demo.BoardService;
@@ -26,12 +31,16 @@ import dev.corobridge.demo.BoardService;
 /**
  * Cluster mode against a real Kafka broker (KRaft, a child JVM): two replicas, each a Spring
  * context of its own, write through both and converge to identical boards, with every acknowledged
- * write present under the id and version its 201 gave; a write's hop trace crosses the broker; a
+ * write present under the id and version its 201 gave; a write's hop trace crosses the broker and
+ * its trace id reaches the other replica's apply (in the record's headers); a
  * replica restarted from its snapshot catches up with what it missed.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class ClusterModeTest {
 
     private static final Duration CONVERGE = Duration.ofSeconds(60);
+    /** Replica b's pump thread in a log line (the pattern pads thread names to 15 characters). */
+    private static final java.util.regex.Pattern PUMP_B = java.util.regex.Pattern.compile("\\[\\s*pump-b\\]");
 
     private static TestKafka kafka;
 
@@ -51,7 +60,7 @@ class ClusterModeTest {
     }
 
     @Test
-    void writesThroughBothReplicasConvergeToIdenticalBoards() throws Exception {
+    void writesThroughBothReplicasConvergeToIdenticalBoards(CapturedOutput output) throws Exception {
         String topic = TestKafka.freshTopic();
         try (Replica a = Replica.start("a", kafka.bootstrap(), topic, dir.resolve("a"), Map.of());
              Replica b = Replica.start("b", kafka.bootstrap(), topic, dir.resolve("b"), Map.of())) {
@@ -61,6 +70,7 @@ class ClusterModeTest {
             assertThat(created.header("Served-By")).isEqualTo("a");
             String board = created.json().path("id").asString();
             String second = b.post("/api/kt/boards", "{\"name\":\"other\"}").json().path("id").asString();
+            converged(a, b); // both boards on both replicas before anyone writes to them
 
             // 8 writers, each alternating between the replicas: 25 notes each, on both boards.
             ConcurrentLinkedQueue<JsonNode> acknowledged = new ConcurrentLinkedQueue<>();
@@ -115,6 +125,28 @@ class ClusterModeTest {
             assertThat(traced.header("Hop-Trace")).matches(".*pump-a@[^>]*:prepare > kafka@[^>]*:(produce|consume)"
                     + " > kafka@[^>]*:(produce|consume) > pump-a@[^>]*:apply.*").contains(":produce").contains(":consume");
 
+            // The request's trace id travels in the record: the apply on the other replica logs under it.
+            LoggingSystem logging = LoggingSystem.get(getClass().getClassLoader());
+            logging.setLogLevel("dev.corobridge.demo", LogLevel.DEBUG);
+            try {
+                String traceId = java.util.HexFormat.of().formatHex(java.security.SecureRandom.getSeed(16));
+                Replica.Response withTrace = a.send("POST", "/api/boards/" + board + "/notes", "{\"text\":\"across\"}",
+                        "traceparent", "00-" + traceId + "-00f067aa0ba902b7-01");
+                assertThat(withTrace.status()).isEqualTo(201);
+                assertThat(withTrace.header("Trace-Id")).isEqualTo(traceId);
+                long deadline = System.nanoTime() + CONVERGE.toNanos();
+                while (System.nanoTime() < deadline && output.getAll().lines()
+                        .noneMatch(l -> l.contains(traceId) && PUMP_B.matcher(l).find() && l.contains("pump: apply"))) {
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50)); // polling pace
+                }
+                assertThat(output.getAll().lines().filter(l -> l.contains(traceId)))
+                        .anySatisfy(l -> assertThat(l).containsPattern("\\[\\s*pump-a\\]").contains("pump: prepare"))
+                        .anySatisfy(l -> assertThat(l).contains("kafka-consume-a").contains("kafka: consumed own change"))
+                        .anySatisfy(l -> assertThat(l).containsPattern(PUMP_B).contains("pump: apply (from the log"));
+            } finally {
+                logging.setLogLevel("dev.corobridge.demo", null);
+            }
+
             JsonNode cluster = a.cluster();
             assertThat(cluster.path("replicaId").asString()).isEqualTo("a");
             assertThat(cluster.path("connected").asBoolean()).isTrue();
@@ -122,22 +154,29 @@ class ClusterModeTest {
         }
     }
 
+    /**
+     * (Every Spring context of this JVM shares Reactor Netty's global resources, which the first
+     * context to close releases: so a replica here is never closed while another one still serves.
+     * Both stop, then the writer comes back alone and writes what the other one misses.)
+     */
     @Test
-    void aReplicaRestartedFromItsSnapshotCatchesUpWithWhatItMissed() throws Exception {
+    void aReplicaRestartedFromItsSnapshotCatchesUpWithWhatItMissed(CapturedOutput output) throws Exception {
         String topic = TestKafka.freshTopic();
+        Path aData = dir.resolve("a");
         Path bData = dir.resolve("b");
-        try (Replica a = Replica.start("a", kafka.bootstrap(), topic, dir.resolve("a"), Map.of())) {
-            String board;
-            try (Replica b = Replica.start("b", kafka.bootstrap(), topic, bData, Map.of())) {
-                board = b.post("/api/boards", "{\"name\":\"restart\"}").json().path("id").asString();
-                for (int i = 0; i < 20; i++) {
-                    assertThat(b.post("/api/boards/" + board + "/notes", "{\"text\":\"before " + i + "\"}").status())
-                            .isEqualTo(201);
-                }
-                converged(a, b);
-                b.bean(BoardService.class).snapshotNow();
+        String board;
+        try (Replica a = Replica.start("a", kafka.bootstrap(), topic, aData, Map.of());
+             Replica b = Replica.start("b", kafka.bootstrap(), topic, bData, Map.of())) {
+            board = b.post("/api/boards", "{\"name\":\"restart\"}").json().path("id").asString();
+            for (int i = 0; i < 20; i++) {
+                assertThat(b.post("/api/boards/" + board + "/notes", "{\"text\":\"before " + i + "\"}").status())
+                        .isEqualTo(201);
             }
-            assertThat(Files.exists(bData.resolve("boards.snapshot"))).isTrue();
+            converged(a, b);
+            b.bean(BoardService.class).snapshotNow();
+        }
+        assertThat(Files.exists(bData.resolve("boards.snapshot"))).isTrue();
+        try (Replica a = Replica.start("a", kafka.bootstrap(), topic, aData, Map.of())) {
             for (int i = 0; i < 20; i++) {
                 assertThat(a.post("/api/boards/" + board + "/notes", "{\"text\":\"missed " + i + "\"}").status())
                         .isEqualTo(201);
@@ -145,7 +184,8 @@ class ClusterModeTest {
             try (Replica b = Replica.start("b", kafka.bootstrap(), topic, bData, Map.of())) {
                 Map<String, String> boards = converged(a, b);
                 assertThat(Replica.JSON.readTree(boards.get(board)).path("notes")).hasSize(40);
-                // Only the tail was replayed: the snapshot covered the first 21 changes.
+                // Only the tail was replayed: the snapshot covered the board and its first 20 notes.
+                assertThat(output.getAll()).containsPattern("Snapshot: loaded 1 boards covering");
                 JsonNode live = b.get("/api/live").json();
                 assertThat(live.path("journal").path("total").asLong()).isEqualTo(20);
                 assertThat(b.post("/api/boards/" + board + "/notes", "{\"text\":\"after\"}").json().path("id").asString())

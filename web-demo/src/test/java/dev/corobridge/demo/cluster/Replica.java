@@ -55,8 +55,9 @@ final class Replica implements AutoCloseable {
         p.put("spring.lifecycle.timeout-per-shutdown-phase", "10s");
         p.put("demo.shutdown.quiet-period", "100ms");
         p.putAll(extra);
-        ConfigurableApplicationContext ctx = new SpringApplicationBuilder(NotesBoardApplication.class)
-                .properties(p).run();
+        // As command-line arguments: they override application.properties (default properties do not).
+        String[] args = p.entrySet().stream().map(e -> "--" + e.getKey() + "=" + e.getValue()).toArray(String[]::new);
+        ConfigurableApplicationContext ctx = new SpringApplicationBuilder(NotesBoardApplication.class).run(args);
         return new Replica(id, ctx);
     }
 
@@ -80,10 +81,14 @@ final class Replica implements AutoCloseable {
                 .POST(HttpRequest.BodyPublishers.ofString(json)));
     }
 
-    /** A request with a JSON body and any method. */
-    Response send(String method, String path, String json) throws IOException, InterruptedException {
-        return send(HttpRequest.newBuilder(uri(path)).header("Content-Type", "application/json")
-                .method(method, HttpRequest.BodyPublishers.ofString(json)));
+    /** A request with a JSON body, any method, and header name/value pairs. */
+    Response send(String method, String path, String json, String... headers) throws IOException, InterruptedException {
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri(path)).header("Content-Type", "application/json")
+                .method(method, HttpRequest.BodyPublishers.ofString(json));
+        for (int i = 0; i + 1 < headers.length; i += 2) {
+            b.header(headers[i], headers[i + 1]);
+        }
+        return send(b);
     }
 
     private URI uri(String path) {

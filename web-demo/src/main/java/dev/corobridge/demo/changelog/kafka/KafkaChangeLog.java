@@ -379,15 +379,18 @@ public final class KafkaChangeLog implements ChangeLog {
             if (!(e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException)) {
                 throw e;
             }
-            NewTopic topic = new NewTopic(settings.topic(), settings.partitions(), settings.replicationFactor())
-                    // The log is the source of truth: nothing in it expires.
-                    .configs(Map.of("min.insync.replicas", Integer.toString(settings.minInsyncReplicas()),
-                            "retention.ms", "-1", "retention.bytes", "-1"));
+            // The log is the source of truth: nothing in it expires.
+            Map<String, String> configs = new HashMap<>(Map.of("retention.ms", "-1", "retention.bytes", "-1"));
+            if (settings.minInsyncReplicas() != null) {
+                configs.put("min.insync.replicas", Integer.toString(settings.minInsyncReplicas()));
+            }
+            NewTopic topic = new NewTopic(settings.topic(), java.util.Optional.of(settings.partitions()),
+                    java.util.Optional.ofNullable(settings.replicationFactor())).configs(configs);
             try {
                 admin.createTopics(List.of(topic)).all().get(ms, TimeUnit.MILLISECONDS);
                 LOG.info("Kafka: created topic " + settings.topic() + " (" + settings.partitions() + " partitions, "
-                        + "replication factor " + settings.replicationFactor() + ", min.insync.replicas "
-                        + settings.minInsyncReplicas() + ")");
+                        + "replication factor " + orBrokerDefault(settings.replicationFactor()) + ", min.insync.replicas "
+                        + orBrokerDefault(settings.minInsyncReplicas()) + ")");
             } catch (ExecutionException exists) {
                 if (!(exists.getCause() instanceof TopicExistsException)) {
                     throw exists;
@@ -396,6 +399,10 @@ public final class KafkaChangeLog implements ChangeLog {
             found = admin.describeTopics(List.of(settings.topic())).allTopicNames().get(ms, TimeUnit.MILLISECONDS);
         }
         return found.get(settings.topic()).partitions().size();
+    }
+
+    private static String orBrokerDefault(Number n) {
+        return n == null ? "the brokers' default" : n.toString();
     }
 
     /** Hands one poll's records to the sink: each partition's in order, one call. */
@@ -485,6 +492,9 @@ public final class KafkaChangeLog implements ChangeLog {
     }
 
     private void disconnected(String what, Throwable cause) {
+        if (closing.get()) {
+            return; // close woke the loop up: not the brokers' doing
+        }
         connected = false;
         problem = what;
         warning.warn("Kafka: " + what + "; writes are refused (503) until the brokers answer", cause);
@@ -570,8 +580,9 @@ public final class KafkaChangeLog implements ChangeLog {
     /** The refusal a client reads (503): names the reason, not the servers' addresses. */
     private static BoardException unavailable(String reason, Throwable cause) {
         String r = reason.replaceAll(" at [^ ;]*", "");
-        return new BoardException(BoardException.Kind.UNAVAILABLE, "the change log cannot take changes now (" + r
-                + "); try again", cause);
+        String message = "the change log cannot take changes now (" + r + "); try again";
+        return new BoardException(BoardException.Kind.UNAVAILABLE, message,
+                new dev.corobridge.demo.changelog.ChangeLogUnavailableException(message, cause));
     }
 
     // ------------------------------------------------------------------ status
