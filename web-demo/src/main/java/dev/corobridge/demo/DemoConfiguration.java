@@ -39,6 +39,11 @@ import dev.corobridge.spring.CorobridgeLifecycle;
  * with the damage named ({@link JournalFailureAnalyzer}) and the file untouched, unless
  * {@code demo.journal.repair} is on.
  *
+ * <p><b>Cluster mode</b> ({@code demo.store=kafka}): the change log is the Kafka topic
+ * ({@link KafkaChangeLog}), the store decides ids and limits at apply ({@link BoardStore#forCluster}),
+ * the replica loads its snapshot before the log's tail is replayed, and every {@code /api} answer
+ * names the replica in {@code Served-By}.
+ *
  * <p><b>Stop.</b> When the context starts closing, the service refuses new requests (503 with
  * {@code Retry-After} and {@code Connection: close}) and ends event streams and long polls, so
  * graceful shutdown only waits for real work; the {@link ShutdownConfiguration drain} keeps the
