@@ -26,13 +26,23 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import tools.jackson.databind.JsonNode;
 
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
 import dev.corobridge.demo.BoardService;
+import dev.corobridge.demo.board.Change;
+import dev.corobridge.demo.changelog.kafka.BoardPartitioner;
+import dev.corobridge.demo.journal.JournalCodec;
 
 /**
  * Cluster mode against a real Kafka broker (KRaft, a child JVM): two replicas, each a Spring
  * context of its own, write through both and converge to identical boards, with every acknowledged
  * write present under the id and version its 201 gave; a write's hop trace crosses the broker and
- * its trace id reaches the other replica's apply (in the record's headers); a
+ * its trace id reaches the other replica's apply (in the record's headers); a replica with an
+ * empty disk catches up with a log of 10,000 changes; a
  * replica restarted from its snapshot catches up with what it missed.
  */
 @ExtendWith(OutputCaptureExtension.class)
@@ -191,6 +201,54 @@ class ClusterModeTest {
                 assertThat(b.post("/api/boards/" + board + "/notes", "{\"text\":\"after\"}").json().path("id").asString())
                         .isEqualTo("n41");
             }
+        }
+    }
+
+    @Test
+    void aReplicaWithAnEmptyDiskCatchesUpWithTenThousandChanges() throws Exception {
+        String topic = TestKafka.freshTopic();
+        int partitions = 4;
+        kafka.cluster.createTopic(topic, partitions, 1, Map.of());
+        BoardPartitioner partitioner = new BoardPartitioner(partitions);
+        // The log as replicas would have written it: 20 boards, then 10,000 notes spread over them.
+        List<String> boardIds = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            boardIds.add("b" + (1_000_000_000_000_000_000L + i));
+        }
+        java.util.Properties config = new java.util.Properties();
+        config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap());
+        config.put(ProducerConfig.ACKS_CONFIG, "all");
+        config.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(config, new StringSerializer(),
+                new ByteArraySerializer())) {
+            List<Future<?>> sent = new ArrayList<>();
+            for (String id : boardIds) {
+                sent.add(producer.send(new ProducerRecord<>(topic, partitioner.partitionOf(id), id,
+                        JournalCodec.payload(new Change.CreateBoard(id, "board " + id)))));
+            }
+            for (int n = 0; n < 10_000; n++) {
+                String id = boardIds.get(n % boardIds.size());
+                sent.add(producer.send(new ProducerRecord<>(topic, partitioner.partitionOf(id), id,
+                        JournalCodec.payload(new Change.AddNote(id, Change.AddNote.ID_AT_APPLY, "note " + n)))));
+            }
+            producer.flush();
+            for (Future<?> f : sent) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+        }
+        try (Replica c = Replica.start("c", kafka.bootstrap(), topic, dir.resolve("empty"),
+                Map.of("demo.kafka.partitions", Integer.toString(partitions)))) {
+            // The start returns once the replay up to the log's end at start is applied.
+            JsonNode live = c.get("/api/live").json();
+            assertThat(live.path("journal").path("total").asLong()).isEqualTo(10_020);
+            assertThat(live.path("cluster").path("lag").asLong()).isZero();
+            JsonNode list = c.get("/api/boards").json();
+            assertThat(list).hasSize(20);
+            assertThat(list.valueStream().mapToLong(b -> b.path("notes").asLong()).sum()).isEqualTo(10_000);
+            JsonNode last = c.get("/api/boards/" + boardIds.getLast()).json();
+            assertThat(last.path("revision").asLong()).isEqualTo(500);
+            assertThat(last.path("notes").get(499).path("id").asString()).isEqualTo("n500");
+            assertThat(last.path("notes").get(499).path("text").asString()).isEqualTo("note 9999");
         }
     }
 
