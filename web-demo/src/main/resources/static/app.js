@@ -11,6 +11,8 @@
     traceRequest: $('trace-request'), trace: $('hop-trace'), metricsState: $('metrics-state'),
     transport: $('transport'), queueDepth: $('queue-depth'), wakeups: $('wakeups-per-dispatch'),
     fsyncs: $('fsyncs-per-change'), changes: $('journal-changes'),
+    cluster: $('cluster'), clusterReplica: $('cluster-replica'), clusterBrokers: $('cluster-brokers'),
+    clusterLag: $('cluster-lag'), clusterSnapshots: $('cluster-snapshots'), clusterPartitions: $('cluster-partitions'),
   };
 
   const CHANGE_TYPES = ['note-added', 'note-edited', 'note-deleted'];
@@ -551,6 +553,28 @@
 
   const fmt = (v, digits) => (typeof v === 'number' && isFinite(v) ? (digits === undefined ? String(v) : v.toFixed(digits)) : '–');
 
+  // Cluster mode only: which replica answered, whether it reaches the brokers, and per partition
+  // the offset this replica applied up to, the log's end and the lag between them.
+  function showCluster(cluster, servedBy) {
+    el.cluster.hidden = !cluster;
+    if (!cluster) return;
+    el.clusterReplica.textContent = servedBy || cluster.replicaId || '–';
+    el.clusterBrokers.textContent = cluster.connected ? 'connected' : 'unreachable' + (cluster.problem ? ' (' + cluster.problem + ')' : '');
+    el.clusterBrokers.classList.toggle('danger-text', !cluster.connected);
+    el.clusterLag.textContent = fmt(cluster.lag);
+    el.clusterSnapshots.textContent = fmt(cluster.snapshots);
+    const applied = new Map((cluster.applied || []).map(p => [p.partition, p.offset]));
+    el.clusterPartitions.replaceChildren(...(cluster.partitions || []).map(p => {
+      const row = document.createElement('tr');
+      for (const v of [p.partition, applied.has(p.partition) ? applied.get(p.partition) : p.delivered, p.end, p.lag]) {
+        const td = document.createElement('td');
+        td.textContent = fmt(v);
+        row.append(td);
+      }
+      return row;
+    }));
+  }
+
   async function pollLive() {
     try {
       const res = await fetch('/api/live', { headers: { Accept: 'application/json' } });
@@ -565,6 +589,7 @@
       el.fsyncs.textContent = fmt(journal.fsyncsPerChange, 2);
       // Every change in the journal, over every run (not only since this start).
       el.changes.textContent = fmt(typeof journal.total === 'number' ? journal.total : journal.changes);
+      showCluster(live.cluster, res.headers.get('Served-By'));
       el.metricsState.textContent = '';
       document.getElementById('metrics').classList.remove('stale');
     } catch (e) {

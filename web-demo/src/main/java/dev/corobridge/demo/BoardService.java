@@ -74,6 +74,8 @@ public final class BoardService {
     private final BoardStore store;
     private final ChangeLog log;
     private final ChangeApplier applier;
+    /** Cluster mode's snapshots; {@code null} for the journal. */
+    private final Snapshotter snapshots;
     private final RingPool ring;
     private final CoroutineDispatcher cpu;
     private final DemoProperties properties;
@@ -91,7 +93,11 @@ public final class BoardService {
         this.pump = pump;
         this.store = store;
         this.log = log;
-        this.applier = new ChangeApplier(pump, store, log);
+        boolean cluster = properties != null && properties.clusterMode();
+        this.applier = cluster ? new ChangeApplier(pump, store, log, properties.kafka().appendTimeout())
+                : new ChangeApplier(pump, store, log);
+        this.snapshots = cluster ? new Snapshotter(pump, store, applier, ring, properties.snapshotFile(),
+                properties.kafka().topic(), properties.kafka().snapshotInterval(), properties.ioTimeout()) : null;
         this.ring = ring;
         this.cpu = cpu;
         this.properties = properties;
@@ -104,7 +110,29 @@ public final class BoardService {
      * @throws Exception if the log cannot be replayed in time
      */
     public void start(Duration timeout) throws Exception {
-        applier.start(timeout);
+        if (snapshots == null) {
+            applier.start(timeout);
+            return;
+        }
+        applier.start(snapshots.load(), timeout);
+        snapshots.schedule();
+    }
+
+    /** Stops cluster mode's snapshots (before the change log closes); nothing for the journal. */
+    public void stopSnapshots() {
+        if (snapshots != null) {
+            snapshots.close();
+        }
+    }
+
+    /**
+     * Cluster mode: writes a snapshot now unless the last one covers everything applied (for tests
+     * and operators). Nothing for the journal.
+     */
+    public void snapshotNow() throws Exception {
+        if (snapshots != null) {
+            snapshots.snapshotNow();
+        }
     }
 
     // ------------------------------------------------------------------ changes
@@ -338,6 +366,14 @@ public final class BoardService {
             j.put("rejected", changes[1]);
             j.put("broken", jm.broken());
             out.put("journal", j);
+            Map<String, Object> cluster = log.clusterStatus();
+            if (cluster != null) {
+                Map<String, Object> c = new LinkedHashMap<>(cluster);
+                c.put("applied", applier.appliedPositions().stream()
+                        .map(at -> Map.of("partition", at.partition(), "offset", at.offset())).toList());
+                c.put("snapshots", snapshots == null ? 0 : snapshots.written());
+                out.put("cluster", c);
+            }
             return out;
         });
     }

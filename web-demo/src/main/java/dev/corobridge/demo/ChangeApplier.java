@@ -1,7 +1,10 @@
 package dev.corobridge.demo;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -9,6 +12,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.slf4j.MDC;
 
 import dev.corobridge.bridge.HopTrace;
 import dev.corobridge.bridge.Outcome;
@@ -47,6 +51,16 @@ import dev.corobridge.pump.MessagePump;
  * applies in log order, the order a replay uses: the state a client saw acknowledged is the state a
  * restart rebuilds.
  *
+ * <p><b>A log whose acknowledgement and delivery are separate events</b> (Kafka: the producer's
+ * acknowledgement and this replica's consumer, in either order) is given an apply wait: a writer
+ * whose change is durable but not applied here within it fails with {@code UNAVAILABLE} (503), so
+ * a stuck consumer never holds a request open; the change is applied all the same once delivered.
+ * Such a writer is answered once both happened (its trace then shows both steps). The journal
+ * delivers before it acknowledges, so its writers are answered at the apply, on the pump.
+ *
+ * <p><b>Positions.</b> The pump keeps, per partition, the offset after the last change applied
+ * (or replayed): what a snapshot of the store covers.
+ *
  * <p><b>Thread-safety.</b> {@link #commit} from any thread; the sink from the log's delivery thread;
  * the waiting writers live in a concurrent map. The store and the replay's counts are touched only
  * on the pump. A writer's promise is completed on the pump (or where its append failed).
@@ -60,14 +74,23 @@ final class ChangeApplier implements ChangeSink {
     private final ChangeLog log;
     private final AtomicLong appendIds = new AtomicLong(LoggedChange.NOT_APPENDED_HERE);
     private final ConcurrentHashMap<Long, Writer> writers = new ConcurrentHashMap<>();
-    // Counts of the replay: pump only.
+    /** How long a writer whose change is durable waits for its apply here; {@code null}: no limit. */
+    private final Duration applyWait;
+    // Counts of the replay and the positions applied: pump only.
     private int replayed;
     private int replayRejected;
+    private final Map<Integer, Long> nextOffsets = new TreeMap<>();
+    private long appliedChanges;
 
     ChangeApplier(MessagePump pump, BoardStore store, ChangeLog log) {
+        this(pump, store, log, null);
+    }
+
+    ChangeApplier(MessagePump pump, BoardStore store, ChangeLog log, Duration applyWait) {
         this.pump = pump;
         this.store = store;
         this.log = log;
+        this.applyWait = applyWait;
     }
 
     /**
@@ -75,8 +98,22 @@ final class ChangeApplier implements ChangeSink {
      * Blocks until the replay is applied (start-up; never call it on the pump).
      */
     void start(Duration timeout) throws Exception {
+        start(List.of(), timeout);
+    }
+
+    /**
+     * As {@link #start(Duration)}, the replay beginning at {@code from} (the positions a snapshot
+     * loaded into the store covers).
+     */
+    void start(List<LogPosition> from, Duration timeout) throws Exception {
         long began = System.nanoTime();
-        log.start(List.of(), this).join(timeout);
+        Task.start(pump, () -> {
+            for (LogPosition p : from) {
+                nextOffsets.put(p.partition(), p.offset());
+            }
+            return null;
+        }).join(timeout);
+        log.start(from, this).join(timeout);
         int[] counts = Task.start(pump, () -> new int[] {replayed, replayRejected}).join(timeout);
         LOG.info("Replayed " + (counts[0] + counts[1]) + " changes (" + counts[1] + " rejected as they were live) in "
                 + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began) + " ms");
@@ -94,14 +131,32 @@ final class ChangeApplier implements ChangeSink {
         Writer writer = new Writer(trace, ContextPropagation.capture());
         writers.put(id, writer);
         log.append(change, id, trace).onComplete(durable -> {
+            writer.acknowledged.settle(durable);
             if (!(durable instanceof Outcome.Success<LogPosition>)) {
                 Writer refused = writers.remove(id);
                 if (refused != null) {
                     refused.result.settle(refusal(durable));
                 }
+            } else if (applyWait != null && writers.containsKey(id)) {
+                awaitApply(id);
             }
         });
         return Task.from(writer.result);
+    }
+
+    /** Fails the writer of a durable change if it is not applied here within the apply wait. */
+    private void awaitApply(long id) {
+        try {
+            pump.schedule(() -> {
+                Writer late = writers.remove(id);
+                if (late != null) {
+                    late.result.fail(new BoardException(BoardException.Kind.UNAVAILABLE, "the change is durable but this "
+                            + "replica has not applied it within " + applyWait + "; it shows once applied"));
+                }
+            }, applyWait);
+        } catch (RejectedExecutionException terminated) {
+            // the pump has terminated: the apply cannot come; the shutdown answers the writer
+        }
     }
 
     /** Why a change the log did not take fails its writer: a closing log is a service shutting down (503). */
@@ -123,6 +178,7 @@ final class ChangeApplier implements ChangeSink {
                 } else {
                     replayRejected++;
                 }
+                advance(c.position());
             }
         });
     }
@@ -145,35 +201,81 @@ final class ChangeApplier implements ChangeSink {
     /** On the pump: applies a delivery in log order, answering the writers waiting here. */
     private void applyOnPump(List<LoggedChange> changes) {
         for (LoggedChange c : changes) {
+            advance(c.position());
             Writer w = c.appendedHere() ? writers.remove(c.appendId()) : null;
             if (w == null) {
-                applyUnanswered(c.change());
+                applyUnanswered(c);
                 continue;
             }
             try (RestoredContext restored = w.context.restore()) {
                 PumpSteps.record(pump, w.trace, "apply");
-                w.result.complete(store.apply(c.change()));
+                Applied applied = store.apply(c.change());
+                if (applyWait == null || w.acknowledged.isDone()) {
+                    w.result.complete(applied);
+                } else {
+                    // Applied, whatever the acknowledgement says when it comes (a timed-out produce
+                    // may still have reached the log, as this change did).
+                    w.acknowledged.onComplete(o -> w.result.complete(applied));
+                }
             } catch (RuntimeException e) {
                 w.result.fail(e);
             }
         }
     }
 
-    /** A change nobody here waits for (appended elsewhere): applied, or rejected if it lost a race. */
-    private void applyUnanswered(Change change) {
+    /** Pump only: the change at {@code p} is applied (or replayed). */
+    private void advance(LogPosition p) {
+        nextOffsets.merge(p.partition(), p.offset() + 1, Math::max);
+        appliedChanges++;
+    }
+
+    /**
+     * Pump only: per partition, the offset after the last change applied or replayed (what the
+     * store covers), in partition order.
+     */
+    List<LogPosition> appliedPositions() {
+        pump.checkAccess();
+        List<LogPosition> out = new ArrayList<>(nextOffsets.size());
+        nextOffsets.forEach((partition, offset) -> out.add(new LogPosition(partition, offset)));
+        return out;
+    }
+
+    /** Pump only: changes applied or replayed since start (a snapshot is due when it moved). */
+    long appliedChanges() {
+        pump.checkAccess();
+        return appliedChanges;
+    }
+
+    /**
+     * A change nobody here waits for (appended elsewhere, or here before a restart): applied, or
+     * rejected if it lost a race. A change carrying its request's trace id is applied under it, so
+     * the apply's log line on every replica belongs to that request.
+     */
+    private void applyUnanswered(LoggedChange logged) {
+        Change change = logged.change();
+        MDC.MDCCloseable traced = logged.traceId() == null ? null : MDC.putCloseable("traceId", logged.traceId());
         try {
+            if (LOG.isDebugEnabled()) {
+                LOG.debug("pump: apply (from the log at " + logged.position().partition() + "/"
+                        + logged.position().offset() + ")");
+            }
             store.apply(change);
         } catch (BoardException rejected) {
             // lost a race, as it did (or will) wherever it was appended; the store counts it
         } catch (RuntimeException e) {
             LOG.error("Applying a durable change failed: " + change, e);
+        } finally {
+            if (traced != null) {
+                traced.close();
+            }
         }
     }
 
     /** A writer waiting for its change: its answer, and where the apply records itself. */
-    private record Writer(HopTrace trace, CapturedContext context, Promise<Applied> result) {
+    private record Writer(HopTrace trace, CapturedContext context, Promise<Applied> result,
+                          Promise<LogPosition> acknowledged) {
         Writer(HopTrace trace, CapturedContext context) {
-            this(trace, context, new Promise<>());
+            this(trace, context, new Promise<>(), new Promise<>());
         }
     }
 }

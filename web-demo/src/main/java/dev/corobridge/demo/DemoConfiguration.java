@@ -18,6 +18,8 @@ import tools.jackson.core.StreamReadFeature;
 import dev.corobridge.demo.board.BoardStore;
 import dev.corobridge.demo.changelog.ChangeLog;
 import dev.corobridge.demo.changelog.ChangeLogHealthIndicator;
+import dev.corobridge.demo.changelog.kafka.BoardPartitioner;
+import dev.corobridge.demo.changelog.kafka.KafkaChangeLog;
 import dev.corobridge.demo.journal.Journal;
 import dev.corobridge.demo.web.ProblemJsonHandler;
 import dev.corobridge.demo.web.RequestGuardFilter;
@@ -36,6 +38,11 @@ import dev.corobridge.spring.CorobridgeLifecycle;
  * serves a half-loaded board, and readiness turns {@code UP} only after the replay. A corrupted journal stops the start
  * with the damage named ({@link JournalFailureAnalyzer}) and the file untouched, unless
  * {@code demo.journal.repair} is on.
+ *
+ * <p><b>Cluster mode</b> ({@code demo.store=kafka}): the change log is the Kafka topic
+ * ({@link KafkaChangeLog}), the store decides ids and limits at apply ({@link BoardStore#forCluster}),
+ * the replica loads its snapshot before the log's tail is replayed, and every {@code /api} answer
+ * names the replica in {@code Served-By}.
  *
  * <p><b>Stop.</b> When the context starts closing, the service refuses new requests (503 with
  * {@code Retry-After} and {@code Connection: close}) and ends event streams and long polls, so
@@ -58,17 +65,27 @@ public class DemoConfiguration {
 
     /** Closed on the pump by {@link #shutdownNotice}; not a destroy method (it is pump-only). */
     @Bean(destroyMethod = "")
-    BoardStore boardStore(MessagePump pump) {
+    BoardStore boardStore(MessagePump pump, DemoProperties properties) {
+        if (properties.clusterMode()) {
+            BoardPartitioner partitioner = new BoardPartitioner(properties.kafka().partitions());
+            return BoardStore.forCluster(pump, partitioner::partitionOf, partitioner.partitions());
+        }
         return new BoardStore(pump);
     }
 
     /**
-     * The change log: the journal. A corrupted journal fails the start here (JournalFailureAnalyzer
-     * explains it), unless demo.journal.repair is on. Closed by {@link #changeLogLifecycle} at the
-     * right phase; not by bean destruction.
+     * The change log: the journal, or in cluster mode ({@code demo.store=kafka}) the Kafka topic. A
+     * corrupted journal fails the start here (JournalFailureAnalyzer explains it), unless
+     * demo.journal.repair is on. Closed by {@link #changeLogLifecycle} at the right phase; not by
+     * bean destruction.
      */
     @Bean(destroyMethod = "")
     ChangeLog changeLog(RingPool pool, DemoProperties properties) throws IOException {
+        if (properties.clusterMode()) {
+            LOG.info("Cluster mode: replica " + properties.replicaId() + " on topic " + properties.kafka().topic() + " at "
+                    + properties.kafka().bootstrapServers());
+            return KafkaChangeLog.create(properties.kafka(), properties.replicaId());
+        }
         return Journal.open(pool, properties.journalFile(), properties.ioTimeout(), properties.journal().recovery());
     }
 
@@ -100,7 +117,8 @@ public class DemoConfiguration {
 
     @Bean
     RequestGuardFilter requestGuardFilter(ServiceState state, DemoProperties properties) {
-        return new RequestGuardFilter(state, properties.maxBody().toBytes());
+        return new RequestGuardFilter(state, properties.maxBody().toBytes(),
+                properties.clusterMode() ? properties.replicaId() : null);
     }
 
     @Bean
@@ -123,7 +141,10 @@ public class DemoConfiguration {
 
     /** Closes the change log between the web server's drain and the pump's shutdown. */
     @Bean
-    SmartLifecycle changeLogLifecycle(ChangeLog log, DemoProperties properties) {
-        return new ClosingLifecycle(JOURNAL_PHASE, () -> log.close(properties.ioTimeout()));
+    SmartLifecycle changeLogLifecycle(ChangeLog log, BoardService service, DemoProperties properties) {
+        return new ClosingLifecycle(JOURNAL_PHASE, () -> {
+            service.stopSnapshots();
+            log.close(properties.ioTimeout());
+        });
     }
 }

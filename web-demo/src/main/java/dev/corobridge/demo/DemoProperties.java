@@ -1,7 +1,11 @@
 package dev.corobridge.demo;
 
+import java.net.InetAddress;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.HexFormat;
+import java.util.regex.Pattern;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
@@ -20,6 +24,12 @@ import dev.corobridge.demo.journal.JournalRecovery;
  * @param ioTimeout        limit for one journal operation at start-up and shutdown
  * @param journal          what to do with a damaged journal ({@code demo.journal.*})
  * @param http             limits on slow clients ({@code demo.http.*})
+ * @param store            where the boards' changes become durable: {@code journal} (the default,
+ *                         one process) or {@code kafka} (cluster mode, {@code demo.kafka.*})
+ * @param replicaId        this replica's name in cluster mode (record headers, {@code Served-By},
+ *                         {@code /api/live}); 1..64 of {@code [A-Za-z0-9._-]}; default: the host
+ *                         name, or a generated id when the host has no usable name
+ * @param kafka            cluster mode's settings ({@code demo.kafka.*})
  */
 @ConfigurationProperties("demo")
 public record DemoProperties(@DefaultValue("./data") Path dataDir,
@@ -28,7 +38,84 @@ public record DemoProperties(@DefaultValue("./data") Path dataDir,
                              @DefaultValue("1024") int eventBuffer,
                              @DefaultValue("30s") Duration ioTimeout,
                              @DefaultValue JournalSettings journal,
-                             @DefaultValue HttpSettings http) {
+                             @DefaultValue HttpSettings http,
+                             @DefaultValue("journal") Store store,
+                             String replicaId,
+                             @DefaultValue KafkaSettings kafka) {
+
+    /** Where the boards' changes become durable ({@code demo.store}). */
+    public enum Store {
+        /** The io_uring journal in {@code demo.data-dir}: one process. */
+        JOURNAL,
+        /** An Apache Kafka topic read in full by every replica: cluster mode. */
+        KAFKA
+    }
+
+    private static final Pattern REPLICA_ID = Pattern.compile("[A-Za-z0-9._-]{1,64}");
+    private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9._-]{1,249}");
+
+    /**
+     * Cluster mode's settings, under {@code demo.kafka.*} (used when {@code demo.store=kafka}).
+     *
+     * @param bootstrapServers  {@code host:port[,host:port...]} of the brokers; required in cluster mode
+     * @param topic             the command topic; created at start when missing
+     * @param partitions        its partitions when it is created (1..1024); boards are spread over
+     *                          them by id, each board's changes in one partition's order
+     * @param replicationFactor its replication factor when it is created (1..16); unset: the
+     *                          brokers' {@code default.replication.factor}. 3 on three brokers
+     * @param minInsyncReplicas its {@code min.insync.replicas} when it is created (1..replication
+     *                          factor); unset: the brokers' default. 2 with replication factor 3,
+     *                          so an acknowledged write is on two brokers
+     * @param appendTimeout     a write that is not durable and applied here within this fails with
+     *                          503 (100ms..5m); also the producer's delivery timeout
+     * @param startWait         how long the start waits for the broker before the service starts
+     *                          without it, serving its snapshot's boards and refusing writes until
+     *                          the broker is reachable (0..10m)
+     * @param snapshotInterval  how often the boards are written to a snapshot in
+     *                          {@code demo.data-dir}, so a restart replays only the log's tail
+     *                          (1s..1h)
+     */
+    public record KafkaSettings(String bootstrapServers,
+                                @DefaultValue("notes-board-changes") String topic,
+                                @DefaultValue("8") int partitions,
+                                Short replicationFactor,
+                                Integer minInsyncReplicas,
+                                @DefaultValue("5s") Duration appendTimeout,
+                                @DefaultValue("15s") Duration startWait,
+                                @DefaultValue("30s") Duration snapshotInterval) {
+
+        public KafkaSettings {
+            if (bootstrapServers != null && bootstrapServers.isBlank()) {
+                bootstrapServers = null;
+            }
+            if (topic == null || !TOPIC.matcher(topic).matches() || topic.equals(".") || topic.equals("..")) {
+                throw new IllegalArgumentException("demo.kafka.topic must be 1..249 of [A-Za-z0-9._-], was '" + topic + "'");
+            }
+            if (partitions < 1 || partitions > 1024) {
+                throw new IllegalArgumentException("demo.kafka.partitions must be within 1..1024, was " + partitions);
+            }
+            if (replicationFactor != null && (replicationFactor < 1 || replicationFactor > 16)) {
+                throw new IllegalArgumentException("demo.kafka.replication-factor must be within 1..16, was "
+                        + replicationFactor);
+            }
+            if (minInsyncReplicas != null && (minInsyncReplicas < 1
+                    || minInsyncReplicas > (replicationFactor == null ? 16 : replicationFactor))) {
+                throw new IllegalArgumentException("demo.kafka.min-insync-replicas must be within 1..demo.kafka."
+                        + "replication-factor (" + (replicationFactor == null ? "16" : replicationFactor) + "), was "
+                        + minInsyncReplicas);
+            }
+            if (appendTimeout.compareTo(Duration.ofMillis(100)) < 0 || appendTimeout.compareTo(Duration.ofMinutes(5)) > 0) {
+                throw new IllegalArgumentException("demo.kafka.append-timeout must be within 100ms..5m, was " + appendTimeout);
+            }
+            if (startWait.isNegative() || startWait.compareTo(Duration.ofMinutes(10)) > 0) {
+                throw new IllegalArgumentException("demo.kafka.start-wait must be within 0..10m, was " + startWait);
+            }
+            if (snapshotInterval.compareTo(Duration.ofSeconds(1)) < 0 || snapshotInterval.compareTo(Duration.ofHours(1)) > 0) {
+                throw new IllegalArgumentException("demo.kafka.snapshot-interval must be within 1s..1h, was "
+                        + snapshotInterval);
+            }
+        }
+    }
 
     /**
      * Limits on slow clients, under {@code demo.http.*}.
@@ -88,6 +175,39 @@ public record DemoProperties(@DefaultValue("./data") Path dataDir,
         if (ioTimeout.isNegative() || ioTimeout.isZero()) {
             throw new IllegalArgumentException("demo.io-timeout must be positive, was " + ioTimeout);
         }
+        if (replicaId == null || replicaId.isBlank()) {
+            replicaId = defaultReplicaId();
+        } else if (!REPLICA_ID.matcher(replicaId).matches()) {
+            throw new IllegalArgumentException("demo.replica-id must be 1..64 of [A-Za-z0-9._-], was '" + replicaId + "'");
+        }
+        if (store == Store.KAFKA && kafka.bootstrapServers() == null) {
+            throw new IllegalArgumentException("demo.store=kafka needs demo.kafka.bootstrap-servers (host:port[,host:port...])");
+        }
+    }
+
+    /** The host's name when it is a valid replica id, else {@code replica-} and 8 random hex digits. */
+    private static String defaultReplicaId() {
+        try {
+            String host = InetAddress.getLocalHost().getHostName();
+            if (REPLICA_ID.matcher(host).matches() && !host.equals("localhost")) {
+                return host;
+            }
+        } catch (java.io.IOException | SecurityException e) {
+            // no usable host name: a generated id
+        }
+        byte[] b = new byte[4];
+        new SecureRandom().nextBytes(b);
+        return "replica-" + HexFormat.of().formatHex(b);
+    }
+
+    /** Whether the changes go to Kafka (cluster mode). */
+    public boolean clusterMode() {
+        return store == Store.KAFKA;
+    }
+
+    /** The snapshot file of cluster mode. */
+    public Path snapshotFile() {
+        return dataDir.resolve("boards.snapshot");
     }
 
     /** The journal file. */

@@ -7,6 +7,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.ToIntFunction;
 
 import dev.corobridge.bridge.Promise;
 import dev.corobridge.pump.MessagePump;
@@ -26,6 +28,18 @@ import dev.corobridge.pump.PumpTimer;
  * since other changes may have been applied in between; replaying the journal calls the same
  * {@code apply}, so a restarted service rebuilds exactly the boards it acknowledged.
  *
+ * <p><b>Ids and limits: two schemes.</b> The store of one process (the journal's) numbers boards and
+ * notes from process-wide counters at prepare ({@code b1}, {@code n1}, ...), set past every id seen
+ * on replay; the limits are checked at prepare. The store of a cluster replica ({@link #forCluster})
+ * must reach the same result as every other replica for the same command, whichever replica
+ * prepared it: a board's id is drawn at prepare at random ({@code b} and 19 random digits, about 63 bits;
+ * a clash is refused at apply, the same on every replica, since one board's commands share a
+ * partition); a note's id is decided at apply from its board's own counter ({@code n1}, {@code n2},
+ * ... per board), and both limits are checked at apply too. Boards live on several partitions,
+ * whose relative order differs between replicas, so the board limit is kept per partition
+ * ({@code ceil(MAX_BOARDS / partitions)} each): a count over all partitions could differ between
+ * replicas at the moment of an apply.
+ *
  * <p><b>Subscribers</b> ({@link BoardListener}) and <b>waiters</b> (long polls) are told of each
  * applied change, on the pump, in revision order; <b>list subscribers</b> ({@link BoardListListener})
  * get the changed board's line of the list after each applied change.
@@ -40,14 +54,50 @@ public final class BoardStore {
     private final MessagePump pump;
     private final Map<String, Board> boards = new LinkedHashMap<>();
     private final List<BoardListListener> listListeners = new ArrayList<>();
+    /** Cluster mode: the partition of a board id; {@code null} for the store of one process. */
+    private final ToIntFunction<String> partitionOf;
+    /** Cluster mode: boards created per partition (for the per-partition board limit). */
+    private final int[] boardsPerPartition;
     private long nextBoard = 1;
     private long nextNote = 1;
     private long changesApplied;
     private long changesRejected;
     private boolean closed;
 
+    /** The store of one process: ids from process-wide counters, decided at prepare. */
     public BoardStore(MessagePump pump) {
+        this(pump, null, 0);
+    }
+
+    private BoardStore(MessagePump pump, ToIntFunction<String> partitionOf, int partitions) {
         this.pump = pump;
+        this.partitionOf = partitionOf;
+        this.boardsPerPartition = new int[partitions];
+    }
+
+    /**
+     * The store of a cluster replica: ids and limits decided so that every replica applying the
+     * same commands in the same per-partition order reaches the same boards (see the class comment).
+     *
+     * @param partitionOf the partition a board's commands go to (the log's partitioner)
+     * @param partitions  the log's partitions
+     */
+    public static BoardStore forCluster(MessagePump pump, ToIntFunction<String> partitionOf, int partitions) {
+        if (partitions < 1) {
+            throw new IllegalArgumentException("partitions must be at least 1, was " + partitions);
+        }
+        return new BoardStore(pump, partitionOf, partitions);
+    }
+
+    /** Whether ids and limits are decided at apply (a cluster replica's store). */
+    public boolean decidesAtApply() {
+        return partitionOf != null;
+    }
+
+    /** Cluster mode: most boards created through one partition. */
+    public int boardsPerPartitionLimit() {
+        int n = Math.max(1, boardsPerPartition.length);
+        return (MAX_BOARDS + n - 1) / n;
     }
 
     /** The pump that owns this store. */
@@ -96,6 +146,11 @@ public final class BoardStore {
             throw new BoardException(BoardException.Kind.CONFLICT, "the service holds the most boards allowed ("
                     + MAX_BOARDS + ")");
         }
+        if (decidesAtApply()) {
+            // 19 random digits (about 63 bits): the id syntax of the API (b and 1..19 digits).
+            return new Change.CreateBoard("b" + ThreadLocalRandom.current().nextLong(1_000_000_000_000_000_000L,
+                    Long.MAX_VALUE), name);
+        }
         return new Change.CreateBoard("b" + nextBoard++, name);
     }
 
@@ -107,7 +162,7 @@ public final class BoardStore {
             throw new BoardException(BoardException.Kind.CONFLICT,
                     "board '" + boardId + "' is full: it has the most notes allowed (" + MAX_NOTES_PER_BOARD + ")");
         }
-        return new Change.AddNote(boardId, "n" + nextNote++, text);
+        return new Change.AddNote(boardId, decidesAtApply() ? Change.AddNote.ID_AT_APPLY : "n" + nextNote++, text);
     }
 
     public Change.EditNote prepareEditNote(String boardId, String noteId, String text, long expectedVersion) {
@@ -166,13 +221,36 @@ public final class BoardStore {
                 if (boards.containsKey(c.boardId())) {
                     throw new BoardException(BoardException.Kind.CONFLICT, "board '" + c.boardId() + "' exists");
                 }
+                int partition = -1;
+                if (decidesAtApply()) {
+                    partition = Math.floorMod(partitionOf.applyAsInt(c.boardId()), boardsPerPartition.length);
+                    if (boardsPerPartition[partition] >= boardsPerPartitionLimit()) {
+                        throw new BoardException(BoardException.Kind.CONFLICT, "the service holds the most boards allowed ("
+                                + MAX_BOARDS + ")");
+                    }
+                }
                 Board b = new Board(c.boardId(), c.name());
                 boards.put(b.id, b);
+                if (partition >= 0) {
+                    boardsPerPartition[partition]++;
+                }
                 yield new Applied(b.snapshot(), null);
             }
             case Change.AddNote c -> {
                 Board b = board(c.boardId());
-                Note n = new Note(c.noteId(), b.id, c.text(), 1);
+                String id = c.noteId();
+                if (id.equals(Change.AddNote.ID_AT_APPLY)) {
+                    if (!decidesAtApply()) {
+                        throw new IllegalArgumentException("a note id decided at apply needs a cluster replica's store");
+                    }
+                    if (b.notes.size() >= MAX_NOTES_PER_BOARD) {
+                        throw new BoardException(BoardException.Kind.CONFLICT, "board '" + b.id
+                                + "' is full: it has the most notes allowed (" + MAX_NOTES_PER_BOARD + ")");
+                    }
+                    id = "n" + (b.notesAdded + 1);
+                }
+                b.notesAdded++;
+                Note n = new Note(id, b.id, c.text(), 1);
                 b.notes.put(n.id(), n);
                 yield b.changed(BoardEvent.NOTE_ADDED, n);
             }
@@ -196,6 +274,9 @@ public final class BoardStore {
 
     /** Keeps the id counters ahead of every id seen (replay sets them from the journal). */
     private void bumpIds(Change change) {
+        if (decidesAtApply()) {
+            return; // no process-wide counters: board ids are random, note ids per board
+        }
         nextBoard = Math.max(nextBoard, idNumber(change.boardId()) + 1);
         if (change instanceof Change.AddNote a) {
             nextNote = Math.max(nextNote, idNumber(a.noteId()) + 1);
@@ -207,6 +288,47 @@ public final class BoardStore {
             return Long.parseLong(id, 1, id.length(), 10);
         } catch (NumberFormatException e) {
             return 0;
+        }
+    }
+
+    // ---- snapshots (cluster mode) ----
+
+    /** Every board as it is now, in this store's order (for a snapshot). */
+    public List<BoardState> exportBoards() {
+        pump.checkAccess();
+        List<BoardState> out = new ArrayList<>(boards.size());
+        for (Board b : boards.values()) {
+            out.add(new BoardState(b.id, b.name, b.revision, b.notesAdded, new ArrayList<>(b.notes.values())));
+        }
+        return out;
+    }
+
+    /**
+     * Loads boards from a snapshot into an empty store (before the log's tail is replayed on top).
+     *
+     * @throws IllegalStateException if the store holds boards already
+     */
+    public void importBoards(List<BoardState> states) {
+        pump.checkAccess();
+        if (!boards.isEmpty()) {
+            throw new IllegalStateException("a snapshot is loaded into an empty store only");
+        }
+        for (BoardState s : states) {
+            Board b = new Board(s.id(), s.name());
+            b.revision = s.revision();
+            b.notesAdded = s.notesAdded();
+            for (Note n : s.notes()) {
+                b.notes.put(n.id(), n);
+            }
+            boards.put(b.id, b);
+            if (decidesAtApply()) {
+                boardsPerPartition[Math.floorMod(partitionOf.applyAsInt(b.id), boardsPerPartition.length)]++;
+            } else {
+                nextBoard = Math.max(nextBoard, idNumber(b.id) + 1);
+                for (Note n : s.notes()) {
+                    nextNote = Math.max(nextNote, idNumber(n.id()) + 1);
+                }
+            }
         }
     }
 
@@ -381,6 +503,8 @@ public final class BoardStore {
         final List<BoardListener> listeners = new ArrayList<>();
         final List<Promise<BoardSnapshot>> waiters = new ArrayList<>();
         long revision;
+        /** Notes ever added (a cluster replica's note ids come from it). */
+        long notesAdded;
 
         Board(String id, String name) {
             this.id = id;

@@ -71,6 +71,15 @@ public interface ChangeLog {
     ChangeLogHealth health();
 
     /**
+     * What {@code /api/live} shows of a replicated log under {@code cluster} (replica, broker
+     * connectivity, per-partition offsets and lag), or {@code null} for a log of one process (the
+     * journal), which has no cluster to show.
+     */
+    default java.util.Map<String, Object> clusterStatus() {
+        return null;
+    }
+
+    /**
      * Refuses new appends, lets those already taken become durable (up to {@code timeout}), then
      * releases the log. Appends still waiting after {@code timeout} fail with
      * {@link ChangeLogClosedException}. Only the first call does this; later ones return at once.

@@ -10,8 +10,16 @@ import dev.corobridge.demo.board.Change;
  * @param appendId the id the appender gave {@link ChangeLog#append} when this process appended the
  *                 change since the log started; {@link #NOT_APPENDED_HERE} for a replayed change
  *                 and for one another process (a replica) appended
+ * @param traceId  the trace id of the request that made the change, when the log carries it (a
+ *                 partitioned log's record headers, so another replica's apply logs under it);
+ *                 {@code null} otherwise
  */
-public record LoggedChange(Change change, LogPosition position, long appendId) {
+public record LoggedChange(Change change, LogPosition position, long appendId, String traceId) {
+
+    /** A change with no trace id of its own. */
+    public LoggedChange(Change change, LogPosition position, long appendId) {
+        this(change, position, appendId, null);
+    }
 
     /** The {@link #appendId()} of a change this process did not append since the log started. */
     public static final long NOT_APPENDED_HERE = 0;

@@ -273,6 +273,15 @@ public final class JournalCodec {
         }
     }
 
+    /**
+     * The change a payload made by {@link #payload} holds, or {@code null} if it is not one (unknown
+     * version or kind, or bytes left over): the record format of other logs, too (cluster mode's
+     * command records).
+     */
+    public static Change change(byte[] payload) {
+        return decodePayload(payload, 0, payload.length);
+    }
+
     private static Change decodePayload(byte[] data, int offset, int length) {
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(data, offset, length))) {
             if (in.readUnsignedByte() != PAYLOAD_VERSION) {

@@ -25,6 +25,7 @@ import reactor.core.publisher.Mono;
 import dev.corobridge.bridge.ContextShutdownException;
 import dev.corobridge.bridge.TaskTimeoutException;
 import dev.corobridge.demo.board.BoardException;
+import dev.corobridge.demo.changelog.ChangeLogUnavailableException;
 import dev.corobridge.demo.web.transport.ClientAborts;
 import dev.corobridge.demo.web.transport.ClientFaultSummary;
 import dev.corobridge.demo.web.transport.ProblemJson;
@@ -93,10 +94,17 @@ public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
         }
         Problem p = classify(ex);
         boolean refusedAtShutdown = p.status == 503 && state.isShuttingDown();
+        boolean logUnavailable = p.status == 503 && causedBy(ex, ChangeLogUnavailableException.class);
         if (refusedAtShutdown) {
             if (LOG.isDebugEnabled()) {
                 LOG.debug("Request " + exchange.getRequest().getMethod() + " " + exchange.getRequest().getPath()
                         + " refused during shutdown: " + p.detail);
+            }
+        } else if (logUnavailable) {
+            // The change log reports its outage itself (health DOWN, a rate-limited WARN): no line per request.
+            if (LOG.isDebugEnabled()) {
+                LOG.debug("Request " + exchange.getRequest().getMethod() + " " + exchange.getRequest().getPath()
+                        + " refused while the change log is unavailable: " + p.detail);
             }
         } else if (p.status >= 500) {
             LOG.error("Request " + exchange.getRequest().getMethod() + " " + exchange.getRequest().getPath()
@@ -115,10 +123,22 @@ public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
             headers.set(HttpHeaders.RETRY_AFTER, retryAfterSeconds);
             headers.set(HttpHeaders.CONNECTION, "close");
         }
+        if (logUnavailable) {
+            headers.set(HttpHeaders.RETRY_AFTER, "1");
+        }
         byte[] bytes = ProblemJson.json(p.status, p.title, p.detail, JsonInput.printable(exchange.getRequest().getPath().value()))
                 .getBytes(StandardCharsets.UTF_8);
         headers.setContentLength(bytes.length);
         return response.writeWith(Mono.just(response.bufferFactory().wrap(bytes)));
+    }
+
+    private static boolean causedBy(Throwable ex, Class<? extends Throwable> type) {
+        for (Throwable t = ex; t != null; t = t.getCause()) {
+            if (type.isInstance(t)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The problem an error stands for. */

@@ -35,16 +35,29 @@ import dev.corobridge.demo.web.transport.ServiceState;
  * (400: which one applies is a guess), and a body that is not well-formed UTF-8 ({@link Utf8Validator},
  * 400, checked as the body streams in).
  *
+ * <p>In cluster mode every {@code /api} answer names the replica that served it in the
+ * {@value #SERVED_BY} header (behind a load balancer, the one the client reached).
+ *
  * <p>Stateless apart from the shared {@link ServiceState}; thread-safe.
  */
 public final class RequestGuardFilter implements WebFilter, Ordered {
 
+    /** Response header naming the replica that served the request (cluster mode). */
+    public static final String SERVED_BY = "Served-By";
+
     private final ServiceState state;
     private final long maxBody;
+    private final String servedBy;
 
     public RequestGuardFilter(ServiceState state, long maxBody) {
+        this(state, maxBody, null);
+    }
+
+    /** @param servedBy the replica id for {@value #SERVED_BY}; {@code null}: no such header (one process) */
+    public RequestGuardFilter(ServiceState state, long maxBody, String servedBy) {
         this.state = state;
         this.maxBody = maxBody;
+        this.servedBy = servedBy;
     }
 
     @Override
@@ -66,6 +79,9 @@ public final class RequestGuardFilter implements WebFilter, Ordered {
             String traceId = TraceIds.of(exchange);
             if (traceId != null) {
                 exchange.getResponse().getHeaders().set(TraceIds.HEADER, traceId);
+            }
+            if (servedBy != null) {
+                exchange.getResponse().getHeaders().set(SERVED_BY, servedBy);
             }
             return Mono.empty();
         });

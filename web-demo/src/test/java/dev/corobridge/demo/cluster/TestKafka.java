@@ -1,0 +1,43 @@
+package dev.corobridge.demo.cluster;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.util.UUID;
+
+import dev.corobridge.kafkabroker.KafkaCluster;
+
+/**
+ * The broker of a cluster test: one real KRaft broker in a child JVM (corobridge-kafka-broker),
+ * with its data in a fresh temporary directory; closing it kills the broker.
+ */
+final class TestKafka implements AutoCloseable {
+
+    final KafkaCluster cluster;
+
+    private TestKafka(KafkaCluster cluster) {
+        this.cluster = cluster;
+    }
+
+    static TestKafka start() {
+        try {
+            return new TestKafka(KafkaCluster.start(1, Files.createTempDirectory("web-demo-kafka")));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A topic no other test uses (the service creates it). */
+    static String freshTopic() {
+        return "notes-" + UUID.randomUUID();
+    }
+
+    String bootstrap() {
+        return cluster.bootstrapServers();
+    }
+
+    @Override
+    public void close() {
+        cluster.close();
+    }
+}
