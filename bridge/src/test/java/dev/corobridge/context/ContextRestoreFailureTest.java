@@ -147,6 +147,10 @@ class ContextRestoreFailureTest {
             second.local.set("captured");
             CapturedContext ctx = ContextPropagation.capture();
             EARLY.set("own");
+            // Own values to put back (a thread-local that already holds the captured value is neither
+            // set by the restore nor restored at its close).
+            FLAKY.local.set("own");
+            second.local.set("own");
             RestoredContext restored = ctx.restore();
             IllegalStateException first = new IllegalStateException("second fails first (restored in reverse)");
             AssertionError then = new AssertionError("then the first");

@@ -19,7 +19,14 @@ import org.slf4j.spi.MDCAdapter;
  * ({@code LogbackMDCAdapter.getPropertyMap()}: Logback builds it once after each change of the
  * thread's MDC and replaces it, never changes it, on the next change), so a capture on a thread
  * whose MDC did not change since the last read allocates nothing. Other adapters are copied.
- * Not public API.
+ *
+ * <p>Installing with Logback copies nothing either, when its two per-thread maps can be reached
+ * (Logback on the class path, as usual, rather than a named module that does not open them): the
+ * captured snapshot becomes the thread's read-only map as it is, and the writable map an
+ * {@link MdcOverlay} of it, which copies only if the step changes its MDC. Logback's own methods
+ * then behave as after {@code setContextMap} (its {@code get} reads the writable map, its
+ * {@code put} changes it and drops the read-only one, its events take the read-only one). Without
+ * that access, {@code MDC.setContextMap} is used. Not public API.
  */
 public final class MdcValues {
 
@@ -50,9 +57,21 @@ public final class MdcValues {
     public static void reinstate(Object previous) {
         if (previous == null) {
             MDC.clear();
-        } else {
-            MDC.setContextMap((Map<String, String>) previous);
+            return;
         }
+        Map<String, String> map = (Map<String, String>) previous;
+        MDCAdapter adapter = MDC.getMDCAdapter();
+        if (adapter != null && adapter.getClass() == Logback.ADAPTER && Logback.READ_WRITE != null) {
+            try {
+                // The order of Logback's setContextMap: the writable map, then the read-only one.
+                ((ThreadLocal<Object>) Logback.READ_WRITE.invokeExact((Object) adapter)).set(new MdcOverlay(map));
+                ((ThreadLocal<Object>) Logback.READ_ONLY.invokeExact((Object) adapter)).set(map);
+                return;
+            } catch (Throwable e) {
+                throw new IllegalStateException("setting LogbackMDCAdapter's maps failed", e);
+            }
+        }
+        MDC.setContextMap(map);
     }
 
     /** The thread's MDC as a map that is not changed afterwards: Logback's snapshot, else a copy. */
@@ -69,10 +88,16 @@ public final class MdcValues {
         return MDC.getCopyOfContextMap();
     }
 
-    /** Logback's adapter and its snapshot accessor, or nulls when Logback is not the one. */
+    /**
+     * Logback's adapter, its snapshot accessor and the getters of its two per-thread maps
+     * ({@code readWriteThreadLocalMap}, {@code readOnlyThreadLocalMap}); nulls for what cannot be
+     * had (another logging backend, another Logback, no access to its package).
+     */
     private static final class Logback {
         static final Class<?> ADAPTER;
         static final MethodHandle PROPERTY_MAP;
+        static final MethodHandle READ_WRITE;
+        static final MethodHandle READ_ONLY;
 
         static {
             Class<?> adapter = null;
@@ -86,8 +111,23 @@ public final class MdcValues {
                 adapter = null; // another logging backend, or a Logback without it: copy instead
                 propertyMap = null;
             }
+            MethodHandle readWrite = null;
+            MethodHandle readOnly = null;
+            if (adapter != null) {
+                try {
+                    MethodHandles.Lookup lookup = MethodHandles.privateLookupIn(adapter, MethodHandles.lookup());
+                    MethodType getter = MethodType.methodType(ThreadLocal.class, Object.class);
+                    readWrite = lookup.findGetter(adapter, "readWriteThreadLocalMap", ThreadLocal.class).asType(getter);
+                    readOnly = lookup.findGetter(adapter, "readOnlyThreadLocalMap", ThreadLocal.class).asType(getter);
+                } catch (ReflectiveOperationException | LinkageError | RuntimeException e) {
+                    readWrite = null; // a named module that does not open it, or other fields: setContextMap
+                    readOnly = null;
+                }
+            }
             ADAPTER = adapter;
             PROPERTY_MAP = propertyMap;
+            READ_WRITE = readOnly != null ? readWrite : null;
+            READ_ONLY = readOnly;
         }
     }
 }

@@ -24,7 +24,10 @@ import java.util.Map;
  * clear-missing, without its maps (one array per install), and without calling an accessor nobody
  * had a value for: some keep a stack of scopes per thread (Micrometer Tracing's span accessor
  * re-scopes the thread's current frame on {@code setValue()} and pops it on {@code restore()},
- * whoever pushed it), which a nested restore must leave to the enclosing one. The global registry
+ * whoever pushed it), which a nested restore must leave to the enclosing one. Nor is an accessor
+ * set whose thread-local already holds the captured value itself (a restore on the thread that
+ * captured, or inside a step of the same context): no second observation scope is opened for the
+ * observation already in scope; closing puts the value back only if the work changed it. The global registry
  * is read at each capture, so accessors registered later take part in later captures.
  *
  * <p><b>Failures.</b> An accessor that throws never leaves the others behind. When a
@@ -41,6 +44,12 @@ public final class RegistryValues {
 
     private RegistryValues() {
     }
+
+    /**
+     * In the array of previous values: the thread already had the captured value (the same
+     * object), so the install did not set it and closing sets it only if the work changed it.
+     */
+    private static final Object UNCHANGED = new Object();
 
     /** The registry's accessors and their values on the capturing thread; immutable once made. */
     record Captured(ThreadLocalAccessor<?>[] accessors, Object[] values) {
@@ -95,6 +104,10 @@ public final class RegistryValues {
             for (; done < accessors.length; done++) {
                 ThreadLocalAccessor<?> accessor = accessors[done];
                 Object before = accessor.getValue();
+                if (before != null && before == values[done]) {
+                    previous[done] = UNCHANGED; // already in place: no second scope of the same value
+                    continue;
+                }
                 previous[done] = before;
                 try {
                     set(accessor, values[done], before);
@@ -156,7 +169,11 @@ public final class RegistryValues {
 
     @SuppressWarnings("unchecked")
     private static <V> void restore(ThreadLocalAccessor<V> accessor, Object value, Object previous) {
-        if (previous != null) {
+        if (previous == UNCHANGED) {
+            if (accessor.getValue() != value) {
+                accessor.restore((V) value); // the work left another value: the thread's own one back
+            }
+        } else if (previous != null) {
             accessor.restore((V) previous);
         } else if (value != null || accessor.getValue() != null) {
             accessor.restore(); // the thread had none: neither the captured value nor one the work set stays
