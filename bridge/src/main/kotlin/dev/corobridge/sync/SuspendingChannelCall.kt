@@ -36,7 +36,10 @@ import kotlin.coroutines.intrinsics.suspendCoroutineUninterceptedOrReturn
  * to it without suspending. A cancellation of the caller cancels the private job, which withdraws
  * a still-waiting kotlinx call (kotlinx then resumes this object with a `CancellationException`
  * inside that cancel). Compared to a Java [ChannelCall] awaited with [awaitDecided] this saves the
- * outcome cell, its callback node and lambdas, the `Outcome` and the safe continuation.
+ * outcome cell, its callback node and lambdas, the `Outcome` and the safe continuation. What is
+ * left per suspended call besides this object is the wrapping's price: kotlinx's own continuation
+ * for a continuation that is not a coroutine's, the private job with its child node, and the
+ * handler node on the caller's job.
  *
  * **Memory effects.** The result fields are written before the compare-and-set on [decision] and
  * read after it, so the resumed caller sees them (and whatever the matching party did before).
