@@ -59,9 +59,12 @@ import kotlinx.coroutines.channels.ClosedSendChannelException;
  * directly with a continuation that has no dispatcher and a private job (no coroutine is started;
  * see {@code KotlinxCall}). Without a dispatcher the resumption is delivered as is, never replaced
  * by a late cancellation, so the operation's result is known exactly; cancelling the private job
- * withdraws the operation only if it is still waiting. The Kotlin face waits for that same call
- * with a non-cancellable suspension whose caller cancellation is forwarded to it
- * ({@code awaitDecided}).
+ * withdraws the operation only if it is still waiting. A Java thread blocked in {@code join()} on
+ * such an operation is unparked by the party that completes it. The Kotlin face makes the same
+ * kotlinx call with one object per suspended operation ({@code SuspendingChannelCall}): the
+ * call's continuation, the cancellation handler on the caller's job (which withdraws the call
+ * through the private job) and the cell where the result meets the suspended caller, which is
+ * then resumed through its own dispatcher without a prompt-cancellation check.
  *
  * <p><b>Memory effects.</b> Actions before a {@code send} happen-before actions after the
  * {@code receive} of that element.

@@ -6,7 +6,7 @@ import dev.corobridge.stream.Next
 import kotlinx.coroutines.flow.Flow
 
 // Kotlin face of AsyncChannel. Unlike plain kotlinx channel operations, a cancelled send or
-// receive never loses or duplicates an element: see AsyncChannel and awaitDecided.
+// receive never loses or duplicates an element: see AsyncChannel and SuspendingChannelCall.
 
 /**
  * Sends [element], suspending while the channel is full. If the coroutine is cancelled while
@@ -24,17 +24,14 @@ suspend fun <T : Any> AsyncChannel<T>.send(element: T) = ChannelFaces.sendSuspen
  *
  * @throws kotlinx.coroutines.channels.ClosedReceiveChannelException once closed and drained
  */
-suspend fun <T : Any> AsyncChannel<T>.receive(): T = ChannelFaces.receiveSuspending(delegate)
+suspend fun <T : Any> AsyncChannel<T>.receive(): T =
+    ChannelFaces.receiveSuspending<T>(delegate) // typed: no null check after the call, so a tail call
 
 /** [receive] with the end as a value: [Next.Value], [Next.End] or [Next.Failed]. */
 suspend fun <T : Any> AsyncChannel<T>.next(): Next<T> = ChannelFaces.nextSuspending(delegate)
 
 /** [receive], or `null` once the channel is closed and drained; rethrows a close cause. */
-suspend fun <T : Any> AsyncChannel<T>.receiveOrNull(): T? = when (val n = next()) {
-    is Next.Value -> n.value()
-    is Next.End -> null
-    is Next.Failed -> throw n.error()
-}
+suspend fun <T : Any> AsyncChannel<T>.receiveOrNull(): T? = ChannelFaces.receiveOrNullSuspending(delegate)
 
 /**
  * The elements as a hot [Flow] (each element goes to one collector): completes when the channel is

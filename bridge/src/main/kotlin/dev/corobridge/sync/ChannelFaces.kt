@@ -10,7 +10,7 @@ import kotlinx.coroutines.channels.SendChannel
 /**
  * The operations of the channel faces on any kotlinx channel (an [AsyncChannel]'s, a flow's
  * `produceIn`, a `callbackFlow`'s): a non-suspending fast path when the operation can complete
- * now, else a [ChannelCall] (Java) or an [awaitDecided] wait on one (Kotlin).
+ * now, else a [ChannelCall] (Java) or a [SuspendingChannelCall] (Kotlin).
  */
 internal object ChannelFaces {
 
@@ -64,19 +64,31 @@ internal object ChannelFaces {
 
     suspend fun <E> sendSuspending(channel: SendChannel<E>, element: E) {
         if (channel.trySend(element).isSuccess) return
-        SendCall(channel, element).start().awaitDecided()
+        SuspendingChannelCall.send(channel, element)
     }
 
     suspend fun <E> receiveSuspending(channel: ReceiveChannel<E>): E {
         val r = channel.tryReceive()
         if (r.isSuccess) return r.getOrThrow()
-        return ReceiveCall(channel).start().awaitDecided()
+        return SuspendingChannelCall.receive(channel)
     }
 
     suspend fun <E> nextSuspending(channel: ReceiveChannel<E>): Next<E> {
         val r = channel.tryReceive()
         if (r.isSuccess) return Next.Value(r.getOrThrow())
         if (r.isClosed) return nextOfClose(r.exceptionOrNull())
-        return NextCall(channel).start().awaitDecided()
+        return SuspendingChannelCall.next(channel)
+    }
+
+    /** [nextSuspending] without the [Next]: the element, or `null` at the end; throws a close cause. */
+    suspend fun <E> receiveOrNullSuspending(channel: ReceiveChannel<E>): E? {
+        val r = channel.tryReceive()
+        if (r.isSuccess) return r.getOrThrow()
+        if (r.isClosed) {
+            val end = nextOfClose<E>(r.exceptionOrNull())
+            if (end is Next.Failed) throw end.error()
+            return null
+        }
+        return SuspendingChannelCall.receiveOrNull(channel)
     }
 }

@@ -236,6 +236,40 @@ class SyncKotlinTest {
     }
 
     @Test
+    fun `a waiting receiveOrNull and next see each end of the channel`() = test {
+        val closed = AsyncChannel.rendezvous<Int>()
+        val r1 = async(start = CoroutineStart.UNDISPATCHED) { closed.receiveOrNull() }
+        val n1 = async(start = CoroutineStart.UNDISPATCHED) { closed.next() }
+        closed.close()
+        assertNull(r1.await(), "closed: the end")
+        assertIs<Next.End<Int>>(n1.await())
+
+        val failed = AsyncChannel.rendezvous<Int>()
+        val r2 = async(start = CoroutineStart.UNDISPATCHED) { runCatching { failed.receiveOrNull() } }
+        val n2 = async(start = CoroutineStart.UNDISPATCHED) { failed.next() }
+        failed.close(IllegalStateException("broken"))
+        val e = assertIs<IllegalStateException>(r2.await().exceptionOrNull(), "the close cause is thrown")
+        assertTrue(generateSequence<Throwable>(e) { it.cause }.any { it.message == "broken" })
+        assertIs<Next.Failed<Int>>(n2.await())
+
+        val cancelled = AsyncChannel.rendezvous<Int>()
+        val cancelledWhileSending = AsyncChannel.rendezvous<Int>()
+        val r3 = async(start = CoroutineStart.UNDISPATCHED) { cancelled.receiveOrNull() }
+        val s3 = async(start = CoroutineStart.UNDISPATCHED) { runCatching { cancelledWhileSending.send(1) } }
+        cancelled.cancel()
+        cancelledWhileSending.cancel()
+        assertNull(r3.await(), "a cancelled channel ends its receivers")
+        assertIs<CancellationException>(s3.await().exceptionOrNull(), "and fails its senders")
+
+        val live = AsyncChannel.rendezvous<Int>()
+        val r4 = async(start = CoroutineStart.UNDISPATCHED) { live.receiveOrNull() }
+        val n4 = async(start = CoroutineStart.UNDISPATCHED) { live.next() }
+        live.send(7)
+        live.send(8)
+        assertEquals(setOf(7, 8), setOf(r4.await(), n4.await().value()))
+    }
+
+    @Test
     fun `an element handed to receiveAsFlow as its collection is cancelled reaches the collector`() = test {
         val ch = AsyncChannel.rendezvous<String>()
         val got = mutableListOf<String>()
