@@ -1,7 +1,8 @@
 package dev.corobridge.bridge;
 
-import dev.corobridge.bridge.internal.BoundDispatcher;
+import dev.corobridge.bridge.internal.BoundDispatchers;
 import dev.corobridge.bridge.internal.OutcomeCell;
+import dev.corobridge.bridge.internal.OutcomeFields;
 import dev.corobridge.bridge.internal.StepObserver;
 import dev.corobridge.bridge.internal.StepObservers;
 import dev.corobridge.context.CapturedContext;
@@ -101,9 +102,11 @@ import kotlinx.coroutines.ExecutorsKt;
  *
  * @param <T> the value type
  */
-public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
+public final class Task<T> implements Awaitable<T>, AutoCloseable {
 
     private static final int TRACE_CAPACITY = 16;
+    /** The settle-once outcome in this task's own two fields below: a task is one object. */
+    private static final OutcomeFields OUTCOME = OutcomeFields.in(java.lang.invoke.MethodHandles.lookup());
     private static final java.lang.invoke.VarHandle OBSERVED;
 
     static {
@@ -114,6 +117,12 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
         }
     }
 
+    /** {@link OutcomeFields}' state word: null or a stack of callbacks (pending), or the {@link Outcome}. */
+    @SuppressWarnings("unused")
+    private volatile Object state;
+    /** {@link OutcomeFields}' count of withdrawn callbacks in the pending stack. */
+    @SuppressWarnings("unused")
+    private volatile int withdrawn;
     private final String name;
     private final HopTrace trace;
     /** What each step restores on its thread ({@link ContextPropagation}); null: nothing to carry. */
@@ -439,9 +448,24 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
         if (source != null) {
             // The source decides; when it is withdrawn its outcome reaches this task synchronously
             // through the callback registered in of(...).
-            return source instanceof OutcomeCell<T> c ? c.cancel(cause) : source.cancel();
+            return OutcomeCell.cancel(source, cause);
         }
-        return super.cancel(cause);
+        return decide(new Outcome.Cancelled<>(Objects.requireNonNull(cause, "cause")));
+    }
+
+    @Override
+    public final boolean isDone() {
+        return OUTCOME.isDone(this);
+    }
+
+    @Override
+    public final Outcome<T> outcomeOrNull() {
+        return OUTCOME.outcomeOrNull(this);
+    }
+
+    @Override
+    public final Registration onComplete(Consumer<? super Outcome<T>> callback) {
+        return OUTCOME.onComplete(this, callback);
     }
 
     @Override
@@ -513,9 +537,22 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
 
     // ------------------------------------------------------------------ internals
 
-    /** A cancelled task cancels the work underneath, once, at the moment it is decided. */
-    @Override
-    protected void onDecided(Outcome<T> outcome) {
+    /**
+     * Decides the outcome if it is still pending: ends the observation and stops the work of a
+     * cancelled task ({@link #onDecided}), then runs every callback. {@code true} if this call decided it.
+     */
+    boolean decide(Outcome<T> outcome) {
+        Object callbacks = OUTCOME.decide(this, outcome);
+        if (callbacks == OutcomeFields.LOST) {
+            return false;
+        }
+        onDecided(outcome);
+        OUTCOME.runCallbacks(callbacks, outcome);
+        return true;
+    }
+
+    /** A cancelled task cancels the work underneath, once, at the moment it is decided. Must not throw. */
+    private void onDecided(Outcome<T> outcome) {
         if (observed != null) {
             endObservation(outcome);
         }
@@ -782,8 +819,9 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
 
     static Executor executorOf(CoroutineDispatcher dispatcher) {
         Objects.requireNonNull(dispatcher, "dispatcher");
-        if (dispatcher instanceof BoundDispatcher b) {
-            return b.context(); // e.g. a pump's: rejects after shutdown instead of falling back
+        ExecutionContext bound = BoundDispatchers.contextOf(dispatcher);
+        if (bound != null) {
+            return bound; // e.g. a pump's: rejects after shutdown instead of falling back
         }
         if (dispatcher == KotlinxPools.DEFAULT_DISPATCHER) {
             return KotlinxPools.DEFAULT; // named as Kotlin names it, not after its CoroutineScheduler
@@ -824,8 +862,9 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
         if (dispatcher == null) {
             return "no dispatcher";
         }
-        if (dispatcher instanceof BoundDispatcher b) {
-            return b.context().getName();
+        ExecutionContext bound = BoundDispatchers.contextOf(dispatcher);
+        if (bound != null) {
+            return bound.getName();
         }
         if (dispatcher == KotlinxPools.DEFAULT_DISPATCHER) {
             return KotlinxPools.DEFAULT.name();

@@ -52,7 +52,4 @@ internal fun <T> Outcome<T>.valueOrThrow(): T = when (this) {
 
 
 /** Cancels with [cause] where the awaitable takes one (corobridge's own: promises, tasks, waits), else plainly. */
-internal fun Awaitable<*>.cancelWith(cause: CancellationException): Boolean = when (this) {
-    is OutcomeCell<*> -> cancel(cause)
-    else -> cancel()
-}
+internal fun Awaitable<*>.cancelWith(cause: CancellationException): Boolean = OutcomeCell.cancel(this, cause)
