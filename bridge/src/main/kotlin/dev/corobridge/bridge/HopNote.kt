@@ -1,5 +1,7 @@
 package dev.corobridge.bridge
 
+import dev.corobridge.bridge.internal.ContextNames
+import dev.corobridge.bridge.internal.NotedExecutor
 import kotlinx.coroutines.CoroutineDispatcher
 import java.util.concurrent.Executor
 import kotlin.coroutines.AbstractCoroutineContextElement
@@ -41,7 +43,7 @@ class HopNote(val note: String) : AbstractCoroutineContextElement(HopNote) {
 
         /** [on] for a coroutine dispatcher, from Java: `task.thenOn(HopNote.on(Dispatchers.getDefault(), "render"), ...)`. */
         @JvmStatic
-        fun on(dispatcher: CoroutineDispatcher, note: String): Executor = NotedExecutor(Task.executorOf(dispatcher), note)
+        fun on(dispatcher: CoroutineDispatcher, note: String): Executor = NotedExecutor(ContextNames.executorOf(dispatcher), note)
     }
 
     override fun toString() = "HopNote($note)"
