@@ -128,6 +128,14 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
     private volatile Runnable canceller;
     /** The observation of this task's work, until it ends ({@link #observeHere}). */
     private volatile StepObserver.Step observed;
+    /**
+     * The first observed step of this task's chain (this task's own, or a stage's before it): the
+     * parent of the later stages' observations when no observation is current, so that a chain
+     * started outside any observation is one trace. Written where a step begins or, for a stage,
+     * before its work is submitted; read by the stages after it, which the decision of this task
+     * (a compare-and-set) orders after the write.
+     */
+    private StepObserver.Step chainObservation;
     private volatile boolean detached;
     /** For {@link #of(Awaitable)} (and its {@link #withTimeout}): what decides this task's cancellation. */
     private volatile Awaitable<T> adopted;
@@ -326,6 +334,7 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
         onComplete(o -> {
             Callable<Outcome<R>> work = stage.apply(next, o);
             if (work != null) {
+                next.chainObservation = chainObservation;
                 next.runOn(executor, ctx, ContextNames.noteOf(executor, next.name), work);
             } else {
                 next.decide(castFailure(o));
@@ -664,7 +673,7 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
      * never fails the task.
      */
     AutoCloseable observeHere(String ctx, String note) {
-        StepObserver.Step step = StepObservation.begin(name, ctx, note);
+        StepObserver.Step step = StepObservation.begin(name, ctx, note, chainObservation);
         if (step == null) {
             return null;
         }
@@ -674,6 +683,9 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
 
     /** Makes {@code step} this task's observation, ended when the task is decided (at once if it is). */
     void adoptObservation(StepObserver.Step step) {
+        if (chainObservation == null) {
+            chainObservation = step;
+        }
         observed = step;
         Outcome<T> decided = outcomeOrNull();
         if (decided != null) {

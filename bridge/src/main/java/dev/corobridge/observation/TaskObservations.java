@@ -26,7 +26,10 @@ import java.util.Objects;
  *   <li><b>parent</b>: the observation current when the work begins, which is the one current
  *       where the task was created, because tasks carry it
  *       ({@link dev.corobridge.context.ContextPropagation}); while the work runs, its observation
- *       is current, so tasks started from it are its children and log lines carry its span.</li>
+ *       is current, so tasks started from it are its children and log lines carry its span. A
+ *       chain started where no observation was current is one trace all the same: its first
+ *       observed stage is the root, and the later stages ({@code thenOn} ...) are its children,
+ *       whatever context they run on.</li>
  * </ul>
  *
  * <pre>{@code
@@ -78,12 +81,15 @@ public final class TaskObservations {
     /** Makes observations in {@code registry}. */
     private record Observer(ObservationRegistry registry) implements StepObserver {
         @Override
-        public Step begin(String task, String context, String note) {
+        public Step begin(String task, String context, String note, Step chain) {
             if (registry.isNoop()) {
                 return null;
             }
-            Observation o = Observation.createNotStarted(NAME, registry)
-                    .contextualName(note)
+            Observation o = Observation.createNotStarted(NAME, registry);
+            if (chain instanceof ObservedStep first && registry.getCurrentObservation() == null) {
+                o.parentObservation(first.observation()); // the chain's trace, not a new root per stage
+            }
+            o.contextualName(note)
                     .lowCardinalityKeyValue(CONTEXT_KEY, context)
                     .highCardinalityKeyValue("corobridge.task.name", task)
                     .start();

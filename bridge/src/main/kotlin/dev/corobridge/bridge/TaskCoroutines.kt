@@ -78,7 +78,7 @@ private fun capturedWithin(step: StepObserver.Step): dev.corobridge.context.Capt
 private fun beginObservation(name: String, context: String): StepObserver.Step? {
     val observer = StepObservers.get() ?: return null
     return try {
-        observer.begin(name, context, name)
+        observer.begin(name, context, name, null)
     } catch (e: Throwable) {
         Tasks.reportUncaught(e) // an observer's failure never fails the task
         null

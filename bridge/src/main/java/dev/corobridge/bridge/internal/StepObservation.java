@@ -21,15 +21,16 @@ public final class StepObservation {
     /**
      * Begins the observation of task {@code task}'s work on the current thread and records the
      * hop to {@code ctx}: the step, or null when nothing observes or the observer failed to begin.
+     * {@code chain}: the first observed step of the task's chain, if any ({@link StepObserver#begin}).
      */
-    public static StepObserver.Step begin(String task, String ctx, String note) {
+    public static StepObserver.Step begin(String task, String ctx, String note, StepObserver.Step chain) {
         StepObserver observer = StepObservers.get();
         if (observer == null) {
             return null;
         }
         StepObserver.Step step;
         try {
-            step = observer.begin(task, ctx, note);
+            step = observer.begin(task, ctx, note, chain);
         } catch (Throwable e) {
             UncaughtFailures.report(null, e); // an observer's failure never fails the task
             return null;
