@@ -2,10 +2,7 @@
 
 package dev.corobridge.stream
 
-import dev.corobridge.sync.ChannelFaces
-import dev.corobridge.sync.awaitDecided
-import dev.corobridge.sync.emitEachTaken
-import dev.corobridge.sync.handOffFlow
+import dev.corobridge.bridge.internal.awaitDecided
 import kotlinx.coroutines.flow.Flow
 
 // Kotlin face of event streams: a source or a stream is a Flow. (A Flow for Java: EventStreams.of.)

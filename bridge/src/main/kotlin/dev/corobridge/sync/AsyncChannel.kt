@@ -1,5 +1,8 @@
 package dev.corobridge.sync
 
+import dev.corobridge.stream.ChannelFaces
+import dev.corobridge.stream.handOffFlow
+import dev.corobridge.stream.emitEachTaken
 import dev.corobridge.stream.Next
 import kotlinx.coroutines.flow.Flow
 

@@ -1,5 +1,7 @@
 package dev.corobridge.sync
 
+import dev.corobridge.bridge.internal.awaitDecided
+
 // Kotlin face of AsyncCondition.
 
 /**

@@ -1,8 +1,7 @@
-package dev.corobridge.sync
+package dev.corobridge.bridge.internal
 
 import dev.corobridge.bridge.Awaitable
 import dev.corobridge.bridge.Outcome
-import dev.corobridge.bridge.internal.OutcomeCell
 import kotlinx.coroutines.InternalCoroutinesApi
 import kotlinx.coroutines.Job
 import java.util.concurrent.CancellationException
