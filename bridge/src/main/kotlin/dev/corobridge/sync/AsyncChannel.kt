@@ -16,7 +16,7 @@ import kotlinx.coroutines.flow.Flow
  *
  * @throws kotlinx.coroutines.channels.ClosedSendChannelException if the channel is closed
  */
-suspend fun <T : Any> AsyncChannel<T>.send(element: T) = ChannelFaces.sendSuspending(delegate, element)
+public suspend fun <T : Any> AsyncChannel<T>.send(element: T): Unit = ChannelFaces.sendSuspending(delegate, element)
 
 /**
  * Receives the next element, suspending while the channel is empty. If the coroutine is cancelled
@@ -25,13 +25,13 @@ suspend fun <T : Any> AsyncChannel<T>.send(element: T) = ChannelFaces.sendSuspen
  *
  * @throws kotlinx.coroutines.channels.ClosedReceiveChannelException once closed and drained
  */
-suspend fun <T : Any> AsyncChannel<T>.receive(): T = ChannelFaces.receiveSuspending(delegate)
+public suspend fun <T : Any> AsyncChannel<T>.receive(): T = ChannelFaces.receiveSuspending(delegate)
 
 /** [receive] with the end as a value: [Next.Value], [Next.End] or [Next.Failed]. */
-suspend fun <T : Any> AsyncChannel<T>.next(): Next<T> = ChannelFaces.nextSuspending(delegate)
+public suspend fun <T : Any> AsyncChannel<T>.next(): Next<T> = ChannelFaces.nextSuspending(delegate)
 
 /** [receive], or `null` once the channel is closed and drained; rethrows a close cause. */
-suspend fun <T : Any> AsyncChannel<T>.receiveOrNull(): T? = when (val n = next()) {
+public suspend fun <T : Any> AsyncChannel<T>.receiveOrNull(): T? = when (val n = next()) {
     is Next.Value -> n.value()
     is Next.End -> null
     is Next.Failed -> throw n.error()
@@ -47,6 +47,6 @@ suspend fun <T : Any> AsyncChannel<T>.receiveOrNull(): T? = when (val n = next()
  * operator that drops elements when cancelled — one built on `flow { }`, a `buffer` — is beyond
  * this promise: collect directly, or loop on [receive], where it matters.)
  */
-fun <T : Any> AsyncChannel<T>.receiveAsFlow(): Flow<T> = handOffFlow {
+public fun <T : Any> AsyncChannel<T>.receiveAsFlow(): Flow<T> = handOffFlow {
     emitEachTaken { ChannelFaces.nextSuspending(delegate) }
 }

@@ -39,9 +39,9 @@ import kotlin.coroutines.CoroutineContext
  * Thread-safety: safe from any thread.
  */
 @OptIn(InternalCoroutinesApi::class, ExperimentalCoroutinesApi::class)
-class PumpDispatcher internal constructor(
+public class PumpDispatcher internal constructor(
     /** The pump this dispatcher runs on. */
-    val pump: MessagePump,
+    public val pump: MessagePump,
     private val isImmediateView: Boolean,
 ) : MainCoroutineDispatcher(), Delay {
 
@@ -77,7 +77,7 @@ class PumpDispatcher internal constructor(
         pump.name, "terminated; the coroutine was cancelled and resumes on the fallback executor"
     )
 
-    override fun scheduleResumeAfterDelay(timeMillis: Long, continuation: CancellableContinuation<Unit>) =
+    override fun scheduleResumeAfterDelay(timeMillis: Long, continuation: CancellableContinuation<Unit>): Unit =
         scheduleResumeAfterDelay(timeMillis, continuation, this)
 
     /**

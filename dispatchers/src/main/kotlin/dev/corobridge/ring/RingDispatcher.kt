@@ -26,9 +26,9 @@ import kotlin.coroutines.CoroutineContext
  * [ContextShutdownException] and runs the continuation on `Dispatchers.IO` so that it can finish.
  */
 @OptIn(InternalCoroutinesApi::class, ExperimentalCoroutinesApi::class)
-class RingDispatcher internal constructor(
+public class RingDispatcher internal constructor(
     /** The ring this dispatcher runs on. */
-    val ring: Ring,
+    public val ring: Ring,
 ) : CoroutineDispatcher(), Delay {
 
     init {
