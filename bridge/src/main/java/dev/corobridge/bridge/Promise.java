@@ -1,8 +1,10 @@
 package dev.corobridge.bridge;
 
-import dev.corobridge.bridge.internal.OutcomeCell;
+import dev.corobridge.bridge.internal.OutcomeFields;
+import java.lang.invoke.MethodHandles;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
+import java.util.function.Consumer;
 
 /**
  * A completer: the {@link Awaitable} that Java code completes by hand, e.g. to wrap a callback API
@@ -25,12 +27,37 @@ import java.util.concurrent.CancellationException;
  *
  * <p><b>Thread-safety.</b> All methods are safe from any thread and lock-free.
  *
+ * <p><b>Implementation.</b> The outcome and the pending callbacks live in two fields of the
+ * promise itself, run by the lock-free algorithm described in
+ * {@code dev.corobridge.bridge.internal.OutcomeFields}: a promise is one object.
+ *
  * @param <T> the value type
  */
-public final class Promise<T> extends OutcomeCell<T> {
+public final class Promise<T> implements Awaitable<T> {
+
+    private static final OutcomeFields OUTCOME = OutcomeFields.in(MethodHandles.lookup());
+
+    /** The state word of {@link OutcomeFields}: null or a stack of callbacks (pending), or the {@link Outcome}. */
+    @SuppressWarnings("unused")
+    private volatile Object state;
+
+    /** {@link OutcomeFields}' count of withdrawn callbacks in the pending stack. */
+    @SuppressWarnings("unused")
+    private volatile int withdrawn;
 
     /** A pending promise. */
     public Promise() {
+    }
+
+    /** Cancels with a plain {@link CancellationException}; {@code true} if this call decided the outcome. */
+    @Override
+    public boolean cancel() {
+        return cancel(new CancellationException("cancelled"));
+    }
+
+    /** Cancels with {@code cause}; {@code true} if this call decided the outcome. */
+    public boolean cancel(CancellationException cause) {
+        return decide(new Outcome.Cancelled<>(Objects.requireNonNull(cause, "cause")));
     }
 
     /** Completes with {@code value}. Returns {@code true} if this call decided the outcome. */
@@ -49,5 +76,34 @@ public final class Promise<T> extends OutcomeCell<T> {
     /** Settles with {@code outcome}; {@code true} if this call decided it. */
     public boolean settle(Outcome<T> outcome) {
         return decide(Objects.requireNonNull(outcome, "outcome"));
+    }
+
+    @Override
+    public final boolean isDone() {
+        return OUTCOME.isDone(this);
+    }
+
+    @Override
+    public final Outcome<T> outcomeOrNull() {
+        return OUTCOME.outcomeOrNull(this);
+    }
+
+    @Override
+    public final Registration onComplete(Consumer<? super Outcome<T>> callback) {
+        return OUTCOME.onComplete(this, callback);
+    }
+
+    @Override
+    public String toString() {
+        return "Promise@" + Integer.toHexString(System.identityHashCode(this)) + OUTCOME.describe(this);
+    }
+
+    private boolean decide(Outcome<T> outcome) {
+        Object callbacks = OUTCOME.decide(this, outcome);
+        if (callbacks == OutcomeFields.LOST) {
+            return false;
+        }
+        OUTCOME.runCallbacks(callbacks, outcome);
+        return true;
     }
 }

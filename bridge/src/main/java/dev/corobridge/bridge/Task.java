@@ -1,9 +1,12 @@
 package dev.corobridge.bridge;
 
-import dev.corobridge.bridge.internal.BoundDispatcher;
+import dev.corobridge.bridge.internal.Combining;
+import dev.corobridge.bridge.internal.ContextNames;
 import dev.corobridge.bridge.internal.OutcomeCell;
+import dev.corobridge.bridge.internal.OutcomeFields;
 import dev.corobridge.bridge.internal.StepObserver;
-import dev.corobridge.bridge.internal.StepObservers;
+import dev.corobridge.bridge.internal.StepObservation;
+import dev.corobridge.bridge.internal.TimeoutExpiry;
 import dev.corobridge.context.CapturedContext;
 import dev.corobridge.context.ContextPropagation;
 import dev.corobridge.context.RestoredContext;
@@ -26,12 +29,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.function.IntFunction;
 import kotlinx.coroutines.CoroutineDispatcher;
 import kotlinx.coroutines.Deferred;
-import kotlinx.coroutines.Dispatchers;
-import kotlinx.coroutines.ExecutorCoroutineDispatcher;
-import kotlinx.coroutines.ExecutorsKt;
 
 /**
  * The handle of a running coroutine or asynchronous operation: one async currency for Java and
@@ -101,9 +100,11 @@ import kotlinx.coroutines.ExecutorsKt;
  *
  * @param <T> the value type
  */
-public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
+public final class Task<T> implements Awaitable<T>, AutoCloseable {
 
     private static final int TRACE_CAPACITY = 16;
+    /** The settle-once outcome in this task's own two fields below: a task is one object. */
+    private static final OutcomeFields OUTCOME = OutcomeFields.in(java.lang.invoke.MethodHandles.lookup());
     private static final java.lang.invoke.VarHandle OBSERVED;
 
     static {
@@ -114,6 +115,12 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
         }
     }
 
+    /** {@link OutcomeFields}' state word: null or a stack of callbacks (pending), or the {@link Outcome}. */
+    @SuppressWarnings("unused")
+    private volatile Object state;
+    /** {@link OutcomeFields}' count of withdrawn callbacks in the pending stack. */
+    @SuppressWarnings("unused")
+    private volatile int withdrawn;
     private final String name;
     private final HopTrace trace;
     /** What each step restores on its thread ({@link ContextPropagation}); null: nothing to carry. */
@@ -121,6 +128,14 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
     private volatile Runnable canceller;
     /** The observation of this task's work, until it ends ({@link #observeHere}). */
     private volatile StepObserver.Step observed;
+    /**
+     * The first observed step of this task's chain (this task's own, or a stage's before it): the
+     * parent of the later stages' observations when no observation is current, so that a chain
+     * started outside any observation is one trace. Written where a step begins or, for a stage,
+     * before its work is submitted; read by the stages after it, which the decision of this task
+     * (a compare-and-set) orders after the write.
+     */
+    private StepObserver.Step chainObservation;
     private volatile boolean detached;
     /** For {@link #from(Awaitable)} (and its {@link #withTimeout}): what decides this task's cancellation. */
     private volatile Awaitable<T> adopted;
@@ -160,15 +175,15 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
     public static <T> Task<T> start(Executor executor, Callable<? extends T> body) {
         Objects.requireNonNull(executor, "executor");
         Objects.requireNonNull(body, "body");
-        String ctx = contextName(executor);
+        String ctx = ContextNames.contextName(executor);
         Task<T> t = new Task<>(ctx);
-        t.submit(executor, ctx, new Start<>(t, ctx, noteOf(executor, ctx), body)); // one object for the stage and its runnable
+        t.submit(executor, ctx, new Start<>(t, ctx, ContextNames.noteOf(executor, ctx), body)); // one object for the stage and its runnable
         return t;
     }
 
     /** Runs {@code body} on {@code dispatcher}. */
     public static <T> Task<T> start(CoroutineDispatcher dispatcher, Callable<? extends T> body) {
-        return start(executorOf(dispatcher), body);
+        return start(ContextNames.executorOf(dispatcher), body);
     }
 
     /**
@@ -176,7 +191,7 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
      * hops read as {@code Task.start(ui, () -> board.apply(x)).join()}.
      */
     public static <T> Task<T> startVirtual(Callable<? extends T> body) {
-        return start(VirtualThreads.EXECUTOR, body);
+        return start(ContextNames.VIRTUAL, body);
     }
 
     /**
@@ -272,7 +287,7 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
 
     /** Applies {@code fn} to the value on {@code dispatcher}. */
     public <R> Task<R> thenOn(CoroutineDispatcher dispatcher, Function<? super T, ? extends R> fn) {
-        return thenOn(executorOf(dispatcher), fn);
+        return thenOn(ContextNames.executorOf(dispatcher), fn);
     }
 
     /**
@@ -290,7 +305,7 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
 
     /** {@link #thenComposeOn(Executor, Function)} on a dispatcher. */
     public <R> Task<R> thenComposeOn(CoroutineDispatcher dispatcher, Function<? super T, ? extends Awaitable<R>> fn) {
-        return thenComposeOn(executorOf(dispatcher), fn);
+        return thenComposeOn(ContextNames.executorOf(dispatcher), fn);
     }
 
     /**
@@ -314,12 +329,13 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
             BiFunction<Task<R>, Outcome<T>, Callable<Outcome<R>>> stage) {
         Objects.requireNonNull(executor, "executor");
         Objects.requireNonNull(fn, "fn");
-        String ctx = contextName(executor);
+        String ctx = ContextNames.contextName(executor);
         Task<R> next = derived(ctx);
         onComplete(o -> {
             Callable<Outcome<R>> work = stage.apply(next, o);
             if (work != null) {
-                next.runOn(executor, ctx, noteOf(executor, next.name), work);
+                next.chainObservation = chainObservation;
+                next.runOn(executor, ctx, ContextNames.noteOf(executor, next.name), work);
             } else {
                 next.decide(castFailure(o));
             }
@@ -346,7 +362,7 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
             throw new IllegalArgumentException("limit must not be negative, was " + limit);
         }
         Task<T> next = derived("timeout " + limit);
-        Expiry<T> expiry = new Expiry<>(this, limit);
+        TimeoutExpiry<T> expiry = new TimeoutExpiry<>(this, limit);
         ScheduledFuture<?> timer = Tasks.TIMER.schedule(expiry, Math.max(0, Waiting.saturatedNanos(limit)), TimeUnit.NANOSECONDS);
         if (adopted != null) {
             next.adopted = this;
@@ -375,7 +391,7 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
         }
         AtomicReferenceArray<T> values = new AtomicReferenceArray<>(in.size());
         AtomicInteger remaining = new AtomicInteger(in.size());
-        subscribeAll(all, in, index -> o -> {
+        Combining.subscribeAll(all, in, index -> o -> {
             if (o instanceof Outcome.Success<? extends T> s) {
                 values.set(index, s.value());
                 if (remaining.decrementAndGet() == 0) {
@@ -412,7 +428,7 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
             throw new IllegalArgumentException("anyOf of no inputs would never complete");
         }
         Task<T> any = new Task<>("anyOf(" + in.size() + ")");
-        subscribeAll(any, in, index -> o -> any.decide(widen(o)));
+        Combining.subscribeAll(any, in, index -> o -> any.decide(widen(o)));
         return any;
     }
 
@@ -439,9 +455,24 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
         if (source != null) {
             // The source decides; when it is withdrawn its outcome reaches this task synchronously
             // through the callback registered in from(...).
-            return source instanceof OutcomeCell<T> c ? c.cancel(cause) : source.cancel();
+            return OutcomeCell.cancel(source, cause);
         }
-        return super.cancel(cause);
+        return decide(new Outcome.Cancelled<>(Objects.requireNonNull(cause, "cause")));
+    }
+
+    @Override
+    public final boolean isDone() {
+        return OUTCOME.isDone(this);
+    }
+
+    @Override
+    public final Outcome<T> outcomeOrNull() {
+        return OUTCOME.outcomeOrNull(this);
+    }
+
+    @Override
+    public final Registration onComplete(Consumer<? super Outcome<T>> callback) {
+        return OUTCOME.onComplete(this, callback);
     }
 
     @Override
@@ -513,9 +544,22 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
 
     // ------------------------------------------------------------------ internals
 
-    /** A cancelled task cancels the work underneath, once, at the moment it is decided. */
-    @Override
-    protected void onDecided(Outcome<T> outcome) {
+    /**
+     * Decides the outcome if it is still pending: ends the observation and stops the work of a
+     * cancelled task ({@link #onDecided}), then runs every callback. {@code true} if this call decided it.
+     */
+    boolean decide(Outcome<T> outcome) {
+        Object callbacks = OUTCOME.decide(this, outcome);
+        if (callbacks == OutcomeFields.LOST) {
+            return false;
+        }
+        onDecided(outcome);
+        OUTCOME.runCallbacks(callbacks, outcome);
+        return true;
+    }
+
+    /** A cancelled task cancels the work underneath, once, at the moment it is decided. Must not throw. */
+    private void onDecided(Outcome<T> outcome) {
         if (observed != null) {
             endObservation(outcome);
         }
@@ -600,7 +644,7 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
                 result = Outcome.ofError(e);
             } finally {
                 if (observing != null) {
-                    closeObserving(observing);
+                    StepObservation.close(observing);
                 }
             }
             if (result != null) {
@@ -623,43 +667,25 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
     }
 
     /**
-     * Begins the observation of this task's work on the current thread ({@link StepObservers}):
+     * Begins the observation of this task's work on the current thread ({@link StepObservation}):
      * returns the scope to close when the work on this thread is done, or null when nothing observes.
-     * The observation ends when the task is decided ({@link #onDecided}), exactly once. An observer
-     * that throws is reported and never fails the task; once it began the observation, the
-     * observation still ends with the task (a failing hop event or scope included).
+     * The observation ends when the task is decided ({@link #onDecided}), exactly once; an observer
+     * never fails the task.
      */
     AutoCloseable observeHere(String ctx, String note) {
-        StepObserver observer = StepObservers.get();
-        if (observer == null) {
-            return null;
-        }
-        StepObserver.Step step;
-        try {
-            step = observer.begin(name, ctx, note);
-        } catch (Throwable e) {
-            Tasks.reportUncaught(e); // an observer's failure never fails the task
-            return null;
-        }
+        StepObserver.Step step = StepObservation.begin(name, ctx, note, chainObservation);
         if (step == null) {
             return null;
         }
-        try {
-            step.hop(ctx, note, Thread.currentThread().getName());
-        } catch (Throwable e) {
-            Tasks.reportUncaught(e); // the step is still adopted below, so it still ends
-        }
         adoptObservation(step);
-        try {
-            return step.open();
-        } catch (Throwable e) {
-            Tasks.reportUncaught(e); // the work runs unobserved on this thread; the observation still ends
-            return null;
-        }
+        return StepObservation.open(step);
     }
 
     /** Makes {@code step} this task's observation, ended when the task is decided (at once if it is). */
     void adoptObservation(StepObserver.Step step) {
+        if (chainObservation == null) {
+            chainObservation = step;
+        }
         observed = step;
         Outcome<T> decided = outcomeOrNull();
         if (decided != null) {
@@ -676,40 +702,15 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
     void observeHop(String ctx, String note) {
         StepObserver.Step step = observed;
         if (step != null) {
-            try {
-                step.hop(ctx, note, Thread.currentThread().getName());
-            } catch (Throwable e) {
-                Tasks.reportUncaught(e);
-            }
+            StepObservation.hop(step, ctx, note);
         }
     }
 
     private void endObservation(Outcome<T> outcome) {
         StepObserver.Step step = (StepObserver.Step) OBSERVED.getAndSet(this, null);
         if (step != null) {
-            try {
-                switch (outcome) {
-                    case Outcome.Success<T> x -> step.end(null, false);
-                    case Outcome.Failure<T> f -> step.end(f.error(), false);
-                    case Outcome.Cancelled<T> c -> step.end(c.cause(), true);
-                }
-            } catch (Throwable e) {
-                Tasks.reportUncaught(e);
-            }
+            StepObservation.end(step, outcome);
         }
-    }
-
-    static void closeObserving(AutoCloseable scope) {
-        try {
-            scope.close();
-        } catch (Throwable e) {
-            Tasks.reportUncaught(e);
-        }
-    }
-
-    /** The note of a step on {@code executor}: its {@link HopNote#on} label, else {@code fallback}. */
-    private static String noteOf(Executor executor, String fallback) {
-        return executor instanceof NotedExecutor n ? n.note() : fallback;
     }
 
     /** Hands {@code run} to {@code executor}; a rejection cancels this task as shut down. */
@@ -746,29 +747,6 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
         }
     }
 
-    /**
-     * Registers {@code callbackFor(i)} on each input {@code i} until {@code result} is decided, and
-     * withdraws the registrations once it is (at once if an input decided it while registering):
-     * a combination that is decided, or cancelled, leaves nothing on the inputs still pending, so
-     * a long-lived input combined again and again does not collect callbacks.
-     */
-    private static <T> void subscribeAll(Task<?> result, List<? extends Awaitable<? extends T>> inputs,
-                                         IntFunction<Consumer<Outcome<? extends T>>> callbackFor) {
-        Registration[] registrations = new Registration[inputs.size()];
-        for (int i = 0; i < registrations.length && !result.isDone(); i++) {
-            Consumer<Outcome<? extends T>> c = callbackFor.apply(i);
-            registrations[i] = inputs.get(i).onComplete(c::accept);
-        }
-        // Filled before this registration publishes it to whichever thread decides the result.
-        result.onComplete(o -> {
-            for (Registration r : registrations) {
-                if (r != null) {
-                    r.dispose();
-                }
-            }
-        });
-    }
-
     @SuppressWarnings("unchecked")
     private static <T> Outcome<T> widen(Outcome<? extends T> o) {
         return (Outcome<T>) o;
@@ -780,127 +758,11 @@ public final class Task<T> extends OutcomeCell<T> implements AutoCloseable {
         return (Outcome<R>) o;
     }
 
-    static Executor executorOf(CoroutineDispatcher dispatcher) {
-        Objects.requireNonNull(dispatcher, "dispatcher");
-        if (dispatcher instanceof BoundDispatcher b) {
-            return b.context(); // e.g. a pump's: rejects after shutdown instead of falling back
-        }
-        if (dispatcher == KotlinxPools.DEFAULT_DISPATCHER) {
-            return KotlinxPools.DEFAULT; // named as Kotlin names it, not after its CoroutineScheduler
-        }
-        if (dispatcher == KotlinxPools.IO_DISPATCHER) {
-            return KotlinxPools.IO;
-        }
-        if (dispatcher instanceof Executor e) {
-            return e;
-        }
-        if (dispatcher instanceof ExecutorCoroutineDispatcher ecd) {
-            return ecd.getExecutor();
-        }
-        return new NamedExecutor(dispatcher.toString(), ExecutorsKt.asExecutor(dispatcher));
-    }
-
-    static String contextName(Executor executor) {
-        if (executor instanceof NotedExecutor n) {
-            return contextName(n.delegate());
-        }
-        if (executor instanceof ExecutionContext c) {
-            return c.getName();
-        }
-        if (executor instanceof NamedExecutor n) {
-            return n.name();
-        }
-        return executor.getClass().getSimpleName().isEmpty() ? executor.toString() : executor.getClass().getSimpleName();
-    }
-
-    /**
-     * The readable name of a coroutine dispatcher (any {@code ContinuationInterceptor}) for hop
-     * traces: the {@link ExecutionContext}'s name for a context's own dispatcher (a pump's, a ring's,
-     * or {@code context.asCoroutineDispatcher()}), {@code "Dispatchers.Default"} /
-     * {@code "Dispatchers.IO"} for kotlinx's pools, an executor dispatcher by its executor as
-     * {@link #start(Executor, Callable)} names it, anything else by its {@code toString()}.
-     */
-    static String contextName(Object dispatcher) {
-        if (dispatcher == null) {
-            return "no dispatcher";
-        }
-        if (dispatcher instanceof BoundDispatcher b) {
-            return b.context().getName();
-        }
-        if (dispatcher == KotlinxPools.DEFAULT_DISPATCHER) {
-            return KotlinxPools.DEFAULT.name();
-        }
-        if (dispatcher == KotlinxPools.IO_DISPATCHER) {
-            return KotlinxPools.IO.name();
-        }
-        if (dispatcher instanceof ExecutorCoroutineDispatcher ecd) {
-            return contextName(ecd.getExecutor());
-        }
-        return dispatcher.toString();
-    }
-
     private static Throwable unwrapCompletion(Throwable e) {
         while ((e instanceof java.util.concurrent.CompletionException || e instanceof java.util.concurrent.ExecutionException)
                 && e.getCause() != null) {
             e = e.getCause();
         }
         return e;
-    }
-
-    /**
-     * The timer of {@link #withTimeout}. When the limit passes it cancels the source with a
-     * cancellation caused by a {@link TaskTimeoutException}; the source's outcome then reaches the
-     * limited task through the callback that {@code withTimeout} registered, which turns a
-     * cancellation after the timer fired into the timeout failure ({@link #outcomeFor}). So the
-     * work is stopped before anyone awaiting the limited task resumes, a source that completed
-     * first keeps its value, and an adopted source decides as it always does.
-     */
-    private static final class Expiry<T> implements Runnable {
-        private final Task<T> source;
-        private final Duration limit;
-        /** Set when the timer fires, before the source is cancelled. */
-        private volatile TaskTimeoutException fired;
-
-        Expiry(Task<T> source, Duration limit) {
-            this.source = source;
-            this.limit = limit;
-        }
-
-        @Override
-        public void run() {
-            TaskTimeoutException timeout = new TaskTimeoutException(limit);
-            CancellationException stop = new CancellationException("timed out after " + limit);
-            stop.initCause(timeout);
-            fired = timeout;
-            source.cancel(stop);
-        }
-
-        /** What the limited task becomes when the source ends with {@code o}. */
-        Outcome<T> outcomeFor(Outcome<T> o) {
-            TaskTimeoutException timeout = fired;
-            return timeout != null && o instanceof Outcome.Cancelled ? new Outcome.Failure<>(timeout) : o;
-        }
-    }
-
-    /** An executor with a display name for hop traces. */
-    record NamedExecutor(String name, Executor delegate) implements Executor {
-        @Override
-        public void execute(Runnable command) {
-            delegate.execute(command);
-        }
-    }
-
-    /** kotlinx's shared pools with the names Kotlin code knows them by, for hop traces. */
-    private static final class KotlinxPools {
-        static final CoroutineDispatcher DEFAULT_DISPATCHER = Dispatchers.getDefault();
-        static final CoroutineDispatcher IO_DISPATCHER = Dispatchers.getIO();
-        static final NamedExecutor DEFAULT = new NamedExecutor("Dispatchers.Default", ExecutorsKt.asExecutor(DEFAULT_DISPATCHER));
-        static final NamedExecutor IO = new NamedExecutor("Dispatchers.IO", ExecutorsKt.asExecutor(IO_DISPATCHER));
-    }
-
-    /** Virtual threads for {@link #startVirtual}, named for traces. */
-    private static final class VirtualThreads {
-        static final Executor EXECUTOR = new NamedExecutor("virtual",
-                r -> Thread.ofVirtual().name("corobridge-virtual").start(r));
     }
 }

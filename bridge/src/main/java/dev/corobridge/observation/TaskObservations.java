@@ -4,6 +4,7 @@ import dev.corobridge.bridge.internal.StepObserver;
 import dev.corobridge.bridge.internal.StepObservers;
 import io.micrometer.common.KeyValue;
 import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.Objects;
 
@@ -26,14 +27,27 @@ import java.util.Objects;
  *   <li><b>parent</b>: the observation current when the work begins, which is the one current
  *       where the task was created, because tasks carry it
  *       ({@link dev.corobridge.context.ContextPropagation}); while the work runs, its observation
- *       is current, so tasks started from it are its children and log lines carry its span.</li>
+ *       is current, so tasks started from it are its children and log lines carry its span. A
+ *       chain started where no observation was current is one trace all the same: its first
+ *       observed stage is the root, and the later stages ({@code thenOn} ...) are its children,
+ *       whatever context they run on.</li>
  * </ul>
  *
  * <pre>{@code
- * AutoCloseable observing = TaskObservations.install(observationRegistry); // the Spring Boot starter does this
+ * AutoCloseable observing = TaskObservations.install(observationRegistry); // every task of the JVM
  * ...
  * observing.close(); // tasks created afterwards are not observed
  * }</pre>
+ *
+ * <p><b>Which registry.</b> {@link #install} observes every task of the JVM, for a program that
+ * owns it. {@link #installScoped} observes only the tasks of the registry's own traces: a task
+ * whose work begins while an observation of that registry is current (one it carries from where
+ * it was created, or one of this registry's task observations), and the later stages of a chain
+ * whose first stage it observed. That is what an application context uses (the Spring Boot
+ * starter does, for the context's life), so that two contexts in one JVM — a cached test context
+ * next to another — each see their own tasks, and none sees them once it closed. Several
+ * installations may be live: a step goes to the most recent scoped one that claims it, else to
+ * the most recent JVM-wide one.
  *
  * <p><b>Cost.</b> Nothing when not installed (one volatile read per step) or when the registry is a
  * no-op one; otherwise one observation per step, as the registry's handlers make it.
@@ -42,7 +56,7 @@ import java.util.Objects;
  * reported to {@code Tasks.uncaughtFailureHandler()}, the task's observation still stops when the
  * task ends, and no scope of it is left current on a thread.
  *
- * <p><b>Thread-safety.</b> Safe from any thread. One registry at a time: installing another replaces it.
+ * <p><b>Thread-safety.</b> Safe from any thread; installing and closing are serialised.
  * Needs {@code io.micrometer:micrometer-observation} on the class path (an optional dependency).
  */
 public final class TaskObservations {
@@ -60,34 +74,85 @@ public final class TaskObservations {
     }
 
     /**
-     * Observes the tasks that begin work from now on with {@code registry}; closing the returned
-     * handle stops observing (if it is still the installed one). Replaces an installed registry.
+     * Observes every task of the JVM that begins work from now on with {@code registry}, until the
+     * returned handle is closed. A later JVM-wide installation takes precedence while it is live.
      */
     public static AutoCloseable install(ObservationRegistry registry) {
         Objects.requireNonNull(registry, "registry");
-        StepObserver observer = new Observer(registry);
-        StepObservers.set(observer);
-        return () -> StepObservers.clear(observer);
+        Observer observer = new Observer(registry, null);
+        // After the scoped ones, before the JVM-wide ones installed earlier.
+        StepObservers.add(observer, StepObservers.count(o -> o instanceof Observer x && x.scope() != null));
+        return () -> StepObservers.remove(observer);
     }
 
-    /** Whether tasks are observed now. */
+    /**
+     * Observes, with {@code registry}, only the tasks of that registry's traces (see the class
+     * comment, "Which registry") that begin work from now on, until the returned handle is closed;
+     * then those tasks are observed no more, and other installations are unaffected.
+     */
+    public static AutoCloseable installScoped(ObservationRegistry registry) {
+        Objects.requireNonNull(registry, "registry");
+        Scope scope = new Scope();
+        registry.observationConfig().observationHandler(scope); // marks the registry's observations
+        Observer observer = new Observer(registry, scope);
+        StepObservers.add(observer, 0);
+        return () -> {
+            scope.closed = true; // a registry keeps its handlers: this one stops marking
+            StepObservers.remove(observer);
+        };
+    }
+
+    /** Whether tasks are observed now (by any installation). */
     public static boolean isInstalled() {
-        return StepObservers.get() instanceof Observer;
+        return StepObservers.get() != null;
     }
 
-    /** Makes observations in {@code registry}. */
-    private record Observer(ObservationRegistry registry) implements StepObserver {
+    /**
+     * A scoped installation's mark: put into the context of every observation its registry starts
+     * while it is installed, so that a step can tell whether the current observation is of its
+     * traces. The mark is the handler itself, a key nobody else has.
+     */
+    private static final class Scope implements ObservationHandler<Observation.Context> {
+        volatile boolean closed;
+
         @Override
-        public Step begin(String task, String context, String note) {
+        public void onStart(Observation.Context context) {
+            if (!closed) {
+                context.put(this, Boolean.TRUE);
+            }
+        }
+
+        @Override
+        public boolean supportsContext(Observation.Context context) {
+            return true;
+        }
+
+        boolean marked(Observation observation) {
+            return observation.getContext().containsKey(this);
+        }
+    }
+
+    /** Makes observations in {@code registry}: of every step, or ({@code scope} set) of its own traces' steps. */
+    private record Observer(ObservationRegistry registry, Scope scope) implements StepObserver {
+        @Override
+        public Step begin(String task, String context, String note, Step chain) {
             if (registry.isNoop()) {
                 return null;
             }
-            Observation o = Observation.createNotStarted(NAME, registry)
-                    .contextualName(note)
+            Observation current = registry.getCurrentObservation();
+            ObservedStep first = chain instanceof ObservedStep s && s.observer() == this ? s : null;
+            if (scope != null && (current != null ? !scope.marked(current) : first == null)) {
+                return null; // not a task of this registry's traces
+            }
+            Observation o = Observation.createNotStarted(NAME, registry);
+            if (current == null && first != null) {
+                o.parentObservation(first.observation()); // the chain's trace, not a new root per stage
+            }
+            o.contextualName(note)
                     .lowCardinalityKeyValue(CONTEXT_KEY, context)
                     .highCardinalityKeyValue("corobridge.task.name", task)
                     .start();
-            return new ObservedStep(o, registry);
+            return new ObservedStep(o, registry, this);
         }
     }
 
@@ -96,7 +161,8 @@ public final class TaskObservations {
      * makes a scope current before it tells the handlers it opened, and takes it away only after it
      * told them it closed, so both are undone here when a handler throws.
      */
-    private record ObservedStep(Observation observation, ObservationRegistry registry) implements StepObserver.Step {
+    private record ObservedStep(Observation observation, ObservationRegistry registry, Observer observer)
+            implements StepObserver.Step {
         @Override
         public AutoCloseable open() {
             Observation.Scope before = registry.getCurrentObservationScope();

@@ -26,7 +26,7 @@ final class ChannelEventStream<T> implements EventStream<T> {
 
     @Override
     public Awaitable<Next<T>> nextAsync() {
-        return dev.corobridge.sync.ChannelFaces.next(channel);
+        return ChannelFaces.next(channel);
     }
 
     @Override

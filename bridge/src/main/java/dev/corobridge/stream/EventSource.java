@@ -78,7 +78,7 @@ public final class EventSource<T> {
             return false;
         }
         for (Subscription s : subscriptions) {
-            dev.corobridge.sync.ChannelFaces.offer(s.channel, event); // unbounded: fails only once that subscription is closed
+            ChannelFaces.offer(s.channel, event); // unbounded: fails only once that subscription is closed
         }
         return true;
     }
@@ -88,7 +88,7 @@ public final class EventSource<T> {
      * ends at once.
      */
     public EventStream<T> subscribe() {
-        Channel<T> channel = dev.corobridge.sync.ChannelFaces.newChannel(Channel.UNLIMITED);
+        Channel<T> channel = ChannelFaces.newChannel(Channel.UNLIMITED);
         Subscription s = new Subscription(channel);
         subscriptions.add(s);
         Object t = terminal.get();

@@ -1,5 +1,6 @@
 package dev.corobridge.sync;
 
+import dev.corobridge.stream.ChannelFaces;
 import dev.corobridge.bridge.Awaitable;
 import dev.corobridge.stream.Next;
 import java.util.Objects;

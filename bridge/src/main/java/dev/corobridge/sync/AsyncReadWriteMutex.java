@@ -1,5 +1,6 @@
 package dev.corobridge.sync;
 
+import dev.corobridge.bridge.internal.Completions;
 import dev.corobridge.bridge.Awaitable;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

@@ -1,5 +1,6 @@
 package dev.corobridge.sync;
 
+import dev.corobridge.bridge.internal.Completions;
 import dev.corobridge.bridge.Awaitable;
 import kotlinx.coroutines.sync.Semaphore;
 import kotlinx.coroutines.sync.SemaphoreKt;

@@ -1,5 +1,6 @@
 package dev.corobridge.sync;
 
+import dev.corobridge.bridge.internal.Completions;
 import dev.corobridge.bridge.Awaitable;
 import dev.corobridge.bridge.Promise;
 import java.util.concurrent.atomic.AtomicReference;

@@ -1,5 +1,7 @@
 package dev.corobridge.bridge
 
+import dev.corobridge.bridge.internal.ContextNames
+import dev.corobridge.bridge.internal.NotedExecutor
 import kotlinx.coroutines.CoroutineDispatcher
 import java.util.concurrent.Executor
 import kotlin.coroutines.AbstractCoroutineContextElement
@@ -26,10 +28,10 @@ import kotlin.coroutines.CoroutineContext
  *
  * @property note what the step does, shown after the context in the trace
  */
-class HopNote(val note: String) : AbstractCoroutineContextElement(HopNote) {
+public class HopNote(public val note: String) : AbstractCoroutineContextElement(HopNote) {
 
     /** The key of [HopNote] in a coroutine context, and the Java face of labelling. */
-    companion object Key : CoroutineContext.Key<HopNote> {
+    public companion object Key : CoroutineContext.Key<HopNote> {
 
         /**
          * [executor] with its steps labelled [note] in hop traces: `Task.start(HopNote.on(ui,
@@ -37,12 +39,12 @@ class HopNote(val note: String) : AbstractCoroutineContextElement(HopNote) {
          * [executor] as before and show under its context name.
          */
         @JvmStatic
-        fun on(executor: Executor, note: String): Executor = NotedExecutor(executor, note)
+        public fun on(executor: Executor, note: String): Executor = NotedExecutor(executor, note)
 
         /** [on] for a coroutine dispatcher, from Java: `task.thenOn(HopNote.on(Dispatchers.getDefault(), "render"), ...)`. */
         @JvmStatic
-        fun on(dispatcher: CoroutineDispatcher, note: String): Executor = NotedExecutor(Task.executorOf(dispatcher), note)
+        public fun on(dispatcher: CoroutineDispatcher, note: String): Executor = NotedExecutor(ContextNames.executorOf(dispatcher), note)
     }
 
-    override fun toString() = "HopNote($note)"
+    override fun toString(): String = "HopNote($note)"
 }

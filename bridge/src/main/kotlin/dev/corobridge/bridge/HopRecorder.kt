@@ -1,5 +1,7 @@
 package dev.corobridge.bridge
 
+import dev.corobridge.bridge.internal.ContextNames
+
 import kotlin.coroutines.ContinuationInterceptor
 import kotlin.coroutines.CoroutineContext
 
@@ -7,7 +9,7 @@ import kotlin.coroutines.CoroutineContext
  * Records the starts and resumes of coroutines as the hops of one [trace] — and, for a task's own
  * recorder, as events of the task's observation — for a [TaskThreadContext]: a resume is a hop when
  * it runs on another thread, another dispatcher or under another [HopNote] than the last recorded
- * step, named after the dispatcher ([Task.contextName]) and labelled with the innermost [HopNote],
+ * step, named after the dispatcher ([ContextNames.contextName]) and labelled with the innermost [HopNote],
  * else [defaultNote]. Every element that records into the same trace shares its recorder, so the
  * last step is the trace's, wherever the coroutine that made it runs.
  *
@@ -44,7 +46,7 @@ internal class HopRecorder private constructor(
         if (previous != null && previous.thread === thread && previous.dispatcher === dispatcher && previous.note === note) {
             return // another coroutine of the task (a child, a withContext block) in the same place
         }
-        val contextName = Task.contextName(dispatcher)
+        val contextName = ContextNames.contextName(dispatcher)
         val label = note?.note ?: defaultNote
         trace?.note(contextName, label)
         task?.observeHop(contextName, label) // an event of the task's observation, if it has one

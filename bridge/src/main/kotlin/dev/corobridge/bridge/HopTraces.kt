@@ -24,4 +24,4 @@ import kotlin.coroutines.CoroutineContext
  * traces (for the same trace, the innermost note labels the hops); a task started inside the
  * block keeps its own trace and records into this one too. Thread-safe: see [HopTrace].
  */
-fun HopTrace.recordingHops(note: String): CoroutineContext.Element = TaskThreadContext(this, note, null, null)
+public fun HopTrace.recordingHops(note: String): CoroutineContext.Element = TaskThreadContext(this, note, null, null)

@@ -26,7 +26,7 @@ import java.util.function.Consumer
  * Cancelling the awaiting coroutine only stops this wait and withdraws its callback; the awaitable
  * itself is left alone, as with `Deferred.await()`. (Java blocks with [Awaitable.join] instead.)
  */
-suspend fun <T> Awaitable<T>.await(): T {
+public suspend fun <T> Awaitable<T>.await(): T {
     outcomeOrNull()?.let { return valueOf(it, this) }
     return suspendCancellableCoroutine { cont ->
         val waiter = Waiter(this, cont)
@@ -106,7 +106,7 @@ private const val ARTIFICIAL_FRAME_PREFIX = "_COROUTINE."
  * `join()` carries them in a [HopTraceException], as a Java `thenOn` chain's does.
  */
 @JvmOverloads
-fun <T> CoroutineScope.task(
+public fun <T> CoroutineScope.task(
     context: CoroutineContext = EmptyCoroutineContext,
     start: CoroutineStart = CoroutineStart.DEFAULT,
     block: suspend CoroutineScope.() -> T,
@@ -119,13 +119,13 @@ internal fun taskName(context: CoroutineContext): String =
         ?: "task"
 
 /** This Deferred as a [Task]; cancellation flows both ways. */
-fun <T> Deferred<T>.asTask(): Task<T> = taskOf(this, "Deferred")
+public fun <T> Deferred<T>.asTask(): Task<T> = taskOf(this, "Deferred")
 
 /**
  * This awaitable as a kotlinx [Deferred] that completes with it; cancelling the Deferred cancels
  * the awaitable and vice versa.
  */
-fun <T> Awaitable<T>.asDeferred(): Deferred<T> {
+public fun <T> Awaitable<T>.asDeferred(): Deferred<T> {
     val deferred = CompletableDeferred<T>()
     onComplete { outcome ->
         when (outcome) {

@@ -2,6 +2,9 @@
 
 package dev.corobridge.bridge
 
+import dev.corobridge.bridge.internal.ContextNames
+import dev.corobridge.bridge.internal.StepObservation
+
 import dev.corobridge.bridge.internal.StepObserver
 import dev.corobridge.bridge.internal.StepObservers
 import kotlinx.coroutines.CoroutineDispatcher
@@ -35,7 +38,7 @@ internal fun <T> CoroutineScope.tracedTask(
     block: suspend CoroutineScope.() -> T,
 ): Task<T> {
     val trace = Task.newTrace()
-    val step = beginObservation(name, Task.contextName((coroutineContext + context)[ContinuationInterceptor]))
+    val step = beginObservation(name, ContextNames.contextName((coroutineContext + context)[ContinuationInterceptor]))
     val captured = if (step == null) Task.capturedHere() else capturedWithin(step)
     val task = Task<T>(name, trace, captured)
     if (step != null) task.adoptObservation(step)
@@ -59,7 +62,7 @@ private fun capturedWithin(step: StepObserver.Step): dev.corobridge.context.Capt
     val captured = try {
         Task.capturedHere()
     } catch (e: Throwable) {
-        if (scope != null) Task.closeObserving(scope)
+        if (scope != null) StepObservation.close(scope)
         try {
             step.end(e, false)
         } catch (ending: Throwable) {
@@ -67,7 +70,7 @@ private fun capturedWithin(step: StepObserver.Step): dev.corobridge.context.Capt
         }
         throw e
     }
-    if (scope != null) Task.closeObserving(scope)
+    if (scope != null) StepObservation.close(scope)
     return captured
 }
 
@@ -75,7 +78,7 @@ private fun capturedWithin(step: StepObserver.Step): dev.corobridge.context.Capt
 private fun beginObservation(name: String, context: String): StepObserver.Step? {
     val observer = StepObservers.get() ?: return null
     return try {
-        observer.begin(name, context, name)
+        observer.begin(name, context, name, null)
     } catch (e: Throwable) {
         Tasks.reportUncaught(e) // an observer's failure never fails the task
         null
@@ -95,7 +98,7 @@ private fun <T> link(deferred: Deferred<T>, task: Task<T>, recordsHops: Boolean)
     deferred.invokeOnCompletion { cause ->
         if (!recordsHops) { // before settling, so awaiters see the step
             val dispatcher = (deferred as? CoroutineScope)?.coroutineContext?.get(ContinuationInterceptor)
-            task.hop(Task.contextName(dispatcher), "completed")
+            task.hop(ContextNames.contextName(dispatcher), "completed")
         }
         if (cause == null) {
             @Suppress("UNCHECKED_CAST", "OPT_IN_USAGE")

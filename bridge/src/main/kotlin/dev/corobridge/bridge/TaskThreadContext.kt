@@ -1,5 +1,7 @@
 package dev.corobridge.bridge
 
+import dev.corobridge.bridge.internal.ContextNames
+
 import dev.corobridge.context.CapturedContext
 import dev.corobridge.context.RestoredContext
 import kotlinx.coroutines.CopyableThreadContextElement
@@ -36,7 +38,7 @@ import kotlin.coroutines.CoroutineContext
  * dispatcher or under another [HopNote] than the last recorded step of that trace; a resume on the
  * same thread in the same place records nothing (kotlinx calls [updateThreadContext] on every
  * resume, including a `yield()` back onto the same single thread). The hop's context is the
- * dispatcher's readable name ([Task.contextName]), its note the innermost [HopNote], else the
+ * dispatcher's readable name ([ContextNames.contextName]), its note the innermost [HopNote], else the
  * recorder's default note (the task's name, or the [recordingHops] note).
  *
  * **A restore that throws.** kotlinx calls [updateThreadContext] outside the coroutine's own

@@ -33,12 +33,12 @@ import kotlin.coroutines.CoroutineContext
  *
  * @property captured what is restored; by default the current thread's context
  */
-class PropagatedContext @JvmOverloads constructor(
-    val captured: CapturedContext = ContextPropagation.capture(),
+public class PropagatedContext @JvmOverloads constructor(
+    public val captured: CapturedContext = ContextPropagation.capture(),
 ) : ThreadContextElement<RestoredContext> {
 
     /** The key of [PropagatedContext] in a coroutine context. */
-    companion object Key : CoroutineContext.Key<PropagatedContext>
+    public companion object Key : CoroutineContext.Key<PropagatedContext>
 
     override val key: CoroutineContext.Key<*> get() = Key
 
@@ -58,5 +58,5 @@ class PropagatedContext @JvmOverloads constructor(
         }
     }
 
-    override fun toString() = "PropagatedContext($captured)"
+    override fun toString(): String = "PropagatedContext($captured)"
 }

@@ -1,7 +1,6 @@
 package dev.corobridge.stream
 
 import dev.corobridge.bridge.Awaitable
-import dev.corobridge.sync.ChannelFaces
 import kotlinx.coroutines.DelicateCoroutinesApi
 import kotlinx.coroutines.channels.ProducerScope
 import java.util.concurrent.ConcurrentLinkedQueue

@@ -2,10 +2,7 @@
 
 package dev.corobridge.stream
 
-import dev.corobridge.sync.ChannelFaces
-import dev.corobridge.sync.awaitDecided
-import dev.corobridge.sync.emitEachTaken
-import dev.corobridge.sync.handOffFlow
+import dev.corobridge.bridge.internal.awaitDecided
 import kotlinx.coroutines.flow.Flow
 
 // Kotlin face of event streams: a source or a stream is a Flow. (A Flow for Java: EventStreams.from.)
@@ -18,7 +15,7 @@ import kotlinx.coroutines.flow.Flow
  * An event handed to the collection is passed to the collector's `emit` even if the collection is
  * cancelled in that instant; events still buffered for it when it ends go with its subscription.
  */
-fun <T : Any> EventSource<T>.asFlow(): Flow<T> = handOffFlow {
+public fun <T : Any> EventSource<T>.asFlow(): Flow<T> = handOffFlow {
     val stream = subscribe()
     try {
         emitEachTaken { stream.next() }
@@ -32,7 +29,7 @@ fun <T : Any> EventSource<T>.asFlow(): Flow<T> = handOffFlow {
  * collection ends. An event handed to the collection is passed to the collector's `emit` even if
  * the collection is cancelled in that instant; closing the stream drops the events not taken yet.
  */
-fun <T : Any> EventStream<T>.consumeAsFlow(): Flow<T> = handOffFlow {
+public fun <T : Any> EventStream<T>.consumeAsFlow(): Flow<T> = handOffFlow {
     try {
         emitEachTaken { next() }
     } finally {
@@ -45,5 +42,5 @@ fun <T : Any> EventStream<T>.consumeAsFlow(): Flow<T> = handOffFlow {
  * cancelled while waiting, the request is withdrawn unless an event was already handed to it —
  * then that event is returned (never lost). Resumes on the caller's dispatcher.
  */
-suspend fun <T> EventStream<T>.next(): Next<T> =
+public suspend fun <T> EventStream<T>.next(): Next<T> =
     if (this is ChannelEventStream<T>) ChannelFaces.nextSuspending(channel) else nextAsync().awaitDecided()

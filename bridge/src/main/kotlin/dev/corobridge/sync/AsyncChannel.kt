@@ -2,6 +2,9 @@
 
 package dev.corobridge.sync
 
+import dev.corobridge.stream.ChannelFaces
+import dev.corobridge.stream.handOffFlow
+import dev.corobridge.stream.emitEachTaken
 import dev.corobridge.stream.Next
 import kotlinx.coroutines.flow.Flow
 
@@ -15,7 +18,7 @@ import kotlinx.coroutines.flow.Flow
  *
  * @throws kotlinx.coroutines.channels.ClosedSendChannelException if the channel is closed
  */
-suspend fun <T : Any> AsyncChannel<T>.send(element: T) = ChannelFaces.sendSuspending(delegate, element)
+public suspend fun <T : Any> AsyncChannel<T>.send(element: T): Unit = ChannelFaces.sendSuspending(delegate, element)
 
 /**
  * Receives the next element, suspending while the channel is empty. If the coroutine is cancelled
@@ -24,14 +27,14 @@ suspend fun <T : Any> AsyncChannel<T>.send(element: T) = ChannelFaces.sendSuspen
  *
  * @throws kotlinx.coroutines.channels.ClosedReceiveChannelException once closed and drained
  */
-suspend fun <T : Any> AsyncChannel<T>.receive(): T =
+public suspend fun <T : Any> AsyncChannel<T>.receive(): T =
     ChannelFaces.receiveSuspending<T>(delegate) // typed: no null check after the call, so a tail call
 
 /** [receive] with the end as a value: [Next.Value], [Next.End] or [Next.Failed]. */
-suspend fun <T : Any> AsyncChannel<T>.next(): Next<T> = ChannelFaces.nextSuspending(delegate)
+public suspend fun <T : Any> AsyncChannel<T>.next(): Next<T> = ChannelFaces.nextSuspending(delegate)
 
 /** [receive], or `null` once the channel is closed and drained; rethrows a close cause. */
-suspend fun <T : Any> AsyncChannel<T>.receiveOrNull(): T? = ChannelFaces.receiveOrNullSuspending(delegate)
+public suspend fun <T : Any> AsyncChannel<T>.receiveOrNull(): T? = ChannelFaces.receiveOrNullSuspending(delegate)
 
 /**
  * The elements as a hot [Flow] (each element goes to one collector): completes when the channel is
@@ -43,6 +46,6 @@ suspend fun <T : Any> AsyncChannel<T>.receiveOrNull(): T? = ChannelFaces.receive
  * operator that drops elements when cancelled — one built on `flow { }`, a `buffer` — is beyond
  * this promise: collect directly, or loop on [receive], where it matters.)
  */
-fun <T : Any> AsyncChannel<T>.receiveAsFlow(): Flow<T> = handOffFlow {
+public fun <T : Any> AsyncChannel<T>.receiveAsFlow(): Flow<T> = handOffFlow {
     emitEachTaken { ChannelFaces.nextSuspending(delegate) }
 }

@@ -2,6 +2,8 @@
 
 package dev.corobridge.sync
 
+import dev.corobridge.bridge.internal.awaitDecided
+
 // Kotlin face of AsyncCondition.
 
 /**
@@ -17,7 +19,7 @@ package dev.corobridge.sync
  *
  * @throws IllegalStateException if the mutex is not held
  */
-suspend fun AsyncCondition.await(owner: Any? = null) {
+public suspend fun AsyncCondition.await(owner: Any? = null) {
     enqueueAndUnlock(owner).awaitDecided()
 }
 
@@ -27,6 +29,6 @@ suspend fun AsyncCondition.await(owner: Any? = null) {
  * [await]: it always ends holding the mutex; cancelled after a signal chose it, it evaluates
  * [predicate] once more and returns if it holds, else throws `CancellationException` from its next wait.
  */
-suspend inline fun AsyncCondition.awaitUntil(owner: Any? = null, predicate: () -> Boolean) {
+public suspend inline fun AsyncCondition.awaitUntil(owner: Any? = null, predicate: () -> Boolean) {
     while (!predicate()) await(owner)
 }

@@ -11,4 +11,4 @@ import dev.corobridge.bridge.await as awaitOutcome
  * coroutine withdraws this waiter only; an abandoned event throws `CancellationException`.
  * Resumes on the caller's dispatcher.
  */
-suspend fun <T> AsyncEvent<T>.await(): T = state.awaitOutcome()
+public suspend fun <T> AsyncEvent<T>.await(): T = state.awaitOutcome()

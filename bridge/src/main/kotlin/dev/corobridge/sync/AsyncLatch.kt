@@ -10,6 +10,6 @@ import dev.corobridge.bridge.await as awaitOutcome
  * Suspends until the latch is open (returns at once if it is). Cancelling the coroutine withdraws
  * this waiter only. Resumes on the caller's dispatcher.
  */
-suspend fun AsyncLatch.await() {
+public suspend fun AsyncLatch.await() {
     open.awaitOutcome()
 }

@@ -16,7 +16,7 @@ import kotlin.contracts.contract
  * @param owner optional token: [AsyncMutex.unlock] with another token then fails, and a reentrant
  *   `lock(owner)` throws [IllegalStateException] instead of waiting for itself forever
  */
-suspend fun AsyncMutex.lock(owner: Any? = null) {
+public suspend fun AsyncMutex.lock(owner: Any? = null) {
     if (owner != null && delegate.holdsLock(owner)) {
         throw IllegalStateException("AsyncMutex is not reentrant: it is already locked by $owner")
     }
@@ -25,7 +25,7 @@ suspend fun AsyncMutex.lock(owner: Any? = null) {
 
 /** Runs [action] holding this mutex and unlocks it however [action] ends. */
 @OptIn(ExperimentalContracts::class)
-suspend inline fun <T> AsyncMutex.withLock(owner: Any? = null, action: () -> T): T {
+public suspend inline fun <T> AsyncMutex.withLock(owner: Any? = null, action: () -> T): T {
     contract { callsInPlace(action, InvocationKind.EXACTLY_ONCE) }
     lock(owner)
     try {

@@ -13,13 +13,13 @@ import kotlin.contracts.contract
  * never ends up holding a permit (one granted in the same instant is released again). Resumes on
  * the caller's dispatcher.
  */
-suspend fun AsyncSemaphore.acquire() {
+public suspend fun AsyncSemaphore.acquire() {
     delegate.acquire()
 }
 
 /** Runs [action] holding a permit and releases it however [action] ends. */
 @OptIn(ExperimentalContracts::class)
-suspend inline fun <T> AsyncSemaphore.withPermit(action: () -> T): T {
+public suspend inline fun <T> AsyncSemaphore.withPermit(action: () -> T): T {
     contract { callsInPlace(action, InvocationKind.EXACTLY_ONCE) }
     acquire()
     try {

@@ -1,5 +1,7 @@
 package dev.corobridge.sync
 
+import dev.corobridge.bridge.internal.KotlinxCall
+import dev.corobridge.bridge.internal.stateSuffix
 import dev.corobridge.bridge.Outcome
 import kotlinx.coroutines.sync.Mutex
 import kotlinx.coroutines.sync.Semaphore
@@ -79,5 +81,3 @@ internal class AcquireCall(private val semaphore: Semaphore) : PermitCall() {
     }
 }
 
-internal fun dev.corobridge.bridge.Awaitable<*>.stateSuffix(): String =
-    outcomeOrNull()?.let { "[$it]" } ?: "[pending]"

@@ -10,7 +10,7 @@ import dev.corobridge.bridge.await as awaitOutcome
  * Suspends until the counter is zero (returns at once if it is). Cancelling the coroutine
  * withdraws this waiter only. Resumes on the caller's dispatcher.
  */
-suspend fun WaitGroup.await() {
+public suspend fun WaitGroup.await() {
     val r = round.get()
     if (r.count != 0L) r.zero.awaitOutcome()
 }

@@ -115,6 +115,34 @@ class TaskObservationsTest {
         assertNull(unrelated.getContext().getParentObservation(), "nothing left current on the pump: the next task's own observation has no parent");
     }
 
+    /** The observation at the root of {@code c}'s parents: one root, one trace. */
+    private static Observation.ContextView root(Observation.ContextView c) {
+        Observation.ContextView at = c;
+        while (at.getParentObservation() != null) {
+            at = at.getParentObservation().getContextView();
+        }
+        return at;
+    }
+
+    @Test
+    void aJavaChainStartedWithoutACurrentObservationIsOneTraceAcrossItsContexts() throws Exception {
+        try (SingleThreadContext ring = new SingleThreadContext("obs-ring")) {
+            assertNull(registry.getCurrentObservation());
+            Task<Integer> chain = Task.start(HopNote.on(pump, "first"), () -> 1)
+                    .thenOn(HopNote.on(ring, "io"), v -> v + 1)
+                    .thenOn(HopNote.on(pump, "last"), v -> v + 1);
+            assertEquals(3, chain.join(WAIT));
+
+            Observation.Context first = recorder.task("first");
+            Observation.Context io = recorder.task("io");
+            Observation.Context last = recorder.task("last");
+            assertNull(first.getParentObservation(), "nothing was current: the chain's first stage is its root");
+            assertSame(first, root(io), "the ring stage is in the chain's trace");
+            assertSame(first, root(last), "the pump stage after it too");
+            assertEquals("obs-ring", key(io, TaskObservations.CONTEXT_KEY));
+        }
+    }
+
     @Test
     void failureAndCancellationAreTheObservationsOutcome() throws Exception {
         Task<Object> failing = Task.start(HopNote.on(pump, "fails"), () -> { throw new IllegalStateException("boom"); });

@@ -1,6 +1,6 @@
 package dev.corobridge.bridge
 
-import dev.corobridge.bridge.internal.BoundDispatcher
+import dev.corobridge.bridge.internal.BoundDispatchers
 import kotlinx.coroutines.CoroutineDispatcher
 import java.util.concurrent.ExecutorService
 import java.util.concurrent.Executors
@@ -8,8 +8,8 @@ import java.util.concurrent.TimeUnit
 import kotlin.coroutines.CoroutineContext
 
 /**
- * A pump-like test context: one named thread, an [ExecutionContext] whose Kotlin face is a
- * [BoundDispatcher] (as a pump's or a ring's is). Bridge has no MessagePump; this stands in for one.
+ * A pump-like test context: one named thread, an [ExecutionContext] whose Kotlin face is
+ * registered with [BoundDispatchers] (as a pump's or a ring's is). Bridge has no MessagePump; this stands in for one.
  */
 class SingleThreadContext(private val name: String) : ExecutionContext, AutoCloseable {
     private val executor: ExecutorService = Executors.newSingleThreadExecutor { Thread(it, "$name-thread") }
@@ -28,10 +28,14 @@ class SingleThreadContext(private val name: String) : ExecutionContext, AutoClos
 
     override fun toString() = "SingleThreadContext[$name]"
 
-    private inner class Dispatcher : CoroutineDispatcher(), BoundDispatcher {
-        override fun dispatch(context: CoroutineContext, block: Runnable) = executor.execute(block)
+    private inner class Dispatcher : CoroutineDispatcher() {
+        init {
+            BoundDispatchers.register(Dispatcher::class.java) { it.context }
+        }
 
-        override fun context(): ExecutionContext = this@SingleThreadContext
+        val context: ExecutionContext get() = this@SingleThreadContext
+
+        override fun dispatch(context: CoroutineContext, block: Runnable) = executor.execute(block)
 
         override fun toString() = "dispatcher of $name"
     }

@@ -46,7 +46,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * own CQE is ignored, and the operation settles when its original CQE arrives.
  *
  * <p><b>Thread-safety.</b> Slots, the queue and buffers are confined to the loop thread; the public
- * entry points only hand work to it. {@link #inFlight()} is readable from any thread.
+ * entry points only hand work to it. {@link #inFlight()} is readable from any thread. Every method
+ * that touches the loop's state asserts that it runs on the loop ({@code assert inLoop()}, as
+ * Netty's handlers do), so a test run with assertions on fails where the confinement breaks.
  */
 final class UringEngine implements RingEngine, IoUringIoHandle {
 
@@ -340,6 +342,7 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
      * never see a reused number either.
      */
     private void accept(Submission s) {
+        assert inLoop() : "accept off the ring's loop thread";
         RingFile file = s.file;
         if (file != null) {
             if (file.closeAccepted) {
@@ -362,6 +365,7 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
 
     /** Loop thread: writes the SQE into a free slot, or settles the operation if it must not run. */
     private void issue(Submission s) {
+        assert inLoop() : "issue off the ring's loop thread";
         RingOp<?> op = s.op;
         if (shuttingDown && !s.runsAtShutdown()) {
             finish(s.pinned);
@@ -399,6 +403,7 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
 
     /** Loop thread: issues waiting operations, oldest first, while slots are free. */
     private void issueWaiting() {
+        assert inLoop() : "issueWaiting off the ring's loop thread";
         Submission w;
         while (freeTop > 0 && (w = waiting.poll()) != null) {
             issue(w);
@@ -407,6 +412,7 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
 
     @Override
     public void handle(IoRegistration reg, IoEvent event) {
+        assert inLoop() : "a completion handled off the ring's loop thread";
         IoUringIoEvent e = (IoUringIoEvent) event;
         int slot = e.data() & 0xFFFF;
         if (slot == 0) {
@@ -453,12 +459,18 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
     }
 
     private void sqe(byte opcode, int fd, long off, long addr, int len, int opFlags, int slot) {
+        assert inLoop() : "an SQE written off the ring's loop thread";
         registration.submit(new IoUringIoOps(opcode, (byte) 0, (short) 0, fd, off, addr, len, opFlags,
                 slot, (short) 0, (short) 0, 0, 0L));
     }
 
     private void closeQuietly(int fd) {
         sqe(OP_CLOSE, fd, 0, 0, 0, 0, 0);
+    }
+
+    /** Whether the caller is the loop thread, the only one that may touch the loop's state. */
+    boolean inLoop() {
+        return loop.inEventLoop();
     }
 
     private void onLoop(Runnable r) {

@@ -1,7 +1,6 @@
 package dev.corobridge.pump
 
-import dev.corobridge.bridge.internal.BoundDispatcher
-import dev.corobridge.bridge.ExecutionContext
+import dev.corobridge.bridge.internal.BoundDispatchers
 import kotlinx.coroutines.CancellableContinuation
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.Delay
@@ -34,17 +33,22 @@ import kotlin.coroutines.CoroutineContext
  * Timers that were not due yet are handled the same way (timeouts keep their deadline on the
  * fallback).
  *
- * It is a [BoundDispatcher]: Java can hand it to `Task.start`/`thenOn`, which then use the pump's
+ * It is bound to its pump: Java can hand it to `Task.start`/`thenOn`, which then use the pump's
  * own Executor face (no fallback after termination: the task is cancelled as a shutdown).
  *
  * Thread-safety: safe from any thread.
  */
 @OptIn(InternalCoroutinesApi::class, ExperimentalCoroutinesApi::class)
-class PumpDispatcher internal constructor(
+public class PumpDispatcher internal constructor(
     /** The pump this dispatcher runs on. */
-    val pump: MessagePump,
+    public val pump: MessagePump,
     private val isImmediateView: Boolean,
-) : MainCoroutineDispatcher(), Delay, BoundDispatcher {
+) : MainCoroutineDispatcher(), Delay {
+
+    init {
+        // Tells the bridge's Java API which context this dispatcher is the face of.
+        BoundDispatchers.register(PumpDispatcher::class.java) { it.pump }
+    }
 
     private val immediateView: PumpDispatcher by lazy(LazyThreadSafetyMode.PUBLICATION) {
         if (isImmediateView) this else PumpDispatcher(pump, true)
@@ -73,7 +77,7 @@ class PumpDispatcher internal constructor(
         pump.name, "terminated; the coroutine was cancelled and resumes on the fallback executor"
     )
 
-    override fun scheduleResumeAfterDelay(timeMillis: Long, continuation: CancellableContinuation<Unit>) =
+    override fun scheduleResumeAfterDelay(timeMillis: Long, continuation: CancellableContinuation<Unit>): Unit =
         scheduleResumeAfterDelay(timeMillis, continuation, this)
 
     /**
@@ -127,8 +131,6 @@ class PumpDispatcher internal constructor(
     }
 
     /** The pump: Java APIs given this dispatcher use the pump's Executor face, which rejects after termination. */
-    override fun context(): ExecutionContext = pump
-
     override fun toString(): String = "MessagePump[${pump.name}]" + if (isImmediateView) ".immediate" else ""
 
     override fun equals(other: Any?): Boolean =

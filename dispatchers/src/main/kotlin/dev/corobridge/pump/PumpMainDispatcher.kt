@@ -40,11 +40,11 @@ internal class PumpMainDispatcher(private val isImmediate: Boolean) : MainCorout
 
     override fun isDispatchNeeded(context: CoroutineContext): Boolean = target().isDispatchNeeded(context)
 
-    override fun dispatch(context: CoroutineContext, block: Runnable) = target().dispatch(context, block)
+    override fun dispatch(context: CoroutineContext, block: Runnable): Unit = target().dispatch(context, block)
 
     // The timer resumes the continuation with this dispatcher, the one it runs on, not the pump's
     // own: kotlinx then resumes it in place instead of dispatching it once more.
-    override fun scheduleResumeAfterDelay(timeMillis: Long, continuation: CancellableContinuation<Unit>) =
+    override fun scheduleResumeAfterDelay(timeMillis: Long, continuation: CancellableContinuation<Unit>): Unit =
         target().scheduleResumeAfterDelay(timeMillis, continuation, this)
 
     /** Whether [pump] is the one this dispatcher delegates to now. */

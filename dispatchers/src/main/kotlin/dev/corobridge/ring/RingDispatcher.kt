@@ -1,8 +1,7 @@
 package dev.corobridge.ring
 
-import dev.corobridge.bridge.internal.BoundDispatcher
+import dev.corobridge.bridge.internal.BoundDispatchers
 import dev.corobridge.bridge.ContextShutdownException
-import dev.corobridge.bridge.ExecutionContext
 import kotlinx.coroutines.CancellableContinuation
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.Delay
@@ -27,10 +26,15 @@ import kotlin.coroutines.CoroutineContext
  * [ContextShutdownException] and runs the continuation on `Dispatchers.IO` so that it can finish.
  */
 @OptIn(InternalCoroutinesApi::class, ExperimentalCoroutinesApi::class)
-class RingDispatcher internal constructor(
+public class RingDispatcher internal constructor(
     /** The ring this dispatcher runs on. */
-    val ring: Ring,
-) : CoroutineDispatcher(), Delay, BoundDispatcher {
+    public val ring: Ring,
+) : CoroutineDispatcher(), Delay {
+
+    init {
+        // Tells the bridge's Java API which context this dispatcher is the face of.
+        BoundDispatchers.register(RingDispatcher::class.java) { it.ring }
+    }
 
     override fun isDispatchNeeded(context: CoroutineContext): Boolean = !ring.isCurrentThread()
 
@@ -65,8 +69,6 @@ class RingDispatcher internal constructor(
             }
             DisposableHandle { job.cancel() }
         }
-
-    override fun context(): ExecutionContext = ring
 
     override fun toString(): String = ring.name
 }

@@ -20,34 +20,34 @@ import java.nio.file.Path
 // closeAsync().await().
 
 /** Opens [path] on this ring (no options: read-only). */
-suspend fun Ring.open(path: Path, vararg options: OpenOption): RingFile = openAsync(path, options.toSet()).awaitIo()
+public suspend fun Ring.open(path: Path, vararg options: OpenOption): RingFile = openAsync(path, options.toSet()).awaitIo()
 
 /** Opens [path] on the ring the pool places it on. */
-suspend fun RingPool.open(path: Path, vararg options: OpenOption): RingFile = openAsync(path, options.toSet()).awaitIo()
+public suspend fun RingPool.open(path: Path, vararg options: OpenOption): RingFile = openAsync(path, options.toSet()).awaitIo()
 
 /** Reads up to `dst.remaining()` bytes at [position]; -1 at end of file. */
-suspend fun RingFile.read(dst: ByteBuffer, position: Long): Int = readAsync(dst, position).awaitIo()
+public suspend fun RingFile.read(dst: ByteBuffer, position: Long): Int = readAsync(dst, position).awaitIo()
 
 /** Writes at [position]; may be short. */
-suspend fun RingFile.write(src: ByteBuffer, position: Long): Int = writeAsync(src, position).awaitIo()
+public suspend fun RingFile.write(src: ByteBuffer, position: Long): Int = writeAsync(src, position).awaitIo()
 
 /** Appends atomically (file opened with APPEND). */
-suspend fun RingFile.append(src: ByteBuffer): Int = appendAsync(src).awaitIo()
+public suspend fun RingFile.append(src: ByteBuffer): Int = appendAsync(src).awaitIo()
 
 /** Reads until [dst] is full or end of file. */
-suspend fun RingFile.readFully(dst: ByteBuffer, position: Long): Int = readFullyAsync(dst, position).awaitIo()
+public suspend fun RingFile.readFully(dst: ByteBuffer, position: Long): Int = readFullyAsync(dst, position).awaitIo()
 
 /** Writes all of [src] at [position]. */
-suspend fun RingFile.writeFully(src: ByteBuffer, position: Long): Int = writeFullyAsync(src, position).awaitIo()
+public suspend fun RingFile.writeFully(src: ByteBuffer, position: Long): Int = writeFullyAsync(src, position).awaitIo()
 
 /** fsync(2). */
-suspend fun RingFile.fsync() { fsyncAsync().awaitIo() }
+public suspend fun RingFile.fsync() { fsyncAsync().awaitIo() }
 
 /** fdatasync(2). */
-suspend fun RingFile.fdatasync() { fdatasyncAsync().awaitIo() }
+public suspend fun RingFile.fdatasync() { fdatasyncAsync().awaitIo() }
 
 /** The current size. */
-suspend fun RingFile.size(): Long = sizeAsync().awaitIo()
+public suspend fun RingFile.size(): Long = sizeAsync().awaitIo()
 
 /**
  * Awaits a ring operation. If the caller is cancelled, cancels the operation ([RingOp.cancel]): one
@@ -57,7 +57,7 @@ suspend fun RingFile.size(): Long = sizeAsync().awaitIo()
  * file opened, a connection made, a server bound in the same instant the caller was cancelled — is
  * closed, not left open unowned.
  */
-suspend fun <T> RingOp<T>.awaitIo(): T {
+public suspend fun <T> RingOp<T>.awaitIo(): T {
     try {
         return await()
     } catch (e: CancellationException) {

@@ -17,22 +17,22 @@ import java.nio.ByteBuffer
  * Reads into `[position, limit)` of [buf] and moves its position by the count (as
  * `ReadableByteChannel.read`); 0 if it has no room, -1 at end of stream.
  */
-suspend fun RingConnection.read(buf: ByteBuffer): Int = readAsync(buf).awaitIo()
+public suspend fun RingConnection.read(buf: ByteBuffer): Int = readAsync(buf).awaitIo()
 
 /** Sends `buf[0, n)` and waits until it is flushed. */
-suspend fun RingConnection.write(buf: ByteBuffer, n: Int): Int = writeAsync(buf, n).awaitIo()
+public suspend fun RingConnection.write(buf: ByteBuffer, n: Int): Int = writeAsync(buf, n).awaitIo()
 
 /** Half-closes: the peer's reads see the end; reading continues. */
-suspend fun RingConnection.shutdownOutput() { shutdownOutputAsync().awaitIo() }
+public suspend fun RingConnection.shutdownOutput() { shutdownOutputAsync().awaitIo() }
 
 /** Connects from one of the pool's rings. */
-suspend fun RingPool.connect(address: InetSocketAddress): RingConnection = connectAsync(address).awaitIo()
+public suspend fun RingPool.connect(address: InetSocketAddress): RingConnection = connectAsync(address).awaitIo()
 
 /**
  * Binds [address] and hands every accepted connection to [onAccept] on its ring's thread (see
  * [RingServer]). Suspends until bound; never blocks a thread, so it may be called on the pump.
  */
-suspend fun RingPool.bind(address: InetSocketAddress, onAccept: (RingConnection) -> Unit): RingServer =
+public suspend fun RingPool.bind(address: InetSocketAddress, onAccept: (RingConnection) -> Unit): RingServer =
     bindAsync(address, onAccept).awaitIo()
 
 /**
@@ -43,7 +43,7 @@ suspend fun RingPool.bind(address: InetSocketAddress, onAccept: (RingConnection)
  * (no connection is accepted for a scope that cannot run it). Suspends until the address is bound
  * (never blocking a thread: it may be called on the pump).
  */
-suspend fun RingPool.serve(
+public suspend fun RingPool.serve(
     address: InetSocketAddress,
     scope: CoroutineScope,
     session: suspend (RingConnection) -> Unit,

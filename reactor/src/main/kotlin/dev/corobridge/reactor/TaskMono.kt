@@ -12,7 +12,7 @@ import java.util.concurrent.Executor
  * error; disposing a subscription before the task completed cancels the task. See
  * [TaskMono.toMono].
  */
-fun <T : Any> Task<out T?>.asMono(): Mono<T> {
+public fun <T : Any> Task<out T?>.asMono(): Mono<T> {
     @Suppress("UNCHECKED_CAST") // a Mono has no null element: a null value is the empty Mono
     return TaskMono.toMono(this as Task<T>)
 }
@@ -23,7 +23,7 @@ fun <T : Any> Task<out T?>.asMono(): Mono<T> {
  * an error; disposing a subscription before the task completed cancels the task. See
  * [TaskMono.toMono].
  */
-fun <T : Any> Task<out T?>.asMono(answerOn: Executor): Mono<T> {
+public fun <T : Any> Task<out T?>.asMono(answerOn: Executor): Mono<T> {
     @Suppress("UNCHECKED_CAST") // a Mono has no null element: a null value is the empty Mono
     return TaskMono.toMono(this as Task<T>, answerOn)
 }
@@ -33,4 +33,4 @@ fun <T : Any> Task<out T?>.asMono(answerOn: Executor): Mono<T> {
  * task cancels the subscription. See [TaskMono.toTask]; from a coroutine, kotlinx's
  * `awaitFirstOrNull()` suspends without a task.
  */
-fun <T> Publisher<T>.asTask(): Task<T?> = TaskMono.toTask(this)
+public fun <T> Publisher<T>.asTask(): Task<T?> = TaskMono.toTask(this)

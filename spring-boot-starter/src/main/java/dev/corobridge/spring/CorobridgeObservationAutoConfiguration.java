@@ -11,8 +11,8 @@ import org.springframework.context.annotation.Bean;
  * Observes tasks ({@code dev.corobridge.observation.TaskObservations}: one Micrometer
  * {@code Observation} per task that runs work, a span of the request with its hops as events) when
  * Micrometer Tracing is on the class path and the application has an {@code ObservationRegistry};
- * off with {@code corobridge.observation.enabled=false}. The registry is installed when the context
- * starts and removed when it closes.
+ * off with {@code corobridge.observation.enabled=false}. The registry is installed, for the tasks of
+ * its own traces only, when the context starts, and removed when it closes.
  *
  * <p>Context propagation needs nothing here: tasks carry the MDC and the thread-locals registered
  * with Micrometer's {@code ContextRegistry} (the current observation among them) by themselves. For

@@ -11,9 +11,11 @@ public interface StepObserver {
     /**
      * A task's work begins on the current thread (with the task's captured context restored, so a
      * current observation there is the parent): {@code task} its name, {@code context} where it
-     * runs, {@code note} its label. Returns the step, or {@code null} to leave this one unobserved.
+     * runs, {@code note} its label. {@code chain} is the first observed step of the task chain this
+     * work belongs to (a Java chain's first stage), or null: the parent when nothing is current, so
+     * that one chain is one trace. Returns the step, or {@code null} to leave this one unobserved.
      */
-    Step begin(String task, String context, String note);
+    Step begin(String task, String context, String note, Step chain);
 
     /** One observed task: its scope on a thread, its hops, its end. */
     interface Step {

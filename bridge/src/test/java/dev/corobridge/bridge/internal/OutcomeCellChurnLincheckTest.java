@@ -60,8 +60,8 @@ public class OutcomeCellChurnLincheckTest {
 
     static {
         try {
-            WITHDRAWN_COUNT = MethodHandles.privateLookupIn(OutcomeCell.class, MethodHandles.lookup())
-                    .findVarHandle(OutcomeCell.class, "withdrawn", int.class);
+            WITHDRAWN_COUNT = MethodHandles.privateLookupIn(Promise.class, MethodHandles.lookup())
+                    .findVarHandle(Promise.class, "withdrawn", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -83,7 +83,7 @@ public class OutcomeCellChurnLincheckTest {
         public Ops() {
             register();
             register();
-            for (int i = 0; i < 2 * OutcomeCell.PRUNE_AT - 1; i++) { // the 16th withdrawal prunes
+            for (int i = 0; i < 2 * OutcomeFields.PRUNE_AT - 1; i++) { // the 16th withdrawal prunes
                 cell.onComplete(o -> withdrawnBeforeRuns.incrementAndGet()).dispose();
             }
         }
@@ -208,11 +208,11 @@ public class OutcomeCellChurnLincheckTest {
             if (outcome == null) {
                 int retained = RetainedCallbacks.of(cell);
                 int withdrawnKept = retained - live;
-                int counted = (int) WITHDRAWN_COUNT.getVolatile((OutcomeCell<?>) cell);
+                int counted = (int) WITHDRAWN_COUNT.getVolatile(cell);
                 if (withdrawnKept < 0) {
                     problems.add("the cell keeps " + retained + " callbacks but " + live + " are live");
                 }
-                if (withdrawnKept >= Math.max(OutcomeCell.PRUNE_AT, live)) {
+                if (withdrawnKept >= Math.max(OutcomeFields.PRUNE_AT, live)) {
                     problems.add("the cell keeps " + withdrawnKept + " withdrawn callbacks for " + live + " live ones");
                 }
                 if (counted != withdrawnKept) {

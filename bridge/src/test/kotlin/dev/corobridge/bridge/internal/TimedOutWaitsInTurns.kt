@@ -15,7 +15,7 @@ import kotlin.test.assertEquals
  * end: what the waiter-churn leak tests bound.
  */
 suspend fun TestScope.mostCallbacksKeptByTimedOutWaits(
-    cell: OutcomeCell<*>,
+    cell: dev.corobridge.bridge.Awaitable<*>,
     rounds: Int,
     wait: suspend () -> Unit,
 ): Int {

@@ -38,7 +38,12 @@ public final class ApiDumpCheck {
         /** The API differs from the file: {@link Result#message()} has the diff. */
         DIFFERENT,
         /** There is no dump file yet. */
-        MISSING
+        MISSING,
+        /**
+         * A public or protected signature names a type of an {@code internal} package
+         * ({@link InternalTypes}): fails in update mode too, and nothing is written.
+         */
+        INTERNAL_TYPE
     }
 
     /**
@@ -48,7 +53,7 @@ public final class ApiDumpCheck {
     public record Result(Status status, String message) {
         /** Whether the build may go on. */
         public boolean passed() {
-            return status != Status.DIFFERENT && status != Status.MISSING;
+            return status != Status.DIFFERENT && status != Status.MISSING && status != Status.INTERNAL_TYPE;
         }
     }
 
@@ -72,10 +77,14 @@ public final class ApiDumpCheck {
         }
     }
 
-    /** The dump file's text for {@code api}: the header, then the dump. */
+    /**
+     * The dump file's text for {@code api}: the header (with why it names a kotlinx type that is
+     * internal API, if it does: {@link InternalTypes#ALLOWED}), then the dump.
+     */
     public static String fileText(String artifactId, String api) {
         return "# Public API of " + artifactId + ", generated from its compiled classes by build-tools/api-dump.\n"
                 + "# Do not edit: regenerate with -D" + UPDATE_PROPERTY + "=true (see \"API dump\" in the README).\n"
+                + InternalTypes.allowedNote(api)
                 + "\n"
                 + api;
     }
@@ -87,7 +96,16 @@ public final class ApiDumpCheck {
      *     cannot be written
      */
     public static Result run(Module module, boolean update) {
-        String expected = fileText(module.artifactId(), ApiDump.render(module.classesDir()));
+        String api = ApiDump.render(module.classesDir());
+        List<InternalTypes.Leak> leaks = InternalTypes.leaks(api);
+        if (!leaks.isEmpty()) {
+            StringBuilder message = new StringBuilder("The public API of " + module.artifactId()
+                    + " names types of internal packages, which users must not use. Keep them out of every"
+                    + " public and protected signature (supertypes, fields, parameters, return types, type arguments):\n");
+            leaks.forEach(leak -> message.append("  ").append(leak).append('\n'));
+            return new Result(Status.INTERNAL_TYPE, message.toString());
+        }
+        String expected = fileText(module.artifactId(), api);
         String actual = read(module.dumpFile());
         if (update) {
             if (expected.equals(actual == null ? null : normalized(actual))) {

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.function.Function;
 import java.util.stream.Stream;
 
@@ -35,11 +36,14 @@ class ApiDumpCheckTest {
     private static final String REGENERATE = "./mvnw -pl lib -am verify -Dcorobridge.api.update=true";
     private static final String FINAL_JAVA = "dev/corobridge/apidump/fixture/javacode/FinalJava.class";
     private static final String PUBLIC_JAVA = "dev/corobridge/apidump/fixture/javacode/PublicJava.class";
+    /** The one fixture whose API names an internal type (its superclass); copied only where a test wants it. */
+    private static final String PUBLIC_ON_INTERNAL = "PublicOnInternal.class";
 
     @TempDir
     Path temp;
     private Path classes;
     private Module module;
+    private Path publicOnInternal;
 
     @BeforeEach
     void copyFixtureClasses() throws IOException {
@@ -50,6 +54,8 @@ class ApiDumpCheckTest {
                 Path target = classes.resolve("dev/corobridge/apidump/fixture").resolve(source.relativize(file).toString());
                 if (Files.isDirectory(file)) {
                     Files.createDirectories(target);
+                } else if (file.getFileName().toString().equals(PUBLIC_ON_INTERNAL)) {
+                    publicOnInternal = file;
                 } else {
                     Files.copy(file, target);
                 }
@@ -170,6 +176,61 @@ class ApiDumpCheckTest {
         Files.writeString(module.dumpFile(), text.substring(0, text.length() - 1), StandardCharsets.UTF_8);
         assertEquals(Status.UNCHANGED, ApiDumpCheck.run(module, false).status());
         assertEquals(Status.ALREADY_CURRENT, ApiDumpCheck.run(module, true).status());
+    }
+
+    @Test
+    void anApiClassExtendingAnInternalClassFailsTheCheckAndTheUpdate() throws IOException {
+        ApiDumpCheck.run(module, true);
+        String before = Files.readString(module.dumpFile());
+        Files.copy(publicOnInternal, classes.resolve("dev/corobridge/apidump/fixture/javacode/" + PUBLIC_ON_INTERNAL));
+
+        for (boolean update : new boolean[] {false, true}) {
+            Result result = ApiDumpCheck.run(module, update);
+            assertEquals(Status.INTERNAL_TYPE, result.status());
+            assertFalse(result.passed());
+            String j = "dev.corobridge.apidump.fixture.javacode.";
+            assertTrue(result.message().startsWith("The public API of corobridge-lib names types of internal packages"),
+                    result.message());
+            assertTrue(result.message().contains("\n  " + j + "internal.SharedBase in: public final class " + j
+                    + "PublicOnInternal extends " + j + "internal.SharedBase<java.lang.String>\n"), result.message());
+        }
+        assertEquals(before, Files.readString(module.dumpFile()), "update mode writes nothing while an internal type leaks");
+    }
+
+    @Test
+    void everyKindOfSignatureIsSearchedGenericArgumentsIncluded() {
+        String api = """
+                public final class a.Api<T extends a.internal.Bound> implements a.internal.Face<a.Api<T>> {
+                  public static a.internal.Field FIELD
+                  public a.Api(a.internal.Param)
+                  public java.util.List<? extends a.internal.Element> list()
+                  public void fails() throws a.internal.Failure
+                  public a.internal.Outer$Nested nested()
+                  public void internal(java.lang.String)
+                  public a.internalish.Fine fine(my_internal.Fine, a.internal2.Fine)
+                }
+                """;
+        List<String> types = InternalTypes.leaks(api).stream().map(InternalTypes.Leak::type).toList();
+        assertEquals(List.of("a.internal.Bound", "a.internal.Face", "a.internal.Field", "a.internal.Param",
+                "a.internal.Element", "a.internal.Failure", "a.internal.Outer$Nested"), types);
+        assertEquals("a.internal.Field in: public final class a.Api<T extends a.internal.Bound> implements"
+                + " a.internal.Face<a.Api<T>> { public static a.internal.Field FIELD }",
+                InternalTypes.leaks(api).get(2).toString());
+    }
+
+    @Test
+    void kotlinxPlugInPointsAreAllowedAndTheDumpSaysWhy() {
+        String api = """
+                public final class a.Factory implements kotlinx.coroutines.internal.MainDispatcherFactory {
+                  public kotlinx.coroutines.MainCoroutineDispatcher create(java.util.List<? extends kotlinx.coroutines.internal.MainDispatcherFactory>)
+                }
+                """;
+        assertEquals(List.of(), InternalTypes.leaks(api));
+        String text = ApiDumpCheck.fileText("corobridge-lib", api);
+        assertTrue(text.contains("\n# Names kotlinx.coroutines.internal.MainDispatcherFactory on purpose: how"
+                + " kotlinx.coroutines finds a Dispatchers.Main implementation"), text);
+        assertFalse(text.contains("kotlinx.coroutines.Delay"), text);
+        assertFalse(ApiDumpCheck.fileText("corobridge-lib", "public final class a.B {\n}\n").contains("on purpose"));
     }
 
     private void rewrite(String classFile, Function<ClassVisitor, ClassVisitor> change) throws IOException {

@@ -54,10 +54,6 @@ class NamingRulesTest {
             "lifecycle: the call starts the shutdown; the future is its termination",
             "dev.corobridge.ring.RingPool#leastLoaded",
             "a placement choice among the rings, as next() is, not a property",
-            "dev.corobridge.pump.PumpDispatcher#context",
-            "implements the internal BoundDispatcher (its name is that interface's)",
-            "dev.corobridge.ring.RingDispatcher#context",
-            "implements the internal BoundDispatcher (its name is that interface's)",
             "dev.corobridge.main.CorobridgeMainDispatcherFactory#hintOnError",
             "implements kotlinx's MainDispatcherFactory (its name is kotlinx's)");
 

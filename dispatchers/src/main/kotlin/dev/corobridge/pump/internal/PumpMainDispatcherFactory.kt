@@ -16,7 +16,7 @@ import kotlinx.coroutines.internal.MainDispatcherFactory
  * registers Swing's: corobridge-dispatchers alone leaves `Dispatchers.Main` to others.
  */
 @OptIn(InternalCoroutinesApi::class)
-class PumpMainDispatcherFactory : MainDispatcherFactory {
+public class PumpMainDispatcherFactory : MainDispatcherFactory {
 
     override val loadPriority: Int
         get() = if ("pump".equals(System.getProperty(MainPump.MAIN_PROPERTY, ""), ignoreCase = true)) 1_000 else -1

@@ -1,6 +1,5 @@
-package dev.corobridge.sync
+package dev.corobridge.bridge.internal
 
-import dev.corobridge.bridge.internal.OutcomeCell
 import kotlinx.coroutines.CompletableJob
 import kotlinx.coroutines.Job
 import java.util.concurrent.CancellationException
@@ -62,3 +61,7 @@ internal abstract class KotlinxCall<R, T> : OutcomeCell<T>(), Continuation<R> {
         job.cancel(cause)
     }
 }
+
+/** `[outcome]` or `[pending]`: how the calls' `toString()` show their state. */
+internal fun dev.corobridge.bridge.Awaitable<*>.stateSuffix(): String =
+    outcomeOrNull()?.let { "[$it]" } ?: "[pending]"

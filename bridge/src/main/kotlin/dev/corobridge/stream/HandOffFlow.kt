@@ -1,6 +1,5 @@
-package dev.corobridge.sync
+package dev.corobridge.stream
 
-import dev.corobridge.stream.Next
 import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.ensureActive
 import kotlinx.coroutines.flow.Flow

@@ -1,6 +1,5 @@
-package dev.corobridge.sync
+package dev.corobridge.stream
 
-import dev.corobridge.stream.Next
 import kotlinx.coroutines.DisposableHandle
 import kotlinx.coroutines.InternalCoroutinesApi
 import kotlinx.coroutines.Job

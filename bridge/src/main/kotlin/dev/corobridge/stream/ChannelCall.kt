@@ -1,8 +1,9 @@
-package dev.corobridge.sync
+package dev.corobridge.stream
 
+import dev.corobridge.bridge.internal.KotlinxCall
+import dev.corobridge.bridge.internal.stateSuffix
 import dev.corobridge.bridge.Outcome
 import dev.corobridge.bridge.internal.BlockingGuard
-import dev.corobridge.stream.Next
 import kotlinx.coroutines.channels.ClosedReceiveChannelException
 import kotlinx.coroutines.channels.ReceiveChannel
 import kotlinx.coroutines.channels.SendChannel

@@ -1,16 +1,18 @@
-package dev.corobridge.bridge;
+package dev.corobridge.bridge.internal;
 
 import java.util.Objects;
 import java.util.concurrent.Executor;
 
 /**
- * An executor whose steps are labelled in hop traces ({@link HopNote#on(Executor, String)}): it runs
+ * Internal API: not for use outside corobridge; may change without notice.
+ *
+ * <p>An executor whose steps are labelled in hop traces ({@code HopNote.on(executor, note)}): it runs
  * everything on {@code delegate}, and a task step on it is recorded under the delegate's context
  * name with {@code note} as the hop's note. Immutable; as thread-safe as the delegate.
  */
-record NotedExecutor(Executor delegate, String note) implements Executor {
+public record NotedExecutor(Executor delegate, String note) implements Executor {
 
-    NotedExecutor {
+    public NotedExecutor {
         Objects.requireNonNull(delegate, "executor");
         Objects.requireNonNull(note, "note");
     }

@@ -1,10 +1,15 @@
-package dev.corobridge.sync;
+package dev.corobridge.bridge.internal;
 
 import dev.corobridge.bridge.Awaitable;
 import dev.corobridge.bridge.Promise;
 
-/** Already completed awaitables for the fast paths (an operation that did not have to wait). */
-final class Completions {
+/**
+ * Internal API: not for use outside corobridge; may change without notice.
+ *
+ * <p>Already completed awaitables for the fast paths (an operation that did not have to wait).
+ * Thread-safe.
+ */
+public final class Completions {
 
     private static final Promise<Void> DONE = new Promise<>();
 
@@ -16,17 +21,17 @@ final class Completions {
     }
 
     /** The shared awaitable completed with {@code null}: cancelling it is a no-op. */
-    static Awaitable<Void> done() {
+    public static Awaitable<Void> done() {
         return DONE;
     }
 
-    static <T> Awaitable<T> value(T value) {
+    public static <T> Awaitable<T> value(T value) {
         Promise<T> p = new Promise<>();
         p.complete(value);
         return p;
     }
 
-    static <T> Awaitable<T> failed(Throwable error) {
+    public static <T> Awaitable<T> failed(Throwable error) {
         Promise<T> p = new Promise<>();
         p.fail(error);
         return p;

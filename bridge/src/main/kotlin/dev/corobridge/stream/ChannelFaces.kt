@@ -1,7 +1,8 @@
-package dev.corobridge.sync
+package dev.corobridge.stream
 
+import dev.corobridge.bridge.internal.awaitDecided
+import dev.corobridge.bridge.internal.Completions
 import dev.corobridge.bridge.Awaitable
-import dev.corobridge.stream.Next
 import kotlinx.coroutines.channels.Channel
 import kotlinx.coroutines.channels.ClosedReceiveChannelException
 import kotlinx.coroutines.channels.ReceiveChannel

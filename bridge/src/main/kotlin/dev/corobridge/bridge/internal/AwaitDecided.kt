@@ -1,8 +1,7 @@
-package dev.corobridge.sync
+package dev.corobridge.bridge.internal
 
 import dev.corobridge.bridge.Awaitable
 import dev.corobridge.bridge.Outcome
-import dev.corobridge.bridge.internal.OutcomeCell
 import kotlinx.coroutines.InternalCoroutinesApi
 import kotlinx.coroutines.Job
 import java.util.concurrent.CancellationException
@@ -52,7 +51,4 @@ internal fun <T> Outcome<T>.valueOrThrow(): T = when (this) {
 
 
 /** Cancels with [cause] where the awaitable takes one (corobridge's own: promises, tasks, waits), else plainly. */
-internal fun Awaitable<*>.cancelWith(cause: CancellationException): Boolean = when (this) {
-    is OutcomeCell<*> -> cancel(cause)
-    else -> cancel()
-}
+internal fun Awaitable<*>.cancelWith(cause: CancellationException): Boolean = OutcomeCell.cancel(this, cause)
