@@ -1,5 +1,7 @@
 package dev.corobridge.demo.journal;
 
+import static dev.corobridge.demo.io.BoundedIo.await;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -8,12 +10,10 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.TimeoutException;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import dev.corobridge.bridge.Awaitable;
 import dev.corobridge.demo.board.Change;
 import dev.corobridge.ring.RingFile;
 import dev.corobridge.ring.RingPool;
@@ -163,16 +163,4 @@ record RecoveredJournal(RingFile file, List<JournalScan.Entry> kept, long end, l
         return entries.stream().map(JournalScan.Entry::change).toList();
     }
 
-    private static <T> T await(Awaitable<T> op, Duration timeout, String what) throws IOException {
-        try {
-            return op.join(timeout);
-        } catch (TimeoutException e) {
-            throw new IOException(what + " did not finish within " + timeout, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException(what + " interrupted", e);
-        } catch (Exception e) {
-            throw new IOException(what + " failed: " + e.getMessage(), e);
-        }
-    }
 }

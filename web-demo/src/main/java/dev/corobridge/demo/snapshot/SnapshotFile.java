@@ -1,5 +1,7 @@
 package dev.corobridge.demo.snapshot;
 
+import static dev.corobridge.demo.io.BoundedIo.await;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -13,7 +15,6 @@ import java.util.Optional;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import dev.corobridge.bridge.Awaitable;
 import dev.corobridge.ring.RingFile;
 import dev.corobridge.ring.RingPool;
 
@@ -99,16 +100,4 @@ public final class SnapshotFile {
         }
     }
 
-    private static <T> T await(Awaitable<T> op, Duration timeout, String what) throws IOException {
-        try {
-            return op.join(timeout);
-        } catch (java.util.concurrent.TimeoutException e) {
-            throw new IOException(what + " did not finish within " + timeout, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException(what + " interrupted", e);
-        } catch (Exception e) {
-            throw new IOException(what + " failed: " + e.getMessage(), e);
-        }
-    }
 }
