@@ -19,7 +19,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Writers for the failure tests: {@code writers} threads, each adding {@code writesPerWriter}
  * notes (unique texts) to the given boards through the replicas, writer {@code w} starting at
  * replica {@code w % n} and moving to the next replica when one refuses the connection, times out
- * or answers 503 (as a client behind a balancer would). Every acknowledged write (201) is recorded
+ * or answers 503, as a client behind a balancer would: after a 503 it waits the answer's
+ * {@code Retry-After} (the service sends one), after a refused connection a little; a write is given
+ * up ({@link #abandoned}) only after {@link #GIVE_UP_AFTER} of such answers, a span longer than a
+ * broker failover. Every acknowledged write (201) is recorded
  * with the replica that answered it; {@link #acknowledged(int)} lets a test act (kill a process)
  * after a number of acknowledgements, a deterministic trigger instead of a delay.
  *
@@ -33,7 +36,10 @@ final class ClusterLoad {
     }
 
     static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
-    private static final int ATTEMPTS_PER_WRITE = 30;
+    /** How long one write is retried through 503s and refused connections before it is abandoned. */
+    static final Duration GIVE_UP_AFTER = Duration.ofSeconds(60);
+    /** The wait after a 503 that carries no {@code Retry-After}, and after a refused connection. */
+    private static final long BACKOFF_MS = 200;
 
     private final ReplicaCluster cluster;
     private final List<String> boards;
@@ -106,7 +112,8 @@ final class ClusterLoad {
             String board = boards.get((writer + k) % boards.size());
             String text = "w" + writer + "-" + k;
             boolean done = false;
-            for (int attempt = 0; attempt < ATTEMPTS_PER_WRITE && !done; attempt++) {
+            long giveUpAt = System.nanoTime() + GIVE_UP_AFTER.toNanos();
+            while (!done && System.nanoTime() - giveUpAt < 0) {
                 try {
                     Http.Response r = clients.get(replica).postJson("/api/boards/" + board + "/notes", Http.obj("text", text));
                     statuses.computeIfAbsent(r.status(), s -> new AtomicInteger()).incrementAndGet();
@@ -119,6 +126,7 @@ final class ClusterLoad {
                             badProblems.add(r.contentType() + " " + r.abbreviated());
                         }
                         replica = (replica + 1) % n;
+                        DemoProcess.sleep(retryAfterMillis(r));
                     } else {
                         throw new AssertionError("unexpected answer to a write: " + r.status() + " " + r.abbreviated());
                     }
@@ -130,13 +138,19 @@ final class ClusterLoad {
                     }
                     replica = (replica + 1) % n;
                     // A refused connection answers at once: back off a little before the next replica.
-                    DemoProcess.sleep(50);
+                    DemoProcess.sleep(BACKOFF_MS);
                 }
             }
             if (!done) {
                 abandoned.incrementAndGet();
             }
         }
+    }
+
+    /** The 503's {@code Retry-After} in milliseconds (whole seconds, RFC 9110), else {@link #BACKOFF_MS}. */
+    private static long retryAfterMillis(Http.Response r) {
+        return r.header("Retry-After").map(String::trim).filter(v -> v.matches("\\d{1,3}"))
+                .map(v -> Long.parseLong(v) * 1000).orElse(BACKOFF_MS);
     }
 
     private void record(Ack ack) {
