@@ -110,7 +110,8 @@ class ClusterModeIT {
     void kafkaUnreachableAtStartAndWhileRunningAnswers503AndRecoversWithoutARestart() throws Exception {
         try (ReplicaCluster cluster = ReplicaCluster.brokersOnly("kafka-down", 1, 1, dir)) {
             cluster.kafka().kill(0);
-            DemoProcess replica = cluster.launchReplica(0);
+            // A short start wait (default 15 s): the behaviour is the same, the test waits less.
+            DemoProcess replica = cluster.launchReplica(0, "demo.kafka.start-wait=5s");
             Http http = cluster.http(0, ClusterLoad.REQUEST_TIMEOUT);
 
             // At start: the replica starts without the log after demo.kafka.start-wait (API.md, "Brokers
@@ -160,16 +161,20 @@ class ClusterModeIT {
         }
     }
 
-    /** {@code changes} notes added through replica 0 by 8 threads (bounded). */
+    /**
+     * {@code changes} notes added through replica 0 by 32 threads (bounded): each write waits for a
+     * broker round trip, so the rate grows with the writers.
+     */
     private static void loadOnReplicaZero(ReplicaCluster cluster, List<String> boards, int changes) throws Exception {
         Http http = cluster.http(0, ClusterLoad.REQUEST_TIMEOUT);
-        var pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+        int threads = 32;
+        var pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
         try {
             List<Future<?>> all = new java.util.ArrayList<>();
-            for (int t = 0; t < 8; t++) {
+            for (int t = 0; t < threads; t++) {
                 int thread = t;
                 all.add(pool.submit(() -> {
-                    for (int k = thread; k < changes; k += 8) {
+                    for (int k = thread; k < changes; k += threads) {
                         http.postJson("/api/boards/" + boards.get(k % boards.size()) + "/notes", Http.obj("text", "c" + k))
                                 .expect(201);
                     }

@@ -48,15 +48,20 @@ final class ReplicaCluster implements AutoCloseable {
     }
 
     /**
-     * Starts {@code brokers} brokers (1 or 3), then {@code replicas} replicas one after the other, each
-     * ready (readiness UP) before the next starts.
+     * Starts {@code brokers} brokers (1 or 3), then {@code replicas} replicas together, and returns
+     * once every one is ready (readiness UP). They start at once, as a deployment's would: each
+     * creates the topic when it finds none (one wins, the others find it), and the JVM starts
+     * overlap.
      */
     static ReplicaCluster start(String name, int brokers, int replicas, Path dir) {
         KafkaCluster kafka = KafkaCluster.start(brokers, dir.resolve("kafka"));
         ReplicaCluster cluster = new ReplicaCluster(kafka, dir, name, replicas);
         try {
             for (int i = 0; i < replicas; i++) {
-                cluster.startReplica(i);
+                cluster.launchReplica(i);
+            }
+            for (int i = 0; i < replicas; i++) {
+                cluster.replica(i).awaitReady(Duration.ofSeconds(120));
             }
             return cluster;
         } catch (RuntimeException | Error e) {
@@ -109,13 +114,18 @@ final class ReplicaCluster implements AutoCloseable {
         return replicas[i];
     }
 
-    /** Starts replica {@code i} without waiting for its readiness (e.g. while Kafka is unreachable). */
-    DemoProcess launchReplica(int i) {
+    /**
+     * Starts replica {@code i} without waiting for its readiness (e.g. while Kafka is unreachable),
+     * with {@code extraProperties} ({@code key=value}) after the cluster's own.
+     */
+    DemoProcess launchReplica(int i, String... extraProperties) {
         if (isRunning(i)) {
             throw new IllegalStateException(replicaId(i) + " is running");
         }
         starts[i]++;
-        replicas[i] = DemoProcess.launch(name + "-" + replicaId(i) + "-" + starts[i], dataDir(i), ports[i], properties(i));
+        String[] props = java.util.stream.Stream.concat(java.util.Arrays.stream(properties(i)),
+                java.util.Arrays.stream(extraProperties)).toArray(String[]::new);
+        replicas[i] = DemoProcess.launch(name + "-" + replicaId(i) + "-" + starts[i], dataDir(i), ports[i], props);
         return replicas[i];
     }
 
