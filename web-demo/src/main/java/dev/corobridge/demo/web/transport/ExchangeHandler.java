@@ -39,7 +39,9 @@ import reactor.netty.NettyPipeline;
  *     {@code 414} (request line over the limit), {@code 431} (headers over it) or {@code 400}
  *     (anything else that is not HTTP/1.1), and so does, with {@code 400}, a request whose target is
  *     not a URI (a NUL or another control character, a space, a backslash, a bracket, a broken
- *     percent escape: Spring would answer an empty 400). The handler answers it itself,
+ *     percent escape: Spring would answer an empty 400), an HTTP/1.1 request without a {@code Host}
+ *     header, any request with more than one, and a request line of HTTP major version 0 or 3 and up
+ *     (RFC 9112: the request's authority or framing is unknown). The handler answers it itself,
  *     {@code Connection: close}, and closes the connection lingering ({@link LingeringClose}, so the
  *     answer is not lost to a reset): after such a request nothing tells where the next one starts.
  *     Reactor Netty, which sees the request only after this handler, never sees it.</li>
@@ -162,7 +164,7 @@ final class ExchangeHandler extends ChannelDuplexHandler {
                 busy = true;
                 transport.tracker.requestStarted();
             }
-            Throwable refusal = request.decoderResult().isFailure() ? request.decoderResult().cause() : notAUri(request);
+            Throwable refusal = request.decoderResult().isFailure() ? request.decoderResult().cause() : notServable(request);
             if (refusal != null) {
                 ReferenceCountUtil.release(msg);
                 refuse(ctx, refusal);
@@ -236,15 +238,38 @@ final class ExchangeHandler extends ChannelDuplexHandler {
     }
 
     /**
-     * Why a request whose head decoded is still not one the service can read, or null: its target
-     * (path and query) is not a URI, which Spring parses it as.
+     * Why a request whose head decoded is still not one the service can read, or null: an HTTP major
+     * version other than 1 (HTTP/2 spoken on an HTTP/1.1 connection is left to Reactor Netty, whose
+     * empty refusal becomes problem JSON on its way out); a target (path and query) that is not a
+     * URI, which Spring parses it as; not exactly one {@code Host} header in an HTTP/1.1 request, or
+     * more than one in any (RFC 9112, section 3.2: answered 400, as the request's authority is
+     * unknown or ambiguous).
      */
-    private static Throwable notAUri(HttpRequest request) {
+    private static Throwable notServable(HttpRequest request) {
+        HttpVersion version = request.protocolVersion();
+        if (version.majorVersion() != 1 && version.majorVersion() != 2) {
+            return new UnservableRequest("HTTP/" + version.majorVersion() + "." + version.minorVersion()
+                    + " is not served; send HTTP/1.1");
+        }
         try {
             new URI(request.uri());
-            return null;
         } catch (URISyntaxException e) {
             return e;
+        }
+        int hosts = request.headers().getAll(HttpHeaderNames.HOST).size();
+        if (hosts > 1) {
+            return new UnservableRequest("the request has " + hosts + " Host headers; send exactly one");
+        }
+        if (hosts == 0 && version.majorVersion() == 1 && version.minorVersion() >= 1) {
+            return new UnservableRequest("an HTTP/1.1 request needs a Host header; send exactly one");
+        }
+        return null;
+    }
+
+    /** A request head that decoded but cannot be served (see {@link #notServable}); its message is the detail. */
+    private static final class UnservableRequest extends Exception {
+        UnservableRequest(String detail) {
+            super(detail, null, false, false);
         }
     }
 
@@ -259,6 +284,9 @@ final class ExchangeHandler extends ChannelDuplexHandler {
         } else if (cause instanceof TooLongHttpHeaderException) {
             status = HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE;
             detail = "the request's headers are too large";
+        } else if (cause instanceof UnservableRequest unservable) {
+            why = "as it cannot be served";
+            detail = unservable.getMessage();
         } else if (cause instanceof URISyntaxException uri) {
             why = "as its target is not a URI";
             detail = "the request target (path and query) is not a URI: " + uri.getReason().toLowerCase(java.util.Locale.ROOT)
@@ -269,7 +297,8 @@ final class ExchangeHandler extends ChannelDuplexHandler {
                     + ClientText.printable(String.valueOf(cause), 200));
         }
         transport.faults.record(ctx.channel(), status.code() + (cause instanceof URISyntaxException
-                ? " for a request target that is not a URI (" : " from the HTTP decoder (") + cause.getMessage() + ")");
+                ? " for a request target that is not a URI (" : cause instanceof UnservableRequest
+                ? " for a request head that cannot be served (" : " from the HTTP decoder (") + cause.getMessage() + ")");
         closeWithProblem(ctx, status, detail);
     }
 

@@ -56,11 +56,15 @@ class ExchangeHandlerTest {
     }
 
     private static DefaultHttpRequest requestHead() {
-        return new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, "/api/boards");
+        DefaultHttpRequest head = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, "/api/boards");
+        head.headers().set(io.netty.handler.codec.http.HttpHeaderNames.HOST, "localhost");
+        return head;
     }
 
     private static DefaultFullHttpRequest request() {
-        return new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/api/boards");
+        DefaultFullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/api/boards");
+        request.headers().set(io.netty.handler.codec.http.HttpHeaderNames.HOST, "localhost");
+        return request;
     }
 
     private static void respond(EmbeddedChannel ch, HttpResponseStatus status) {

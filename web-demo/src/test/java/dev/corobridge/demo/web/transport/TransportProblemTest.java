@@ -81,6 +81,30 @@ class TransportProblemTest extends LiveServiceTestBase {
         assertThat(exchange(request("GET", "/api/ping", java.util.List.of(), null)).status()).isEqualTo(200);
     }
 
+    /**
+     * RFC 9112 section 3.2: an HTTP/1.1 request carries exactly one {@code Host} header, and no
+     * request carries two; a server answers 400 otherwise. A request line of another HTTP major
+     * version than 1 is refused like the HTTP/2 one above. HTTP/1.0 needs no {@code Host}.
+     */
+    @Test
+    void aRequestWithoutExactlyOneHostOrOfAnotherHttpVersionIsProblemJson() throws Exception {
+        String before = state();
+        refused("HTTP/1.1 without Host", ascii("GET /api/ping HTTP/1.1\r\n\r\n"), 400);
+        refused("a write without Host", ascii("POST /api/boards HTTP/1.1\r\nContent-Type: application/json\r\n"
+                + "Content-Length: 12\r\n\r\n{\"name\":\"x\"}"), 400);
+        refused("two Host headers", ascii("GET /api/ping HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n"), 400);
+        refused("the same Host twice", ascii("GET /api/ping HTTP/1.1\r\nHost: x\r\nHost: x\r\n\r\n"), 400);
+        refused("two Host headers in HTTP/1.0", ascii("GET /api/ping HTTP/1.0\r\nHost: x\r\nHost: y\r\n\r\n"), 400);
+        refused("HTTP/3.0", ascii("GET /api/ping HTTP/3.0\r\nHost: x\r\n\r\n"), 400);
+        refused("HTTP/0.9 with a version", ascii("GET /api/ping HTTP/0.9\r\nHost: x\r\n\r\n"), 400);
+        assertThat(state()).isEqualTo(before);
+        try (RawHttp c = new RawHttp(port)) {
+            c.send(ascii("GET /api/ping HTTP/1.0\r\n\r\n"));
+            assertThat(c.read().status()).as("HTTP/1.0 without Host").isEqualTo(200);
+        }
+        assertThat(exchange(request("GET", "/api/ping", java.util.List.of(), null)).status()).isEqualTo(200);
+    }
+
     @Test
     void aBadChunkInsideABodyIsProblemJsonWhenNothingWasAnsweredYet() throws Exception {
         for (String face : FACES) {
