@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
 import reactor.netty.http.server.HttpServer;
+import reactor.netty.resources.LoopResources;
 
 import dev.corobridge.demo.web.RawHttp;
 
@@ -27,11 +28,16 @@ class ListeningSocketTest {
     void aSocketThatStoppedAcceptingCompletesNoHandshakeAndServesItsConnections() throws Exception {
         ListeningSocket listening = new ListeningSocket();
         assertThat(listening.stopAccepting()).as("not bound yet").isFalse();
-        DisposableServer server = listening.apply(HttpServer.create().host("127.0.0.1").port(0)
+        // Loops of its own, not Reactor Netty's global ones: a Spring context of an earlier test in
+        // this JVM disposes those when it closes, later, and a server bound on them may be closed
+        // under the test (stopAccepting is then false, rightly).
+        LoopResources loops = LoopResources.create("listening-socket-test", 1, 1, true);
+        DisposableServer server = listening.apply(HttpServer.create().runOn(loops).host("127.0.0.1").port(0)
                 .handle((request, response) -> response.sendString(Mono.just("ok")))).bindNow();
         InetSocketAddress address = new InetSocketAddress("127.0.0.1", server.port());
         try (RawHttp before = new RawHttp(server.port())) {
-            assertThat(listening.stopAccepting()).as("stopped on %s", server.channel()).isTrue();
+            assertThat(listening.stopAccepting()).as("stopped on %s (%s, open: %s)", server.channel(),
+                    server.channel().getClass().getSimpleName(), server.channel().isOpen()).isTrue();
             try (Socket after = new Socket()) {
                 // Bounded: a handshake the socket completed would end at once.
                 assertThatThrownBy(() -> after.connect(address, 1_000)).as("a connection attempt after the stop")
@@ -40,6 +46,7 @@ class ListeningSocketTest {
             assertThat(before.exchange(RawHttp.get("/")).body()).as("a connection established before").isEqualTo("ok");
         } finally {
             server.disposeNow();
+            loops.disposeLater().block(java.time.Duration.ofSeconds(30));
         }
         assertThatThrownBy(() -> new Socket().connect(address, 10_000)).as("once the socket is closed")
                 .isInstanceOf(ConnectException.class);
