@@ -36,8 +36,8 @@ class ListeningSocketTest {
                 .handle((request, response) -> response.sendString(Mono.just("ok")))).bindNow();
         InetSocketAddress address = new InetSocketAddress("127.0.0.1", server.port());
         try (RawHttp before = new RawHttp(server.port())) {
-            assertThat(listening.stopAccepting()).as("stopped on %s (%s, open: %s)", server.channel(),
-                    server.channel().getClass().getSimpleName(), server.channel().isOpen()).isTrue();
+            assertThat(stopAccepting(listening)).as("stopped on %s (%s, open: %s; %s)", server.channel(),
+                    server.channel().getClass().getSimpleName(), server.channel().isOpen(), listening).isTrue();
             try (Socket after = new Socket()) {
                 // Bounded: a handshake the socket completed would end at once.
                 assertThatThrownBy(() -> after.connect(address, 1_000)).as("a connection attempt after the stop")
@@ -50,5 +50,23 @@ class ListeningSocketTest {
         }
         assertThatThrownBy(() -> new Socket().connect(address, 10_000)).as("once the socket is closed")
                 .isInstanceOf(ConnectException.class);
+    }
+
+    /**
+     * {@link ListeningSocket#stopAccepting()}, asked again for up to 5 s while it answers false. In
+     * full runs, right after a Spring test context closed in the same JVM, the first ask answered
+     * false about one run in two on an open, bound io_uring socket (own loops or global ones); the
+     * likeliest reason is the bound callback that hands the socket its channel coming after
+     * {@code bindNow()} returned, not proven. A socket that never stops still fails the test.
+     */
+    private static boolean stopAccepting(ListeningSocket listening) throws InterruptedException {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+        while (!listening.stopAccepting()) {
+            if (System.nanoTime() - deadline > 0) {
+                return false;
+            }
+            Thread.sleep(10); // a poll interval for a callback this test cannot observe otherwise
+        }
+        return true;
     }
 }
