@@ -134,6 +134,27 @@ public final class TaskMono {
     }
 
     /**
+     * {@link #defer(Supplier)}, with the outcome handed to the subscriber through {@code answerOn} as
+     * {@link #toMono(Task, Executor)} hands it: the task is created when subscribed, with the
+     * subscriber's {@code Context} set as the registered thread-locals, and its value, failure or
+     * cancellation is signalled from a task run by {@code answerOn} (in place if it refuses).
+     *
+     * <pre>{@code
+     * return body.flatMap(b -> TaskMono.defer(() -> board.addAsync(b), eventLoop)); // carries the request's trace
+     * }</pre>
+     *
+     * @param answerOn where the subscriber is signalled
+     * @throws NullPointerException if {@code supplier} or {@code answerOn} is {@code null} (or, at
+     *         subscription, {@code supplier} returns null)
+     */
+    public static <T> Mono<T> defer(Supplier<? extends Task<T>> supplier, Executor answerOn) {
+        Objects.requireNonNull(supplier, "supplier");
+        Objects.requireNonNull(answerOn, "answerOn");
+        return Mono.deferContextual(context -> toMono(Objects.requireNonNull(
+                SubscriberContext.with(context, supplier), "TaskMono.defer supplier returned null"), answerOn));
+    }
+
+    /**
      * A task of the first element of {@code publisher} ({@code null} if it completes empty, as an
      * empty {@code Mono} does), or of its error. It subscribes at once and requests one element;
      * once it has one it cancels the subscription. Cancelling the task cancels the subscription.

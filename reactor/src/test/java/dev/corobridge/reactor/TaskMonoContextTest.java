@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.corobridge.bridge.Task;
+import dev.corobridge.context.CapturedContext;
 import io.micrometer.context.ContextRegistry;
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
@@ -95,5 +96,48 @@ class TaskMonoContextTest {
         never.countDown();
         assertThrows(NullPointerException.class, () -> TaskMono.defer(null));
         assertThrows(NullPointerException.class, () -> TaskMono.defer(() -> null).block(WAIT));
+    }
+
+    @Test
+    void aDeferredTaskAnsweredThroughAnExecutorCarriesTheContextAndSignalsThere() throws Exception {
+        ExecutorService answers = Executors.newSingleThreadExecutor(r -> new Thread(r, "answers"));
+        try {
+            Mono<String> m = TaskMono.defer(() -> Task.start(worker, () -> "v:" + TENANT.get()), answers)
+                    .map(v -> v + "@" + Thread.currentThread().getName());
+            assertEquals("v:acme@answers", m.contextWrite(Context.of(KEY, "acme")).block(WAIT));
+            Mono<String> failing = TaskMono.defer(() -> Task.start(worker, () -> { throw new IllegalStateException("no " + TENANT.get()); }), answers);
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> failing.contextWrite(Context.of(KEY, "globex")).block(WAIT));
+            assertTrue(e.getMessage().contains("no globex"), e.getMessage());
+            assertNull(TENANT.get(), "the subscribing thread keeps its own (empty) value");
+            assertThrows(NullPointerException.class, () -> TaskMono.defer(() -> Task.completed("x"), null));
+            assertThrows(NullPointerException.class, () -> TaskMono.defer(null, answers));
+            assertThrows(NullPointerException.class, () -> TaskMono.defer(() -> null, answers).block(WAIT));
+        } finally {
+            answers.shutdown();
+            assertTrue(answers.awaitTermination(30, TimeUnit.SECONDS));
+        }
+    }
+
+    @Test
+    void aReactorContextBecomesTheThreadsForACallAndIsCapturedForLater() throws Exception {
+        TENANT.set("own");
+        try {
+            assertEquals("acme", ReactorContexts.with(Context.of(KEY, "acme"), TENANT::get));
+            assertEquals("own", TENANT.get(), "the thread's own value is back");
+            assertThrows(IllegalStateException.class, () -> ReactorContexts.with(Context.of(KEY, "acme"), () -> {
+                throw new IllegalStateException(TENANT.get());
+            }));
+            assertEquals("own", TENANT.get(), "back also after a throw");
+            CapturedContext captured = ReactorContexts.capture(Context.of(KEY, "globex"));
+            assertEquals("own", TENANT.get());
+            assertEquals("globex", captured.wrap(TENANT::get).call(), "restored later, on any thread");
+            assertEquals("globex", Task.start(worker, () -> captured.wrap(TENANT::get).call()).join(WAIT));
+            assertEquals("own", ReactorContexts.with(Context.empty(), TENANT::get), "an empty Context changes nothing");
+            assertThrows(NullPointerException.class, () -> ReactorContexts.with(null, TENANT::get));
+            assertThrows(NullPointerException.class, () -> ReactorContexts.with(Context.empty(), null));
+            assertThrows(NullPointerException.class, () -> ReactorContexts.capture(null));
+        } finally {
+            TENANT.remove();
+        }
     }
 }

@@ -2,6 +2,7 @@ package dev.corobridge.spring;
 
 import java.util.Objects;
 import java.util.concurrent.Executor;
+import java.util.function.Supplier;
 
 import dev.corobridge.bridge.Task;
 import dev.corobridge.reactor.TaskMono;
@@ -60,6 +61,31 @@ public final class TaskReactiveAdapters implements BeanPostProcessor {
         return Mono.deferContextual(context -> {
             Executor answer = context.getOrDefault(ANSWER_EXECUTOR, null);
             return answer == null ? TaskMono.toMono(task) : TaskMono.toMono(task, answer);
+        });
+    }
+
+    /**
+     * {@link #toMono(Task)} of a task created when the {@code Mono} is subscribed, with the
+     * subscriber's Reactor context set as the thread-locals registered with Micrometer's
+     * {@code ContextRegistry} while {@code supplier} runs ({@link TaskMono#defer(Supplier)}): the
+     * task carries the request's MDC and trace across its hops also where Reactor does not restore
+     * them by itself (Spring Boot's default {@code spring.reactor.context-propagation=limited}), such
+     * as in a {@code flatMap} after the request body arrived. Delivered as {@link #toMono(Task)}
+     * delivers. {@code supplier} is called once per subscription.
+     *
+     * <pre>{@code
+     * return request.bodyToMono(Note.class)
+     *         .flatMap(note -> TaskReactiveAdapters.defer(() -> notes.addAsync(note)))
+     *         .flatMap(saved -> ServerResponse.ok().bodyValue(saved));
+     * }</pre>
+     *
+     * @throws NullPointerException if {@code supplier} is {@code null} (or, at subscription, returns null)
+     */
+    public static <T> Mono<T> defer(Supplier<? extends Task<T>> supplier) {
+        Objects.requireNonNull(supplier, "supplier");
+        return Mono.deferContextual(context -> {
+            Executor answer = context.getOrDefault(ANSWER_EXECUTOR, null);
+            return answer == null ? TaskMono.defer(supplier) : TaskMono.defer(supplier, answer);
         });
     }
 

@@ -6,10 +6,12 @@ import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.corobridge.bridge.Outcome;
 import dev.corobridge.bridge.Promise;
 import dev.corobridge.bridge.Task;
+import io.micrometer.context.ContextRegistry;
 import org.junit.jupiter.api.Test;
 import org.reactivestreams.Publisher;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -132,6 +134,42 @@ class TaskReactiveAdaptersTests {
                 .verify(Duration.ofSeconds(30));
         assertThat(handedOver).isEmpty();
         org.junit.jupiter.api.Assertions.assertThrows(NullPointerException.class, () -> TaskReactiveAdapters.toMono(null));
+    }
+
+    @Test
+    void deferCreatesTheTaskWithTheSubscribersContextAndAnswersWhereAHandlersTaskWould() {
+        String key = "test.starter.tenant";
+        ThreadLocal<String> tenant = new ThreadLocal<>();
+        ContextRegistry.getInstance().registerThreadLocalAccessor(key, tenant);
+        try {
+            AtomicInteger created = new AtomicInteger();
+            Mono<String> deferred = TaskReactiveAdapters.defer(() -> {
+                created.incrementAndGet();
+                return Task.completed("for " + tenant.get());
+            });
+            assertThat(created).hasValue(0);
+            List<Runnable> handedOver = new ArrayList<>();
+            Executor answer = handedOver::add;
+            CompletableFuture<Object> seen = new CompletableFuture<>();
+            deferred.contextWrite(Context.of(TaskReactiveAdapters.ANSWER_EXECUTOR, answer, key, "acme"))
+                    .subscribe(seen::complete, seen::completeExceptionally);
+            assertThat(seen).isNotDone();
+            assertThat(tenant.get()).as("the subscribing thread keeps its own value").isNull();
+            handedOver.removeFirst().run();
+            assertThat(seen).isCompletedWithValue("for acme");
+            // Without an executor in the context: on the completing thread; one task per subscription.
+            StepVerifier.create(deferred.contextWrite(Context.of(key, "globex"))).expectNext("for globex").expectComplete()
+                    .verify(Duration.ofSeconds(30));
+            assertThat(created).hasValue(2);
+            assertThat(handedOver).isEmpty();
+            StepVerifier.create(TaskReactiveAdapters.defer(() -> Task.failed(new IllegalStateException("refused"))))
+                    .expectErrorMessage("refused").verify(Duration.ofSeconds(30));
+            org.junit.jupiter.api.Assertions.assertThrows(NullPointerException.class, () -> TaskReactiveAdapters.defer(null));
+            StepVerifier.create(TaskReactiveAdapters.defer(() -> null)).expectError(NullPointerException.class)
+                    .verify(Duration.ofSeconds(30));
+        } finally {
+            ContextRegistry.getInstance().removeThreadLocalAccessor(key);
+        }
     }
 
     @Test

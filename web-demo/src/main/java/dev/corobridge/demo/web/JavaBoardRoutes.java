@@ -3,6 +3,7 @@ package dev.corobridge.demo.web;
 import java.net.URI;
 import java.util.List;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.context.annotation.Bean;
@@ -24,6 +25,7 @@ import dev.corobridge.bridge.HopTrace;
 import dev.corobridge.bridge.Task;
 import dev.corobridge.demo.BoardService;
 import dev.corobridge.demo.board.Change;
+import dev.corobridge.reactor.ReactorContexts;
 import dev.corobridge.spring.TaskReactiveAdapters;
 
 /**
@@ -44,8 +46,10 @@ import dev.corobridge.spring.TaskReactiveAdapters;
  * alike, and as the annotated controller did (FacesAnswerAlikeTest).
  *
  * <p><b>Where the answer is made.</b> A handler's {@code Task} becomes a {@code Mono} through the
- * starter's {@code Task} adapter ({@link TaskReactiveAdapters#toMono(Task)}, the one WebFlux uses for
- * a handler that returns a {@code Task}): it hands the task's outcome to the request's Netty event
+ * starter's {@code Task} adapter ({@link TaskReactiveAdapters#defer}: the task is started when
+ * WebFlux subscribes, with the request's MDC and trace taken from its Reactor context, since the
+ * service runs with Reactor's default, limited, context propagation; then as for a handler that
+ * returns a {@code Task}): it hands the task's outcome to the request's Netty event
  * loop (the starter's {@code corobridge.webflux.answer-on-event-loop}), so the pump only computes the
  * value and the response is built, encoded and written on the connection's loop, as for the Kotlin
  * face. A client that disconnects cancels the {@code Mono}, which cancels the task.
@@ -107,14 +111,24 @@ public class JavaBoardRoutes {
      */
     private static HandlerFunction<ServerResponse> answer(PathEndpoints<HandlerFunction<ServerResponse>> path) {
         return request -> {
-            RequestLog.received(request);
-            try {
-                HandlerFunction<ServerResponse> handler = path.choose(request);
-                return handler == null ? path.options() : handler.handle(request);
-            } catch (RuntimeException e) {
-                return Mono.error(e);
+            if (!RequestLog.enabled()) {
+                return dispatch(path, request);
             }
+            // The line carries the request's trace: its Reactor context as the thread's for the call.
+            return Mono.deferContextual(context -> ReactorContexts.with(context, () -> {
+                RequestLog.received(request);
+                return dispatch(path, request);
+            }));
         };
+    }
+
+    private static Mono<ServerResponse> dispatch(PathEndpoints<HandlerFunction<ServerResponse>> path, ServerRequest request) {
+        try {
+            HandlerFunction<ServerResponse> handler = path.choose(request);
+            return handler == null ? path.options() : handler.handle(request);
+        } catch (RuntimeException e) {
+            return Mono.error(e);
+        }
     }
 
     /** The handlers: one per endpoint, each the same steps as its Kotlin twin. Thread-safe (immutable). */
@@ -129,13 +143,18 @@ public class JavaBoardRoutes {
             this.boards = boards;
         }
 
-        /** The task's outcome, delivered where the starter's adapter delivers it (the request's event loop). */
-        private static <T> Mono<T> outcome(Task<T> task) {
-            return TaskReactiveAdapters.toMono(task);
+        /**
+         * The outcome of the task {@code start} starts when the answer is subscribed, delivered where the
+         * starter's adapter delivers it (the request's event loop). The task is started with the
+         * request's Reactor context as the thread's (its MDC and trace), so it carries them to the pump
+         * and the ring: Reactor restores them by itself only in a few operators.
+         */
+        private static <T> Mono<T> outcome(Supplier<Task<T>> start) {
+            return TaskReactiveAdapters.defer(start);
         }
 
-        private static Mono<ServerResponse> json(Task<?> task) {
-            return outcome(task).flatMap(OK_JSON);
+        private static <T> Mono<ServerResponse> json(Supplier<Task<T>> start) {
+            return outcome(start).flatMap(OK_JSON);
         }
 
         private static Mono<ServerResponse> created(String location, Object value) {
@@ -171,12 +190,13 @@ public class JavaBoardRoutes {
 
         Mono<ServerResponse> createBoard(ServerRequest request) {
             HopTrace trace = trace(request);
-            return body(request).flatMap(body -> outcome(boards.createBoardAsync(JsonInput.boardName(body), trace))
+            return body(request).flatMap(body -> outcome(() -> boards.createBoardAsync(JsonInput.boardName(body), trace))
                     .flatMap(board -> created("/api/boards/" + board.id(), board)));
         }
 
         Mono<ServerResponse> listBoards(ServerRequest request) {
-            return json(boards.listAsync(trace(request)));
+            HopTrace trace = trace(request);
+            return json(() -> boards.listAsync(trace));
         }
 
         /**
@@ -195,14 +215,17 @@ public class JavaBoardRoutes {
         /** The one-hop read: a snapshot made on the pump, answered on the request's event loop. */
         Mono<ServerResponse> board(ServerRequest request, String boardId) {
             String id = JsonInput.boardId(boardId);
-            return json(boards.boardAsync(id, trace(request)));
+            HopTrace trace = trace(request);
+            return json(() -> boards.boardAsync(id, trace));
         }
 
         Mono<ServerResponse> addNote(ServerRequest request) {
             // The body first, as Spring resolves a @RequestBody before the handler runs.
             return body(request).flatMap(body -> {
                 String id = boardId(request);
-                return outcome(boards.addNoteAsync(id, JsonInput.noteText(body), trace(request)))
+                String text = JsonInput.noteText(body);
+                HopTrace trace = trace(request);
+                return outcome(() -> boards.addNoteAsync(id, text, trace))
                         .flatMap(note -> created("/api/boards/" + id + "/notes/" + note.id(), note));
             });
         }
@@ -210,7 +233,8 @@ public class JavaBoardRoutes {
         Mono<ServerResponse> note(ServerRequest request) {
             String b = boardId(request);
             String n = noteId(request);
-            return json(boards.noteAsync(b, n, trace(request)));
+            HopTrace trace = trace(request);
+            return json(() -> boards.noteAsync(b, n, trace));
         }
 
         Mono<ServerResponse> editNote(ServerRequest request) {
@@ -218,7 +242,8 @@ public class JavaBoardRoutes {
                 String b = boardId(request);
                 String n = noteId(request);
                 JsonInput.Edit edit = JsonInput.edit(body);
-                return json(boards.editNoteAsync(b, n, edit.text(), edit.expectedVersion(), trace(request)));
+                HopTrace trace = trace(request);
+                return json(() -> boards.editNoteAsync(b, n, edit.text(), edit.expectedVersion(), trace));
             });
         }
 
@@ -226,7 +251,8 @@ public class JavaBoardRoutes {
             String b = boardId(request);
             String n = noteId(request);
             long version = JsonInput.version(query(request, "expectedVersion"), "expectedVersion", Change.ANY_VERSION);
-            return outcome(boards.deleteNoteAsync(b, n, version, trace(request)))
+            HopTrace trace = trace(request);
+            return outcome(() -> boards.deleteNoteAsync(b, n, version, trace))
                     .flatMap(deleted -> ServerResponse.noContent().build());
         }
 
@@ -237,7 +263,9 @@ public class JavaBoardRoutes {
         }
 
         Mono<ServerResponse> stats(ServerRequest request) {
-            return json(boards.statsAsync(boardId(request), trace(request)));
+            String id = boardId(request);
+            HopTrace trace = trace(request);
+            return json(() -> boards.statsAsync(id, trace));
         }
 
         /**
@@ -247,7 +275,8 @@ public class JavaBoardRoutes {
         Mono<ServerResponse> changes(ServerRequest request) {
             String id = boardId(request);
             long revision = JsonInput.version(query(request, "after"), "after", 0);
-            return json(boards.awaitChangeAsync(id, revision, trace(request)));
+            HopTrace trace = trace(request);
+            return json(() -> boards.awaitChangeAsync(id, revision, trace));
         }
     }
 }

@@ -30,6 +30,7 @@ import dev.corobridge.demo.web.transport.ClientAborts;
 import dev.corobridge.demo.web.transport.ClientFaultSummary;
 import dev.corobridge.demo.web.transport.ProblemJson;
 import dev.corobridge.demo.web.transport.ServiceState;
+import dev.corobridge.reactor.ReactorContexts;
 
 /**
  * Turns every error of the service, from a handler, a filter or Spring itself (unknown route,
@@ -95,6 +96,7 @@ public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
         Problem p = classify(ex);
         boolean refusedAtShutdown = p.status == 503 && state.isShuttingDown();
         boolean logUnavailable = p.status == 503 && causedBy(ex, ChangeLogUnavailableException.class);
+        Runnable errorLine = null; // written with the request's trace (see the end)
         if (refusedAtShutdown) {
             if (LOG.isDebugEnabled()) {
                 LOG.debug("Request " + exchange.getRequest().getMethod() + " " + exchange.getRequest().getPath()
@@ -107,7 +109,7 @@ public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
                         + " refused while the change log is unavailable: " + p.detail);
             }
         } else if (p.status >= 500) {
-            LOG.error("Request " + exchange.getRequest().getMethod() + " " + exchange.getRequest().getPath()
+            errorLine = () -> LOG.error("Request " + exchange.getRequest().getMethod() + " " + exchange.getRequest().getPath()
                     + " failed: " + p.detail, ex);
         } else if (LOG.isDebugEnabled()) {
             LOG.debug("Request " + exchange.getRequest().getMethod() + " " + exchange.getRequest().getPath()
@@ -129,7 +131,16 @@ public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
         byte[] bytes = ProblemJson.json(p.status, p.title, p.detail, JsonInput.printable(exchange.getRequest().getPath().value()))
                 .getBytes(StandardCharsets.UTF_8);
         headers.setContentLength(bytes.length);
-        return response.writeWith(Mono.just(response.bufferFactory().wrap(bytes)));
+        Mono<Void> write = response.writeWith(Mono.just(response.bufferFactory().wrap(bytes)));
+        if (errorLine == null) {
+            return write;
+        }
+        // The ERROR line carries the request's trace id: its Reactor context as the thread's for the line.
+        Runnable line = errorLine;
+        return Mono.deferContextual(context -> ReactorContexts.with(context, () -> {
+            line.run();
+            return write;
+        }));
     }
 
     private static boolean causedBy(Throwable ex, Class<? extends Throwable> type) {

@@ -1,6 +1,7 @@
 package dev.corobridge.demo.web
 
 import dev.corobridge.bridge.HopTrace
+import dev.corobridge.context.ContextPropagation
 import dev.corobridge.context.PropagatedContext
 import dev.corobridge.demo.BoardService
 import dev.corobridge.demo.addNote
@@ -14,6 +15,9 @@ import dev.corobridge.demo.list
 import dev.corobridge.demo.note
 import dev.corobridge.demo.stats
 import dev.corobridge.demo.web.PathEndpoints.Endpoint
+import dev.corobridge.reactor.ReactorContexts
+import kotlinx.coroutines.currentCoroutineContext
+import kotlinx.coroutines.reactor.ReactorContext
 import kotlinx.coroutines.reactor.awaitSingle
 import kotlinx.coroutines.withContext
 import org.springframework.context.annotation.Bean
@@ -97,11 +101,16 @@ class KotlinBoardRoutes {
 
     /** Answers [request] with the handler [PathEndpoints] chooses, or the path's own OPTIONS answer. */
     private suspend fun PathEndpoints<Handler>.answer(request: ServerRequest): ServerResponse {
-        RequestLog.received(request)
-        val handler = choose(request) ?: return options().awaitSingle()
-        // The request's MDC and trace (restored here by Reactor's context propagation) travel with
-        // every hop the handler makes, as a Java Task's do.
-        return withContext(PropagatedContext()) { handler(request) }
+        // The request's MDC and trace, taken from its Reactor context (Reactor's default, limited,
+        // propagation does not set them on the thread), are the handler's at every resume and travel
+        // with every hop it makes, as a Java Task's do.
+        val reactor = currentCoroutineContext()[ReactorContext]?.context
+        val captured = if (reactor == null) ContextPropagation.capture() else ReactorContexts.capture(reactor)
+        return withContext(PropagatedContext(captured)) {
+            RequestLog.received(request)
+            val handler = choose(request) ?: return@withContext options().awaitSingle()
+            handler(request)
+        }
     }
 
     /** The handlers: one per endpoint, each the same steps as its Java twin. Thread-safe (stateless). */
