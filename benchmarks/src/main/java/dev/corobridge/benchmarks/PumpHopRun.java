@@ -23,7 +23,8 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
  * Runs {@link PumpHopBenchmark} (with {@code -prof gc} unless other profilers are given; any JMH
  * option may be passed) and then prints one summary table: ops/s, ratio to the executor
  * dispatcher, wake-ups per dispatch, B/op, the load of the rest of the machine, the idle CPU of
- * each target thread, and the issue's goals for the pump as MET or MISSED.
+ * each target thread, and the pump's goals as MET or MISSED (at every N, 1.2x the best of the
+ * executor, Netty's and Vert.x's event loops, with the wake-up counters of both beside it).
  */
 public final class PumpHopRun {
 
@@ -164,9 +165,9 @@ public final class PumpHopRun {
             }
         }
         out.append("\nGoals for the pump:\n");
-        goal(out, byKey, 1, 5.0, null);
-        goal(out, byKey, 8, 5.0, null);
-        goal(out, byKey, 64, 1.0, hop.get(key("pump", 64)));
+        for (int n : NS) {
+            leadOverBestPeer(out, byKey, hop, n);
+        }
         amortisation(out, byKey, hop);
         for (int n : NS) {
             RunResult p = byKey.get(key("pump", n));
@@ -191,9 +192,8 @@ public final class PumpHopRun {
     }
 
     /**
-     * The wake-up amortisation study: the pump's wake-ups per dispatch must reach 1/16 by 64 in
-     * flight (see {@link #goal}), and ns per dispatch must fall as load rises: the least-squares
-     * slope of log(ns) over log(N) is negative and the largest N is cheaper than N=1. Doublings
+     * The wake-up amortisation study: the pump's wake-ups per dispatch fall with load, and ns per
+     * dispatch must fall as load rises: the least-squares slope of log(ns) over log(N) is negative and the largest N is cheaper than N=1. Doublings
      * that got more than 10 % slower are listed (on a shared machine a row's load can differ from
      * its neighbour's), not counted against the trend.
      */
@@ -243,23 +243,42 @@ public final class PumpHopRun {
                 slope < 0 && last < first ? "MET" : "MISSED"));
     }
 
-    private static void goal(StringBuilder out, Map<String, RunResult> byKey, int n, double want,
-                             Map<String, String> pumpHop) {
+    /** The peers a user would pick instead of the pump: the goal is the pump at 1.2x the best of them. */
+    private static final List<String> PEERS = List.of("executor", "netty", "vertx");
+    private static final double LEAD = 1.2;
+
+    /**
+     * The pump's throughput over the best peer's at {@code n} in flight (goal: at least {@link #LEAD}),
+     * with the wake-up and CPU counters of both beside it, so that a miss can be explained from them.
+     */
+    private static void leadOverBestPeer(StringBuilder out, Map<String, RunResult> byKey,
+                                         Map<String, Map<String, String>> hop, int n) {
         RunResult p = byKey.get(key("pump", n));
-        RunResult e = byKey.get(key("executor", n));
-        if (p == null || e == null) {
+        if (p == null) {
             return;
         }
-        double x = p.getPrimaryResult().getScore() / e.getPrimaryResult().getScore();
-        boolean met = x >= want;
-        String wake = "";
-        if (pumpHop != null) {
-            double w = Double.parseDouble(pumpHop.get("pumpWakeupsPerDispatch"));
-            met &= w <= 1.0 / 16;
-            wake = String.format(Locale.ROOT, " and wake-ups/dispatch %.4f <= 0.0625", w);
+        String best = null;
+        double bestScore = -1;
+        for (String peer : PEERS) {
+            RunResult r = byKey.get(key(peer, n));
+            if (r != null && r.getPrimaryResult().getScore() > bestScore) {
+                best = peer;
+                bestScore = r.getPrimaryResult().getScore();
+            }
         }
-        out.append(String.format(Locale.ROOT, "- N=%d throughput %.2fx executor >= %.1fx%s: %s%n",
-                n, x, want, wake, met ? "MET" : "MISSED"));
+        if (best == null) {
+            return;
+        }
+        double x = p.getPrimaryResult().getScore() / bestScore;
+        Map<String, String> ph = hop.getOrDefault(key("pump", n), Map.of());
+        Map<String, String> bh = hop.getOrDefault(key(best, n), Map.of());
+        out.append(String.format(Locale.ROOT,
+                "- N=%d throughput %.2fx the best peer (%s) >= %.1fx: %s (pump: wake-ups/dispatch %s, caller sleeps/op %s, CPU ns/op %s;"
+                        + " %s: target sleeps/op %s, caller sleeps/op %s, CPU ns/op %s; others' CPU %s %%)%n",
+                n, x, best, LEAD, x >= LEAD ? "MET" : "MISSED",
+                ph.getOrDefault("pumpWakeupsPerDispatch", "?"), ph.getOrDefault("callerSleepsPerOp", "?"), ph.getOrDefault("cpuNsPerOp", "?"),
+                best, bh.getOrDefault("targetSleepsPerOp", "?"), bh.getOrDefault("callerSleepsPerOp", "?"), bh.getOrDefault("cpuNsPerOp", "?"),
+                ph.getOrDefault("othersCpuPct", "?")));
     }
 
     private static String ratio(Map<String, RunResult> byKey, String t, int n) {
