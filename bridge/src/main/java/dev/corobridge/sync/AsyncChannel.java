@@ -1,12 +1,10 @@
 package dev.corobridge.sync;
 
-import dev.corobridge.stream.ChannelFaces;
 import dev.corobridge.bridge.Awaitable;
+import dev.corobridge.bridge.internal.Completions;
 import dev.corobridge.stream.Next;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import kotlinx.coroutines.channels.Channel;
 import kotlinx.coroutines.channels.ClosedReceiveChannelException;
 import kotlinx.coroutines.channels.ClosedSendChannelException;
 
@@ -79,15 +77,13 @@ public final class AsyncChannel<T> {
     private static final int RENDEZVOUS = 0;
     private static final int UNLIMITED = Integer.MAX_VALUE;
 
-    /** The kotlinx channel this one is (the Kotlin face uses it through {@code ChannelFaces}). */
-    final Channel<T> delegate;
+    /** The algorithm, shared by both faces (the Kotlin face uses it through {@code ChannelSuspension}). */
+    final ChannelCore<T> core;
     private final int capacity;
-    /** Set by the one {@link #cancel()} call that cancels the channel. */
-    private final AtomicBoolean cancelled = new AtomicBoolean();
 
     private AsyncChannel(int capacity) {
         this.capacity = capacity;
-        this.delegate = ChannelFaces.newChannel(capacity);
+        this.core = new ChannelCore<>(capacity);
     }
 
     /** A channel without a buffer: each send waits for a receive, and each receive for a send. */
@@ -124,7 +120,11 @@ public final class AsyncChannel<T> {
      * @throws NullPointerException if {@code element} is null
      */
     public Awaitable<Void> sendAsync(T element) {
-        return ChannelFaces.send(delegate, Objects.requireNonNull(element, "element"));
+        return switch (core.offer(Objects.requireNonNull(element, "element"))) {
+            case ChannelCore.VALUE -> Completions.done();
+            case ChannelCore.CLOSED -> Completions.failed(core.sendException());
+            default -> ChannelOperation.send(core, element);
+        };
     }
 
     /**
@@ -135,7 +135,11 @@ public final class AsyncChannel<T> {
      * @throws NullPointerException       if {@code element} is null
      */
     public boolean trySend(T element) {
-        return ChannelFaces.trySend(delegate, Objects.requireNonNull(element, "element"));
+        return switch (core.offer(Objects.requireNonNull(element, "element"))) {
+            case ChannelCore.VALUE -> true;
+            case ChannelCore.CLOSED -> throw sneaky(core.sendException());
+            default -> false;
+        };
     }
 
     /**
@@ -147,7 +151,11 @@ public final class AsyncChannel<T> {
      * must cancel it itself if its coroutine is cancelled, or it may take an element for nobody).
      */
     public Awaitable<T> receiveAsync() {
-        return ChannelFaces.receive(delegate);
+        Object x = core.poll();
+        if (x == ChannelCore.EMPTY) {
+            return ChannelOperation.receive(core, ChannelOperation.RECEIVE);
+        }
+        return x == ChannelCore.ENDED ? Completions.failed(core.receiveException()) : Completions.value(element(x));
     }
 
     /**
@@ -156,7 +164,11 @@ public final class AsyncChannel<T> {
      * {@link #close(Throwable)}. Kotlin: {@code receiveOrNull()} (or {@code next()}).
      */
     public Awaitable<Next<T>> nextAsync() {
-        return ChannelFaces.next(delegate);
+        Object x = core.poll();
+        if (x == ChannelCore.EMPTY) {
+            return ChannelOperation.receive(core, ChannelOperation.NEXT);
+        }
+        return Completions.value(x == ChannelCore.ENDED ? core.end() : new Next.Value<>(element(x)));
     }
 
     /**
@@ -166,7 +178,14 @@ public final class AsyncChannel<T> {
      * @throws ClosedReceiveChannelException (or the close cause) once the channel is closed and drained
      */
     public T tryReceive() {
-        return ChannelFaces.tryReceive(delegate);
+        Object x = core.poll();
+        if (x == ChannelCore.EMPTY) {
+            return null;
+        }
+        if (x == ChannelCore.ENDED) {
+            throw sneaky(core.receiveException());
+        }
+        return element(x);
     }
 
     /**
@@ -174,7 +193,7 @@ public final class AsyncChannel<T> {
      * {@code true} if this call closed it.
      */
     public boolean close() {
-        return delegate.close(null);
+        return core.close(null);
     }
 
     /**
@@ -182,7 +201,7 @@ public final class AsyncChannel<T> {
      * fail with it ({@link Next.Failed}). {@code true} if this call closed it.
      */
     public boolean close(Throwable cause) {
-        return delegate.close(Objects.requireNonNull(cause, "cause"));
+        return core.close(Objects.requireNonNull(cause, "cause"));
     }
 
     /**
@@ -192,31 +211,38 @@ public final class AsyncChannel<T> {
      * a channel that was only closed is still cancelled, its buffer discarded).
      */
     public boolean cancel() {
-        if (!cancelled.compareAndSet(false, true)) {
-            return false;
-        }
-        delegate.cancel(new CancellationException("AsyncChannel cancelled"));
-        return true;
+        return core.cancel(new CancellationException("AsyncChannel cancelled"));
     }
 
     /** Whether {@link #close()} or {@link #cancel()} was called. */
     public boolean isClosedForSend() {
-        return delegate.isClosedForSend();
+        return core.isClosedForSend();
     }
 
     /** Whether the channel is closed and drained: no element will ever be received. */
     public boolean isClosedForReceive() {
-        return delegate.isClosedForReceive();
+        return core.isClosedForReceive();
     }
 
     /** Whether no element is buffered now (a snapshot). */
     public boolean isEmpty() {
-        return delegate.isEmpty();
+        return core.isEmpty();
     }
 
     /** The buffer size: 0 for rendezvous, {@link Integer#MAX_VALUE} for unbounded. */
     public int getCapacity() {
         return capacity;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> T element(Object x) {
+        return (T) x;
+    }
+
+    /** Throws a close cause as is (it may be a checked exception given to {@link #close(Throwable)}). */
+    @SuppressWarnings("unchecked")
+    private static <X extends Throwable> RuntimeException sneaky(Throwable error) throws X {
+        throw (X) error;
     }
 
     @Override
