@@ -1,6 +1,8 @@
 package dev.corobridge.sync;
 
 import dev.corobridge.stream.Next;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.CancellationException;
 import kotlinx.coroutines.channels.ClosedReceiveChannelException;
 import kotlinx.coroutines.channels.ClosedSendChannelException;
@@ -72,6 +74,15 @@ final class ChannelCore<E> {
     };
 
     private static final Object[] NO_BUFFER = {};
+    private static final VarHandle SPARE;
+
+    static {
+        try {
+            SPARE = MethodHandles.lookup().findVarHandle(ChannelCore.class, "spare", ChannelWaiter.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
     private static final String CLOSED_MESSAGE = "Channel was closed";
 
     private final int capacity;
@@ -88,6 +99,10 @@ final class ChannelCore<E> {
     private boolean cancelled;
     /** Written once, under the lock, when {@link #closed} is set; read by completions after it. */
     private Throwable closeCause;
+
+    /** An idle Kotlin-face waiter kept for the next wait on this channel (see {@link #takeSpare}). */
+    @SuppressWarnings("unused")
+    private volatile ChannelWaiter spare;
 
     ChannelCore(int capacity) {
         this.capacity = capacity;
@@ -217,7 +232,7 @@ final class ChannelCore<E> {
      */
     boolean withdraw(ChannelWaiter waiter) {
         synchronized (this) {
-            if (waiter.prev == null) {
+            if (waiter.prev == null || !waiter.mayWithdraw()) {
                 return false;
             }
             ChannelWaiter prev = waiter.prev;
@@ -245,6 +260,22 @@ final class ChannelCore<E> {
             waiter.next = null;
             return true;
         }
+    }
+
+    // ------------------------------------------------------------------ recycling
+
+    /**
+     * The idle waiter kept by {@link #putSpare}, or {@code null}; the caller owns it. A waiter is
+     * not queued while it is spare; the exchange is atomic (each spare is taken once) and
+     * publishes the fields the putting thread reset.
+     */
+    ChannelWaiter takeSpare() {
+        return spare == null ? null : (ChannelWaiter) SPARE.getAndSet(this, null);
+    }
+
+    /** Keeps an idle waiter of this core for the next wait, unless one is kept already. */
+    void putSpare(ChannelWaiter waiter) {
+        SPARE.compareAndSet(this, null, waiter);
     }
 
     // ------------------------------------------------------------------ close and cancel

@@ -27,6 +27,15 @@ abstract class ChannelWaiter {
     protected abstract boolean isSender();
 
     /**
+     * Asked under the core's lock by {@link ChannelCore#withdraw} before it takes this queued
+     * waiter out: whether a withdrawal is still wanted ({@code true} by default; a recycled Kotlin
+     * waiter refuses one asked by the job of an earlier use).
+     */
+    protected boolean mayWithdraw() {
+        return true;
+    }
+
+    /**
      * Completes the operation: {@link ChannelCore#VALUE} (a receiver's element is in {@link #item};
      * a sender's element was taken), {@link ChannelCore#CLOSED} (see {@link ChannelCore#closeCause()})
      * or {@link ChannelCore#WITHDRAWN}. Called once, by the party that took the waiter out of the

@@ -12,9 +12,11 @@ import kotlin.coroutines.intrinsics.intercepted
 import kotlin.coroutines.intrinsics.suspendCoroutineUninterceptedOrReturn
 
 /**
- * A Kotlin coroutine's send or receive on an [AsyncChannel] that has to wait: **one object per
- * suspended call**, which is at once the waiter queued in the [ChannelCore], the cancellation
- * handler on the caller's [Job] and the cell in which the result meets the suspended caller.
+ * A Kotlin coroutine's send or receive on an [AsyncChannel] that has to wait: one object, which is
+ * at once the waiter queued in the [ChannelCore], the cancellation handler on the caller's [Job]
+ * and the cell in which the result meets the suspended caller. After the wait it is kept in its
+ * core for the next one, so that a steady stream of waits on a channel allocates only the
+ * handler's node on the caller's job.
  *
  * A cancellation of the caller only *asks* the operation to withdraw: if it was still queued, it
  * is taken out and the caller throws the cancellation (nothing sent or received); if it had
@@ -28,56 +30,67 @@ import kotlin.coroutines.intrinsics.suspendCoroutineUninterceptedOrReturn
  * suspended" and "the result is here" comes second resumes the caller or returns the result to it
  * without suspending. The caller is resumed through its intercepted continuation, which delivers
  * the result as is (no prompt-cancellation check replaces it): the result is the truth. Whoever
- * resumes the caller disposes the handler.
+ * resumes the caller disposes the handler. [word] holds the mode (send, receive, next,
+ * receive-or-null) above the decision bits.
  *
- * [word] holds the mode (send, receive, next, receive-or-null) above the decision bits, so that a
- * waiter is five references and one int (40 bytes with compressed references).
+ * **Recycling.** Whoever takes the result (the caller, or the completer that resumes it) reads it,
+ * resets the fields and offers the waiter to its core ([ChannelCore.putSpare]) before resuming
+ * the caller; nothing touches a waiter after completing it, except a handler invocation that was
+ * already under way on the job of an earlier use when the handler was disposed. That one may
+ * reach [invoke] while the waiter serves another caller: the core asks [mayWithdraw] under its
+ * lock, which allows a withdrawal only while the *current* caller's job is cancelling — so a stale
+ * invocation withdraws nothing (if the current caller is cancelling too, its own handler would
+ * withdraw it anyway).
  *
  * **Memory effects.** The core writes the result ([item]) under its lock before [complete]; the
  * completer's compare-and-set on [word] (or the caller's resumption through its dispatcher)
- * publishes it to the caller.
+ * publishes it to the caller. The fields of a recycled waiter are published to its next user by
+ * the atomic exchange of the core's spare slot.
  *
- * **Thread-safety.** Used by one caller; [complete] and [invoke] may run on any thread.
+ * **Thread-safety.** Used by one caller at a time; [complete] and [invoke] may run on any thread.
  */
 @OptIn(InternalCoroutinesApi::class)
-internal class ChannelSuspension<R> private constructor(
-    private val core: ChannelCore<*>,
-    mode: Int,
-    element: Any?,
-) : ChannelWaiter(), (Throwable?) -> Unit {
+internal class ChannelSuspension<R> private constructor(private val core: ChannelCore<*>) :
+    ChannelWaiter(), (Throwable?) -> Unit {
 
+    /** The mode above [DECISION_MASK]; below it, undecided, suspended, or resumed with a kind. */
     @Volatile
-    private var word: Int = mode shl MODE_SHIFT
+    private var word: Int = 0
 
     /** The caller's intercepted continuation. */
     private var caller: Continuation<R>? = null
 
+    /** The caller's job (null if it has none), for [mayWithdraw]. */
+    private var job: Job? = null
+
     /** The handler on the caller's job, disposed by whoever resumes the caller. */
     private var onCancel: DisposableHandle? = null
-
-    init {
-        item = element
-    }
 
     private val mode: Int get() = word ushr MODE_SHIFT
 
     override fun isSender(): Boolean = mode == SEND
 
+    /** Only the current caller's cancellation withdraws (see "Recycling"). Under the core's lock. */
+    override fun mayWithdraw(): Boolean = job?.isActive == false
+
     /** The body of the caller's `suspendCoroutineUninterceptedOrReturn` (see the class comment). */
-    private fun begin(uCont: Continuation<R>): Any? {
+    private fun begin(uCont: Continuation<R>, mode: Int, element: Any?): Any? {
+        word = mode shl MODE_SHIFT
+        item = element
+        val callerJob = uCont.context[Job]
+        job = callerJob
         val result = if (mode == SEND) core.send(this) else core.receive(this)
         if (result != ChannelCore.WAIT) {
-            return resultOf(result)
+            return finish(result)
         }
         caller = uCont.intercepted()
-        onCancel = uCont.context[Job]?.invokeOnCompletion(onCancelling = true, invokeImmediately = true, handler = this)
-        val undecided = word and MODE_MASK
+        onCancel = callerJob?.invokeOnCompletion(onCancelling = true, invokeImmediately = true, handler = this)
+        val undecided = mode shl MODE_SHIFT
         if (DECISION.compareAndSet(this, undecided, undecided or SUSPENDED)) {
             return COROUTINE_SUSPENDED
         }
         onCancel?.dispose()
-        caller = null
-        return resultOf((word and DECISION_MASK) - RESUMED)
+        return finish((word and DECISION_MASK) - RESUMED)
     }
 
     /** The core's completion (see [ChannelWaiter.complete]). */
@@ -88,12 +101,12 @@ internal class ChannelSuspension<R> private constructor(
         }
         onCancel?.dispose()
         val c = caller!!
-        caller = null
         val outcome = try {
             Result.success(resultOf(kind))
         } catch (e: Throwable) {
             Result.failure(e)
         }
+        recycle()
         c.resumeWith(outcome)
     }
 
@@ -103,6 +116,21 @@ internal class ChannelSuspension<R> private constructor(
             item = cause as? CancellationException ?: CancellationException("the waiting coroutine was cancelled")
             complete(ChannelCore.WITHDRAWN)
         }
+    }
+
+    /** The caller's result for [kind] (or what it throws), the waiter recycled. */
+    private fun finish(kind: Int): R = try {
+        resultOf(kind)
+    } finally {
+        recycle()
+    }
+
+    private fun recycle() {
+        caller = null
+        job = null
+        onCancel = null
+        item = null
+        core.putSpare(this)
     }
 
     /** The caller's result for a completion of [kind]; throws what the caller throws. */
@@ -147,6 +175,11 @@ internal class ChannelSuspension<R> private constructor(
         private val DECISION: AtomicIntegerFieldUpdater<ChannelSuspension<*>> =
             AtomicIntegerFieldUpdater.newUpdater(ChannelSuspension::class.java, "word")
 
+        /** The core's spare waiter, or a new one. */
+        @Suppress("UNCHECKED_CAST")
+        private fun <R> obtain(core: ChannelCore<*>): ChannelSuspension<R> =
+            core.takeSpare() as ChannelSuspension<R>? ?: ChannelSuspension(core)
+
         // The entry points: a non-suspending try first; each is a tail call into the intrinsic, so
         // no state machine is allocated per call.
 
@@ -155,13 +188,13 @@ internal class ChannelSuspension<R> private constructor(
                 ChannelCore.VALUE -> return
                 ChannelCore.CLOSED -> throw core.sendException()
             }
-            return suspendCoroutineUninterceptedOrReturn { ChannelSuspension<Unit>(core, SEND, element).begin(it) }
+            return suspendCoroutineUninterceptedOrReturn { obtain<Unit>(core).begin(it, SEND, element) }
         }
 
         suspend fun <E : Any> receive(core: ChannelCore<E>): E {
             val x = core.poll()
             if (x === ChannelCore.EMPTY) {
-                return suspendCoroutineUninterceptedOrReturn { ChannelSuspension<E>(core, RECEIVE, null).begin(it) }
+                return suspendCoroutineUninterceptedOrReturn { obtain<E>(core).begin(it, RECEIVE, null) }
             }
             if (x === ChannelCore.ENDED) throw core.receiveException()
             @Suppress("UNCHECKED_CAST")
@@ -171,7 +204,7 @@ internal class ChannelSuspension<R> private constructor(
         suspend fun <E : Any> next(core: ChannelCore<E>): Next<E> {
             val x = core.poll()
             if (x === ChannelCore.EMPTY) {
-                return suspendCoroutineUninterceptedOrReturn { ChannelSuspension<Next<E>>(core, NEXT, null).begin(it) }
+                return suspendCoroutineUninterceptedOrReturn { obtain<Next<E>>(core).begin(it, NEXT, null) }
             }
             if (x === ChannelCore.ENDED) return core.end()
             @Suppress("UNCHECKED_CAST")
@@ -181,7 +214,7 @@ internal class ChannelSuspension<R> private constructor(
         suspend fun <E : Any> receiveOrNull(core: ChannelCore<E>): E? {
             val x = core.poll()
             if (x === ChannelCore.EMPTY) {
-                return suspendCoroutineUninterceptedOrReturn { ChannelSuspension<E?>(core, RECEIVE_OR_NULL, null).begin(it) }
+                return suspendCoroutineUninterceptedOrReturn { obtain<E?>(core).begin(it, RECEIVE_OR_NULL, null) }
             }
             if (x === ChannelCore.ENDED) {
                 val end = core.end<E>()

@@ -111,4 +111,35 @@ class ChannelSuspensionTest {
         assertFalse(ch.trySend(2), "no receiver is left waiting")
         assertNull(ch.tryReceive(), "no sender is left waiting")
     }
+
+    @Test
+    fun `a recycled waiter is withdrawn only by its current caller's cancellation`() = test {
+        val ch = AsyncChannel.rendezvous<Int>()
+        val first = async(start = CoroutineStart.UNDISPATCHED) { ch.receive() }
+        ch.send(1)
+        assertEquals(1, first.await())
+        val spare = assertIs<ChannelSuspension<*>>(ch.core.takeSpare(), "the first wait's waiter is kept")
+        ch.core.putSpare(spare)
+        val second = async(start = CoroutineStart.UNDISPATCHED) { ch.receive() }
+        assertNull(ch.core.takeSpare(), "the second wait reuses it")
+        spare.invoke(CancellationException("a late invocation of the first caller's handler"))
+        assertTrue(ch.trySend(2), "the second caller's receive is still waiting: not withdrawn")
+        assertEquals(2, second.await())
+
+        val third = launch(start = CoroutineStart.UNDISPATCHED) { ch.receive() }
+        third.cancel()
+        third.join()
+        assertFalse(ch.trySend(3), "the current caller's own cancellation still withdraws it")
+    }
+
+    @Test
+    fun `waits of several coroutines on one channel share no waiter`() = test {
+        val ch = AsyncChannel.rendezvous<Int>()
+        val n = 1_000
+        val receivers = (0 until 4).map { async(Dispatchers.Default) { var sum = 0L; repeat(n) { sum += ch.receive() }; sum } }
+        val senders = (0 until 4).map { s -> launch(Dispatchers.Default) { repeat(n) { ch.send(s * n + it) } } }
+        senders.forEach { it.join() }
+        val total = receivers.sumOf { it.await() }
+        assertEquals((0 until 4 * n).sumOf { it.toLong() }, total, "every element received once")
+    }
 }
