@@ -10,8 +10,9 @@ import kotlinx.coroutines.channels.ClosedSendChannelException;
 
 /**
  * A channel between producers and consumers whose {@code send} waits while the channel is full and
- * {@code receive} while it is empty — without blocking a thread: kotlinx's {@link Channel}, with
- * a Java face and one guarantee more (below).
+ * {@code receive} while it is empty — without blocking a thread: the semantics of kotlinx's
+ * {@link kotlinx.coroutines.channels.Channel Channel} (rendezvous, buffered, unlimited; close and
+ * cancel), with a Java face and one guarantee more (below).
  *
  * <pre>{@code
  * AsyncChannel<Job> jobs = AsyncChannel.bounded(16);
@@ -52,18 +53,18 @@ import kotlinx.coroutines.channels.ClosedSendChannelException;
  * </ul>
  *
  * <h2>Implementation overview</h2>
- * Every operation delegates to one kotlinx {@code Channel} (lock-free, segment-based). A Java
- * {@code send}/{@code receive} first tries the non-suspending {@code trySend}/{@code tryReceive}
- * and returns an already completed awaitable; otherwise it calls kotlinx's suspending function
- * directly with a continuation that has no dispatcher and a private job (no coroutine is started;
- * see {@code KotlinxCall}). Without a dispatcher the resumption is delivered as is, never replaced
- * by a late cancellation, so the operation's result is known exactly; cancelling the private job
- * withdraws the operation only if it is still waiting. A Java thread blocked in {@code join()} on
- * such an operation is unparked by the party that completes it. The Kotlin face makes the same
- * kotlinx call with one object per suspended operation ({@code SuspendingChannelCall}): the
- * call's continuation, the cancellation handler on the caller's job (which withdraws the call
- * through the private job) and the cell where the result meets the suspended caller, which is
- * then resumed through its own dispatcher without a prompt-cancellation check.
+ * Both faces share one {@code ChannelCore}: a FIFO buffer and two FIFO queues (waiting senders,
+ * waiting receivers) whose nodes are the waiting operations themselves, under one lock that is
+ * held for a few field writes and never while an operation completes. An operation that can
+ * complete at once (an element or a receiver ready, room in the buffer) allocates nothing but the
+ * Java face's completed awaitable for a received element. One that has to wait is queued as one
+ * object: for Java, the returned awaitable itself (a virtual thread in {@code join()} is unparked
+ * directly by the party that completes it); for Kotlin, a waiter that is also the cancellation
+ * handler on the caller's job and that is kept by the channel for its next wait. Whoever takes a
+ * waiter out of its queue — a matching operation, {@link #close}/{@link #cancel}, or the waiter's
+ * own cancellation — completes it, exactly once; a cancellation withdraws the operation only while
+ * it is still queued, which is what makes the guarantee above exact. A Kotlin caller is resumed
+ * through its own dispatcher with the result as is (no prompt-cancellation check replaces it).
  *
  * <p><b>Memory effects.</b> Actions before a {@code send} happen-before actions after the
  * {@code receive} of that element.
