@@ -130,7 +130,7 @@ class ChannelCoreTest {
         core.offer("2");
         assertEquals("1", a.got);
         assertEquals("2", c.got);
-        assertTrue(core.withdraw(new Recorder(false, null)) == false, "never queued");
+        assertFalse(core.withdraw(new Recorder(false, null)), "never queued");
         // first and last withdrawn too
         Recorder d = new Recorder(true, "d");
         Recorder e = new Recorder(true, "e");
