@@ -1,19 +1,18 @@
 package dev.corobridge.sync;
 
-import dev.corobridge.stream.ChannelFaces;
 import dev.corobridge.bridge.Awaitable;
+import dev.corobridge.bridge.internal.Completions;
 import dev.corobridge.stream.Next;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import kotlinx.coroutines.channels.Channel;
 import kotlinx.coroutines.channels.ClosedReceiveChannelException;
 import kotlinx.coroutines.channels.ClosedSendChannelException;
 
 /**
  * A channel between producers and consumers whose {@code send} waits while the channel is full and
- * {@code receive} while it is empty — without blocking a thread: kotlinx's {@link Channel}, with
- * a Java face and one guarantee more (below).
+ * {@code receive} while it is empty — without blocking a thread: the semantics of kotlinx's
+ * {@link kotlinx.coroutines.channels.Channel Channel} (rendezvous, buffered, unlimited; close and
+ * cancel), with a Java face and one guarantee more (below).
  *
  * <pre>{@code
  * AsyncChannel<Job> jobs = AsyncChannel.bounded(16);
@@ -54,18 +53,18 @@ import kotlinx.coroutines.channels.ClosedSendChannelException;
  * </ul>
  *
  * <h2>Implementation overview</h2>
- * Every operation delegates to one kotlinx {@code Channel} (lock-free, segment-based). A Java
- * {@code send}/{@code receive} first tries the non-suspending {@code trySend}/{@code tryReceive}
- * and returns an already completed awaitable; otherwise it calls kotlinx's suspending function
- * directly with a continuation that has no dispatcher and a private job (no coroutine is started;
- * see {@code KotlinxCall}). Without a dispatcher the resumption is delivered as is, never replaced
- * by a late cancellation, so the operation's result is known exactly; cancelling the private job
- * withdraws the operation only if it is still waiting. A Java thread blocked in {@code join()} on
- * such an operation is unparked by the party that completes it. The Kotlin face makes the same
- * kotlinx call with one object per suspended operation ({@code SuspendingChannelCall}): the
- * call's continuation, the cancellation handler on the caller's job (which withdraws the call
- * through the private job) and the cell where the result meets the suspended caller, which is
- * then resumed through its own dispatcher without a prompt-cancellation check.
+ * Both faces share one {@code ChannelCore}: a FIFO buffer and two FIFO queues (waiting senders,
+ * waiting receivers) whose nodes are the waiting operations themselves, under one lock that is
+ * held for a few field writes and never while an operation completes. An operation that can
+ * complete at once (an element or a receiver ready, room in the buffer) allocates nothing but the
+ * Java face's completed awaitable for a received element. One that has to wait is queued as one
+ * object: for Java, the returned awaitable itself (a virtual thread in {@code join()} is unparked
+ * directly by the party that completes it); for Kotlin, a waiter that is also the cancellation
+ * handler on the caller's job and that is kept by the channel for its next wait. Whoever takes a
+ * waiter out of its queue — a matching operation, {@link #close}/{@link #cancel}, or the waiter's
+ * own cancellation — completes it, exactly once; a cancellation withdraws the operation only while
+ * it is still queued, which is what makes the guarantee above exact. A Kotlin caller is resumed
+ * through its own dispatcher with the result as is (no prompt-cancellation check replaces it).
  *
  * <p><b>Memory effects.</b> Actions before a {@code send} happen-before actions after the
  * {@code receive} of that element.
@@ -79,15 +78,13 @@ public final class AsyncChannel<T> {
     private static final int RENDEZVOUS = 0;
     private static final int UNLIMITED = Integer.MAX_VALUE;
 
-    /** The kotlinx channel this one is (the Kotlin face uses it through {@code ChannelFaces}). */
-    final Channel<T> delegate;
+    /** The algorithm, shared by both faces (the Kotlin face uses it through {@code ChannelSuspension}). */
+    final ChannelCore<T> core;
     private final int capacity;
-    /** Set by the one {@link #cancel()} call that cancels the channel. */
-    private final AtomicBoolean cancelled = new AtomicBoolean();
 
     private AsyncChannel(int capacity) {
         this.capacity = capacity;
-        this.delegate = ChannelFaces.newChannel(capacity);
+        this.core = new ChannelCore<>(capacity);
     }
 
     /** A channel without a buffer: each send waits for a receive, and each receive for a send. */
@@ -124,7 +121,11 @@ public final class AsyncChannel<T> {
      * @throws NullPointerException if {@code element} is null
      */
     public Awaitable<Void> sendAsync(T element) {
-        return ChannelFaces.send(delegate, Objects.requireNonNull(element, "element"));
+        return switch (core.offer(Objects.requireNonNull(element, "element"))) {
+            case ChannelCore.VALUE -> Completions.done();
+            case ChannelCore.CLOSED -> Completions.failed(core.sendException());
+            default -> ChannelOperation.send(core, element);
+        };
     }
 
     /**
@@ -135,7 +136,11 @@ public final class AsyncChannel<T> {
      * @throws NullPointerException       if {@code element} is null
      */
     public boolean trySend(T element) {
-        return ChannelFaces.trySend(delegate, Objects.requireNonNull(element, "element"));
+        return switch (core.offer(Objects.requireNonNull(element, "element"))) {
+            case ChannelCore.VALUE -> true;
+            case ChannelCore.CLOSED -> throw sneaky(core.sendException());
+            default -> false;
+        };
     }
 
     /**
@@ -147,7 +152,11 @@ public final class AsyncChannel<T> {
      * must cancel it itself if its coroutine is cancelled, or it may take an element for nobody).
      */
     public Awaitable<T> receiveAsync() {
-        return ChannelFaces.receive(delegate);
+        Object x = core.poll();
+        if (x == ChannelCore.EMPTY) {
+            return ChannelOperation.receive(core, ChannelOperation.RECEIVE);
+        }
+        return x == ChannelCore.ENDED ? Completions.failed(core.receiveException()) : Completions.value(element(x));
     }
 
     /**
@@ -156,7 +165,11 @@ public final class AsyncChannel<T> {
      * {@link #close(Throwable)}. Kotlin: {@code receiveOrNull()} (or {@code next()}).
      */
     public Awaitable<Next<T>> nextAsync() {
-        return ChannelFaces.next(delegate);
+        Object x = core.poll();
+        if (x == ChannelCore.EMPTY) {
+            return ChannelOperation.receive(core, ChannelOperation.NEXT);
+        }
+        return Completions.value(x == ChannelCore.ENDED ? core.end() : new Next.Value<>(element(x)));
     }
 
     /**
@@ -166,7 +179,14 @@ public final class AsyncChannel<T> {
      * @throws ClosedReceiveChannelException (or the close cause) once the channel is closed and drained
      */
     public T tryReceive() {
-        return ChannelFaces.tryReceive(delegate);
+        Object x = core.poll();
+        if (x == ChannelCore.EMPTY) {
+            return null;
+        }
+        if (x == ChannelCore.ENDED) {
+            throw sneaky(core.receiveException());
+        }
+        return element(x);
     }
 
     /**
@@ -174,7 +194,7 @@ public final class AsyncChannel<T> {
      * {@code true} if this call closed it.
      */
     public boolean close() {
-        return delegate.close(null);
+        return core.close(null);
     }
 
     /**
@@ -182,7 +202,7 @@ public final class AsyncChannel<T> {
      * fail with it ({@link Next.Failed}). {@code true} if this call closed it.
      */
     public boolean close(Throwable cause) {
-        return delegate.close(Objects.requireNonNull(cause, "cause"));
+        return core.close(Objects.requireNonNull(cause, "cause"));
     }
 
     /**
@@ -192,31 +212,38 @@ public final class AsyncChannel<T> {
      * a channel that was only closed is still cancelled, its buffer discarded).
      */
     public boolean cancel() {
-        if (!cancelled.compareAndSet(false, true)) {
-            return false;
-        }
-        delegate.cancel(new CancellationException("AsyncChannel cancelled"));
-        return true;
+        return core.cancel(new CancellationException("AsyncChannel cancelled"));
     }
 
     /** Whether {@link #close()} or {@link #cancel()} was called. */
     public boolean isClosedForSend() {
-        return delegate.isClosedForSend();
+        return core.isClosedForSend();
     }
 
     /** Whether the channel is closed and drained: no element will ever be received. */
     public boolean isClosedForReceive() {
-        return delegate.isClosedForReceive();
+        return core.isClosedForReceive();
     }
 
     /** Whether no element is buffered now (a snapshot). */
     public boolean isEmpty() {
-        return delegate.isEmpty();
+        return core.isEmpty();
     }
 
     /** The buffer size: 0 for rendezvous, {@link Integer#MAX_VALUE} for unbounded. */
     public int getCapacity() {
         return capacity;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> T element(Object x) {
+        return (T) x;
+    }
+
+    /** Throws a close cause as is (it may be a checked exception given to {@link #close(Throwable)}). */
+    @SuppressWarnings("unchecked")
+    private static <X extends Throwable> RuntimeException sneaky(Throwable error) throws X {
+        throw (X) error;
     }
 
     @Override

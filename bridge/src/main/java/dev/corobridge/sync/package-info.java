@@ -1,8 +1,9 @@
 /**
  * Coordination primitives for Java and Kotlin that make waiters <em>wait without blocking a
  * thread</em>, so they are safe on the pump: {@link dev.corobridge.sync.AsyncMutex},
- * {@link dev.corobridge.sync.AsyncSemaphore}, {@link dev.corobridge.sync.AsyncChannel} (kotlinx's
- * {@code Mutex}, {@code Semaphore} and {@code Channel}, wrapped), and
+ * {@link dev.corobridge.sync.AsyncSemaphore} (kotlinx's {@code Mutex} and {@code Semaphore},
+ * wrapped), {@link dev.corobridge.sync.AsyncChannel} (kotlinx's {@code Channel} semantics on an
+ * implementation of its own, so that a waiting operation is one object), and
  * {@link dev.corobridge.sync.AsyncEvent}, {@link dev.corobridge.sync.AsyncLatch},
  * {@link dev.corobridge.sync.WaitGroup}, {@link dev.corobridge.sync.AsyncCondition},
  * {@link dev.corobridge.sync.AsyncReadWriteMutex} (ours: kotlinx has none). To wait for several

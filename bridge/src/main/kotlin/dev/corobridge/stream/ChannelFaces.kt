@@ -9,9 +9,10 @@ import kotlinx.coroutines.channels.ReceiveChannel
 import kotlinx.coroutines.channels.SendChannel
 
 /**
- * The operations of the channel faces on any kotlinx channel (an [AsyncChannel]'s, a flow's
+ * The operations of the channel faces on a kotlinx channel (an event stream's, a flow's
  * `produceIn`, a `callbackFlow`'s): a non-suspending fast path when the operation can complete
- * now, else a [ChannelCall] (Java) or a [SuspendingChannelCall] (Kotlin).
+ * now, else a [ChannelCall] (Java) or a [SuspendingChannelCall] (Kotlin). (`AsyncChannel` has a
+ * channel of its own, `ChannelCore`, and its own waiters.)
  */
 internal object ChannelFaces {
 

@@ -2,14 +2,13 @@
 
 package dev.corobridge.sync
 
-import dev.corobridge.stream.ChannelFaces
 import dev.corobridge.stream.handOffFlow
 import dev.corobridge.stream.emitEachTaken
 import dev.corobridge.stream.Next
 import kotlinx.coroutines.flow.Flow
 
 // Kotlin face of AsyncChannel. Unlike plain kotlinx channel operations, a cancelled send or
-// receive never loses or duplicates an element: see AsyncChannel and SuspendingChannelCall.
+// receive never loses or duplicates an element: see AsyncChannel and ChannelSuspension.
 
 /**
  * Sends [element], suspending while the channel is full. If the coroutine is cancelled while
@@ -18,7 +17,7 @@ import kotlinx.coroutines.flow.Flow
  *
  * @throws kotlinx.coroutines.channels.ClosedSendChannelException if the channel is closed
  */
-public suspend fun <T : Any> AsyncChannel<T>.send(element: T): Unit = ChannelFaces.sendSuspending(delegate, element)
+public suspend fun <T : Any> AsyncChannel<T>.send(element: T): Unit = ChannelSuspension.send(core, element)
 
 /**
  * Receives the next element, suspending while the channel is empty. If the coroutine is cancelled
@@ -28,13 +27,13 @@ public suspend fun <T : Any> AsyncChannel<T>.send(element: T): Unit = ChannelFac
  * @throws kotlinx.coroutines.channels.ClosedReceiveChannelException once closed and drained
  */
 public suspend fun <T : Any> AsyncChannel<T>.receive(): T =
-    ChannelFaces.receiveSuspending<T>(delegate) // typed: no null check after the call, so a tail call
+    ChannelSuspension.receive<T>(core) // typed: no null check after the call, so a tail call
 
 /** [receive] with the end as a value: [Next.Value], [Next.End] or [Next.Failed]. */
-public suspend fun <T : Any> AsyncChannel<T>.next(): Next<T> = ChannelFaces.nextSuspending(delegate)
+public suspend fun <T : Any> AsyncChannel<T>.next(): Next<T> = ChannelSuspension.next(core)
 
 /** [receive], or `null` once the channel is closed and drained; rethrows a close cause. */
-public suspend fun <T : Any> AsyncChannel<T>.receiveOrNull(): T? = ChannelFaces.receiveOrNullSuspending(delegate)
+public suspend fun <T : Any> AsyncChannel<T>.receiveOrNull(): T? = ChannelSuspension.receiveOrNull(core)
 
 /**
  * The elements as a hot [Flow] (each element goes to one collector): completes when the channel is
@@ -47,5 +46,5 @@ public suspend fun <T : Any> AsyncChannel<T>.receiveOrNull(): T? = ChannelFaces.
  * this promise: collect directly, or loop on [receive], where it matters.)
  */
 public fun <T : Any> AsyncChannel<T>.receiveAsFlow(): Flow<T> = handOffFlow {
-    emitEachTaken { ChannelFaces.nextSuspending(delegate) }
+    emitEachTaken { ChannelSuspension.next(core) }
 }

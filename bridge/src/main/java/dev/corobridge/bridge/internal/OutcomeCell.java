@@ -24,7 +24,7 @@ import java.util.function.Consumer;
  *
  * @param <T> the value type
  */
-public class OutcomeCell<T> implements Awaitable<T> {
+public class OutcomeCell<T> implements Awaitable<T>, CauseCancellable {
 
     /** The fewest withdrawn callbacks worth a pruned copy of the stack ({@link OutcomeFields}). */
     static final int PRUNE_AT = OutcomeFields.PRUNE_AT;
@@ -56,6 +56,7 @@ public class OutcomeCell<T> implements Awaitable<T> {
      * Cancels with {@code cause}; {@code true} if this call decided the outcome. A subclass whose
      * operation may refuse (it already matched) overrides this and returns {@code false} then.
      */
+    @Override
     public boolean cancel(CancellationException cause) {
         return decide(new Outcome.Cancelled<>(Objects.requireNonNull(cause, "cause")));
     }
@@ -104,7 +105,7 @@ public class OutcomeCell<T> implements Awaitable<T> {
         return switch (awaitable) {
             case dev.corobridge.bridge.Task<?> t -> t.cancel(cause);
             case dev.corobridge.bridge.Promise<?> p -> p.cancel(cause);
-            case OutcomeCell<?> c -> c.cancel(cause);
+            case CauseCancellable c -> c.cancel(cause);
             default -> awaitable.cancel();
         };
     }
