@@ -1,5 +1,6 @@
 package dev.corobridge.context;
 
+import dev.corobridge.context.internal.ContextSteps;
 import dev.corobridge.context.internal.Failures;
 import dev.corobridge.context.internal.MdcValues;
 import dev.corobridge.context.internal.RegistryValues;
@@ -41,6 +42,10 @@ import java.util.concurrent.Callable;
  */
 public final class CapturedContext {
 
+    static {
+        ContextSteps.install(CapturedContext::enterStep); // a task's steps restore through it (not public API)
+    }
+
     /** Nothing captured: restoring it changes nothing. */
     public static final CapturedContext NONE = new CapturedContext(null, null);
 
@@ -48,6 +53,8 @@ public final class CapturedContext {
     private final Object mdc;
     /** The registry's thread-locals ({@code RegistryValues}), or null. */
     private final Object registry;
+    /** The scope of a step on a clean thread, made at the first such step ({@link #enterStep()}). */
+    private RestoredContext cleanStep;
 
     CapturedContext(Object mdc, Object registry) {
         this.mdc = mdc;
@@ -65,6 +72,20 @@ public final class CapturedContext {
      * thread's own values are put back and the exception is rethrown.
      */
     public RestoredContext restore() {
+        return restore(false);
+    }
+
+    /**
+     * {@link #restore()} for one step of a task or coroutine, whose scope is closed exactly once:
+     * on a thread that had no MDC and no registered value before and runs no other step (the
+     * usual case for a worker thread), the scope is one shared by every step of this context, so a
+     * step allocates nothing of its own here.
+     */
+    RestoredContext enterStep() {
+        return restore(true);
+    }
+
+    private RestoredContext restore(boolean step) {
         if (isEmpty()) {
             return RestoredContext.NOTHING;
         }
@@ -83,7 +104,27 @@ public final class CapturedContext {
             }
             throw e;
         }
-        return new RestoredContext(previousMdc, registry, previousRegistry);
+        CapturedContext outer = CurrentStep.enter(this);
+        if (step && outer == null && previousMdc == null
+                && (previousRegistry == null || previousRegistry == RegistryValues.NONE_BEFORE)) {
+            RestoredContext clean = cleanStep;
+            if (clean == null) { // a benign race: each thread may make one, all equivalent
+                clean = new RestoredContext(this, null, previousRegistry, null, true);
+                cleanStep = clean;
+            }
+            return clean;
+        }
+        return new RestoredContext(this, previousMdc, previousRegistry, outer, false);
+    }
+
+    /** The captured MDC ({@code MdcValues}), or null. */
+    Object mdc() {
+        return mdc;
+    }
+
+    /** The captured registry values ({@code RegistryValues}), or null. */
+    Object registry() {
+        return registry;
     }
 
     /** {@code body} run with this context restored around it. */

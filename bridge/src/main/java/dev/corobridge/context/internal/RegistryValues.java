@@ -51,6 +51,12 @@ public final class RegistryValues {
      */
     private static final Object UNCHANGED = new Object();
 
+    /**
+     * What {@link #install} returns when the thread had no value for any accessor (the usual case
+     * of a worker thread): no array is made for it.
+     */
+    public static final Object NONE_BEFORE = new Object[0];
+
     /** The registry's accessors and their values on the capturing thread; immutable once made. */
     record Captured(ThreadLocalAccessor<?>[] accessors, Object[] values) {
     }
@@ -60,23 +66,51 @@ public final class RegistryValues {
      * value here (the common case outside a traced request: then nothing is allocated).
      */
     public static Object capture() {
-        List<ThreadLocalAccessor<?>> registered = ContextRegistry.getInstance().getThreadLocalAccessors();
-        boolean any = false;
-        for (ThreadLocalAccessor<?> a : registered) {
-            if (a.getValue() != null) {
-                any = true;
-                break;
-            }
-        }
-        if (!any) {
+        if (!anyValue()) {
             return null;
         }
+        List<ThreadLocalAccessor<?>> registered = ContextRegistry.getInstance().getThreadLocalAccessors();
         ThreadLocalAccessor<?>[] accessors = registered.toArray(new ThreadLocalAccessor<?>[0]);
         Object[] values = new Object[accessors.length];
         for (int i = 0; i < accessors.length; i++) {
             values[i] = accessors[i].getValue();
         }
         return new Captured(accessors, values);
+    }
+
+    /** Whether any registered thread-local has a value on the current thread. */
+    public static boolean anyValue() {
+        List<ThreadLocalAccessor<?>> registered = ContextRegistry.getInstance().getThreadLocalAccessors();
+        for (int i = 0, n = registered.size(); i < n; i++) { // by index: no iterator per capture
+            if (registered.get(i).getValue() != null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether a {@link #capture()} (or {@link #captureNone()}) here would give what {@code captured}
+     * holds: the same accessors registered, in the same order, each with the same value (the same
+     * object) on this thread. {@code captured} null: whether none is registered.
+     */
+    public static boolean matches(Object captured) {
+        List<ThreadLocalAccessor<?>> registered = ContextRegistry.getInstance().getThreadLocalAccessors();
+        if (captured == null) {
+            return registered.isEmpty();
+        }
+        Captured c = (Captured) captured;
+        ThreadLocalAccessor<?>[] accessors = c.accessors();
+        Object[] values = c.values();
+        if (registered.size() != accessors.length) {
+            return false;
+        }
+        for (int i = 0; i < accessors.length; i++) {
+            if (registered.get(i) != accessors[i] || accessors[i].getValue() != values[i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
@@ -98,17 +132,22 @@ public final class RegistryValues {
         Captured c = (Captured) captured;
         ThreadLocalAccessor<?>[] accessors = c.accessors();
         Object[] values = c.values();
-        Object[] previous = new Object[accessors.length];
+        Object[] previous = null; // made at the first accessor that had a value: a clean thread needs none
         int done = 0;
         try {
             for (; done < accessors.length; done++) {
                 ThreadLocalAccessor<?> accessor = accessors[done];
                 Object before = accessor.getValue();
-                if (before != null && before == values[done]) {
-                    previous[done] = UNCHANGED; // already in place: no second scope of the same value
-                    continue;
+                if (before != null) {
+                    if (previous == null) {
+                        previous = new Object[accessors.length];
+                    }
+                    if (before == values[done]) {
+                        previous[done] = UNCHANGED; // already in place: no second scope of the same value
+                        continue;
+                    }
+                    previous[done] = before;
                 }
-                previous[done] = before;
                 try {
                     set(accessor, values[done], before);
                 } catch (Throwable e) {
@@ -120,7 +159,7 @@ public final class RegistryValues {
             Throwable failure = reinstate(c, previous, done, e); // put back what was already set, then fail
             throw Failures.unchecked(failure);
         }
-        return previous;
+        return previous != null ? previous : NONE_BEFORE;
     }
 
     /**
@@ -137,9 +176,10 @@ public final class RegistryValues {
 
     /** Restores accessors {@code count - 1} down to 0; returns {@code failure}, or the first one, with the others suppressed. */
     private static Throwable reinstate(Captured c, Object[] previous, int count, Throwable failure) {
+        boolean none = previous == null || previous.length == 0; // NONE_BEFORE, or a failed install that found nothing
         for (int i = count - 1; i >= 0; i--) {
             try {
-                restore(c.accessors()[i], c.values()[i], previous[i]);
+                restore(c.accessors()[i], c.values()[i], none ? null : previous[i]);
             } catch (Throwable e) {
                 failure = Failures.first(failure, e); // the others are still put back
             }
