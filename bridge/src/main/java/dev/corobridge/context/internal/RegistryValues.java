@@ -21,7 +21,8 @@ import java.util.Map;
  * {@code restore()}). An accessor for which neither the capture nor the thread had a value is not
  * set; when closing finds that the work left it a value, it is cleared ({@code restore()}), so no
  * value the work set outlives it — the outcome of Micrometer's own {@code ContextSnapshot} with
- * clear-missing, without its maps (one array per install), and without calling an accessor nobody
+ * clear-missing, without its maps (one array per install, none on a thread that had no value
+ * for any of them), and without calling an accessor nobody
  * had a value for: some keep a stack of scopes per thread (Micrometer Tracing's span accessor
  * re-scopes the thread's current frame on {@code setValue()} and pops it on {@code restore()},
  * whoever pushed it), which a nested restore must leave to the enclosing one. Nor is an accessor
