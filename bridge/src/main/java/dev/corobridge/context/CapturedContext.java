@@ -43,7 +43,17 @@ import java.util.concurrent.Callable;
 public final class CapturedContext {
 
     static {
-        ContextSteps.install(CapturedContext::enterStep); // a task's steps restore through it (not public API)
+        ContextSteps.install(new ContextSteps.Implementation() { // a task's steps restore through it (not public API)
+            @Override
+            public RestoredContext enter(CapturedContext captured) {
+                return captured.enterStep();
+            }
+
+            @Override
+            public boolean sameValues(CapturedContext a, CapturedContext b) {
+                return a.sameValues(b);
+            }
+        });
     }
 
     /** Nothing captured: restoring it changes nothing. */
@@ -55,6 +65,8 @@ public final class CapturedContext {
     private final Object registry;
     /** The scope of a step on a clean thread, made at the first such step ({@link #enterStep()}). */
     private RestoredContext cleanStep;
+    /** The scope of a step on a thread that has these values already, made at the first such step. */
+    private RestoredContext inPlaceStep;
 
     CapturedContext(Object mdc, Object registry) {
         this.mdc = mdc;
@@ -104,17 +116,37 @@ public final class CapturedContext {
             }
             throw e;
         }
+        if (step && previousMdc == mdc && (registry == null || previousRegistry == RegistryValues.ALL_IN_PLACE)) {
+            // Every value was in place already (a step nested in one of an equal context): nothing
+            // was set, and closing only undoes what the step changes. The thread's step stays.
+            RestoredContext inPlace = inPlaceStep;
+            if (inPlace == null) { // a benign race, as for cleanStep
+                inPlace = new RestoredContext(this, mdc, previousRegistry, null, true, false);
+                inPlaceStep = inPlace;
+            }
+            return inPlace;
+        }
         CapturedContext outer = CurrentStep.enter(this);
         if (step && outer == null && previousMdc == null
                 && (previousRegistry == null || previousRegistry == RegistryValues.NONE_BEFORE)) {
             RestoredContext clean = cleanStep;
             if (clean == null) { // a benign race: each thread may make one, all equivalent
-                clean = new RestoredContext(this, null, previousRegistry, null, true);
+                clean = new RestoredContext(this, null, previousRegistry, null, true, true);
                 cleanStep = clean;
             }
             return clean;
         }
-        return new RestoredContext(this, previousMdc, previousRegistry, outer, false);
+        return new RestoredContext(this, previousMdc, previousRegistry, outer, false, true);
+    }
+
+    /**
+     * Whether {@code other} holds the same values as this context: the same MDC map and the same
+     * registered thread-locals with the same values (the same objects), as two captures on one
+     * thread whose values did not change in between.
+     */
+    boolean sameValues(CapturedContext other) {
+        return other == this || (other != null && other != NONE && this != NONE && other.mdc == mdc
+                && RegistryValues.sameValues(other.registry, registry));
     }
 
     /** The captured MDC ({@code MdcValues}), or null. */

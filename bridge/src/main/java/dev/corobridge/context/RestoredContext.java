@@ -17,7 +17,7 @@ import dev.corobridge.context.internal.ThreadValues;
  */
 public final class RestoredContext implements AutoCloseable {
 
-    static final RestoredContext NOTHING = new RestoredContext(null, null, null, null, false);
+    static final RestoredContext NOTHING = new RestoredContext(null, null, null, null, false, false);
 
     /** What was restored (null only for {@link #NOTHING}). */
     private final CapturedContext captured;
@@ -28,15 +28,18 @@ public final class RestoredContext implements AutoCloseable {
     private final CapturedContext outer;
     /** The shared scope of a clean thread ({@link CapturedContext#enterStep()}): closable once per step, not once in all. */
     private final boolean shared;
+    /** Whether the restore made {@link #captured} the thread's step ({@link CurrentStep}), to be undone here. */
+    private final boolean entered;
     private boolean closed;
 
     RestoredContext(CapturedContext captured, Object previousMdc, Object previousRegistry, CapturedContext outer,
-            boolean shared) {
+            boolean shared, boolean entered) {
         this.captured = captured;
         this.previousMdc = previousMdc;
         this.previousRegistry = previousRegistry;
         this.outer = outer;
         this.shared = shared;
+        this.entered = entered;
     }
 
     /** Puts back the thread's previous values. */
@@ -51,7 +54,9 @@ public final class RestoredContext implements AutoCloseable {
             }
             closed = true;
         }
-        CurrentStep.leave(outer);
+        if (entered) {
+            CurrentStep.leave(outer);
+        }
         ThreadValues.putBack(previousMdc, captured.registry(), previousRegistry);
     }
 }

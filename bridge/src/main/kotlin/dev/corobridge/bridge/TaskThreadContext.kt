@@ -71,7 +71,7 @@ import kotlin.coroutines.CoroutineContext
 internal class TaskThreadContext private constructor(
     /** The task (for its observation's events and a failing restore), or null for [recordingHops]. */
     private val task: Task<*>?,
-    private val captured: CapturedContext?,
+    internal val captured: CapturedContext?,
     /** Records into the task's own trace (or the [recordingHops] trace); null when it records nothing. */
     private val hops: HopRecorder?,
     /** Enclosing [recordingHops] traces that record this coroutine's hops too; null when none. */

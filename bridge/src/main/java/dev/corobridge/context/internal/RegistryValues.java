@@ -58,6 +58,13 @@ public final class RegistryValues {
      */
     public static final Object NONE_BEFORE = new Object[0];
 
+    /**
+     * What {@link #install} returns when every accessor already had its captured value (a step
+     * nested in one of an equal context, such as a pump running consecutive steps of one request
+     * inside one restore): nothing was set, and putting back only undoes what the work changed.
+     */
+    public static final Object ALL_IN_PLACE = new Object[0];
+
     /** The registry's accessors and their values on the capturing thread; immutable once made. */
     record Captured(ThreadLocalAccessor<?>[] accessors, Object[] values) {
     }
@@ -133,6 +140,9 @@ public final class RegistryValues {
         Captured c = (Captured) captured;
         ThreadLocalAccessor<?>[] accessors = c.accessors();
         Object[] values = c.values();
+        if (allInPlace(accessors, values)) {
+            return ALL_IN_PLACE;
+        }
         Object[] previous = null; // made at the first accessor that had a value: a clean thread needs none
         int done = 0;
         try {
@@ -163,6 +173,36 @@ public final class RegistryValues {
         return previous != null ? previous : NONE_BEFORE;
     }
 
+    private static boolean allInPlace(ThreadLocalAccessor<?>[] accessors, Object[] values) {
+        for (int i = 0; i < accessors.length; i++) {
+            if (accessors[i].getValue() != values[i]) {
+                return false; // on a clean thread: at the first captured value
+            }
+        }
+        return true;
+    }
+
+    /** Whether two captures hold the same accessors with the same values (the same objects). */
+    public static boolean sameValues(Object a, Object b) {
+        if (a == b) {
+            return true;
+        }
+        if (a == null || b == null) {
+            return false;
+        }
+        Captured x = (Captured) a;
+        Captured y = (Captured) b;
+        if (x.accessors().length != y.accessors().length) {
+            return false;
+        }
+        for (int i = 0; i < x.accessors().length; i++) {
+            if (x.accessors()[i] != y.accessors()[i] || x.values()[i] != y.values()[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /**
      * Puts back the values {@link #install} found, for every accessor; throws the first failure
      * (later ones suppressed) after all were tried.
@@ -177,10 +217,11 @@ public final class RegistryValues {
 
     /** Restores accessors {@code count - 1} down to 0; returns {@code failure}, or the first one, with the others suppressed. */
     private static Throwable reinstate(Captured c, Object[] previous, int count, Throwable failure) {
-        boolean none = previous == null || previous.length == 0; // NONE_BEFORE, or a failed install that found nothing
+        boolean none = previous == null || previous == NONE_BEFORE; // or a failed install that found nothing
+        boolean inPlace = previous == ALL_IN_PLACE;
         for (int i = count - 1; i >= 0; i--) {
             try {
-                restore(c.accessors()[i], c.values()[i], none ? null : previous[i]);
+                restore(c.accessors()[i], c.values()[i], inPlace ? UNCHANGED : none ? null : previous[i]);
             } catch (Throwable e) {
                 failure = Failures.first(failure, e); // the others are still put back
             }
@@ -211,8 +252,12 @@ public final class RegistryValues {
     @SuppressWarnings("unchecked")
     private static <V> void restore(ThreadLocalAccessor<V> accessor, Object value, Object previous) {
         if (previous == UNCHANGED) {
-            if (accessor.getValue() != value) {
-                accessor.restore((V) value); // the work left another value: the thread's own one back
+            if (accessor.getValue() != value) { // the work left another value: the thread's own one back
+                if (value != null) {
+                    accessor.restore((V) value);
+                } else {
+                    accessor.restore(); // it had none (ALL_IN_PLACE of a value not captured)
+                }
             }
         } else if (previous != null) {
             accessor.restore((V) previous);
