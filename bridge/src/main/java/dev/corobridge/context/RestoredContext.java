@@ -10,8 +10,9 @@ import dev.corobridge.context.internal.ThreadValues;
  * thrown, the later ones suppressed.
  *
  * <p>A task's steps use a shared scope per captured context for the common case of a thread that
- * had none of the values before (nothing to remember, so nothing to allocate); the scope returned
- * by {@link CapturedContext#restore()} is always a new one.
+ * had none of the values before (nothing to remember, so nothing to allocate), and another for a
+ * thread that has exactly the captured values already (nothing was set; closing only undoes what
+ * the step changed); the scope returned by {@link CapturedContext#restore()} is always a new one.
  *
  * <p><b>Thread-safety.</b> Close it on the thread that restored, once; a second close does nothing.
  */

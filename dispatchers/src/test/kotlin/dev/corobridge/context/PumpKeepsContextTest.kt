@@ -18,6 +18,7 @@ import org.junit.jupiter.api.AfterEach
 import org.junit.jupiter.api.BeforeAll
 import org.junit.jupiter.api.Test
 import org.slf4j.MDC
+import java.time.Duration
 import java.util.concurrent.CancellationException
 import java.util.concurrent.atomic.AtomicInteger
 import kotlin.test.assertEquals
@@ -245,6 +246,37 @@ class PumpKeepsContextTest {
         runPumpWithOwnValues()
         assertEquals((0..3).map { "task $it r5/t-r5/obs-r5" }, seen)
         assertEquals(1, opened.get() - scopesBefore, "four steps of equal captures, one scope")
+        assertEquals(opened.get(), closed.get(), "every scope opened was closed")
+    }
+
+    @Test
+    fun `a nested loop inside a kept step runs other work without the kept values and gives them back`() {
+        val r = request("r6")
+        val gates = List(2) { CompletableDeferred<Unit>() }
+        var plainRan = false
+        scope.launch(PropagatedContext(r)) {
+            gates[0].await()
+            seen += "outer before ${here()}"
+            pump.pumpUntil({ plainRan }, Duration.ofSeconds(30)) // runs the second coroutine and the plain post
+            seen += "outer after ${here()}"
+        }
+        scope.launch(PropagatedContext(r)) {
+            gates[1].await()
+            seen += "second ${here()}"
+        }
+        runPumpWithOwnValues()
+        gates[0].complete(Unit)
+        gates[1].complete(Unit) // queued right behind the first: a kept run of two
+        pump.execute {
+            seen += "plain ${here()}"
+            plainRan = true
+        }
+        seen.clear()
+        runPumpWithOwnValues()
+        assertEquals(
+            listOf("outer before r6/t-r6/obs-r6", "second r6/t-r6/obs-r6", "plain null/null/null", "outer after r6/t-r6/obs-r6"),
+            seen,
+        )
         assertEquals(opened.get(), closed.get(), "every scope opened was closed")
     }
 }
