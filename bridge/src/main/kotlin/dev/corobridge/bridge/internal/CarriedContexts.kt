@@ -44,7 +44,6 @@ public object CarriedContexts {
         val marker = undispatchedMarker ?: return null
         if (task !is Continuation<*>) return null
         val context = task.context
-        if (context[marker] != null) return null
         val element = context[TaskThreadContext]
         val propagated = context[PropagatedContext]
         val captured = when {
@@ -52,6 +51,7 @@ public object CarriedContexts {
             element != null -> element.captured
             else -> propagated?.captured
         }
-        return if (captured == null || captured.isEmpty) null else captured
+        if (captured == null || captured.isEmpty) return null // the usual dispatch without a context: two lookups
+        return if (context[marker] != null) null else captured
     }
 }
