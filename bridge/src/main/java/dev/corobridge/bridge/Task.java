@@ -10,6 +10,7 @@ import dev.corobridge.bridge.internal.TimeoutExpiry;
 import dev.corobridge.context.CapturedContext;
 import dev.corobridge.context.ContextPropagation;
 import dev.corobridge.context.RestoredContext;
+import dev.corobridge.context.internal.ContextSteps;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -630,7 +631,7 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
         CapturedContext c = context;
         RestoredContext restored;
         try {
-            restored = c != null ? c.restore() : null;
+            restored = c != null ? ContextSteps.enter(c) : null; // closed once below; shared on a clean thread
         } catch (Throwable e) {
             decide(Outcome.ofError(e));
             return;

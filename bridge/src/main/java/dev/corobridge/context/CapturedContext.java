@@ -1,5 +1,6 @@
 package dev.corobridge.context;
 
+import dev.corobridge.context.internal.ContextSteps;
 import dev.corobridge.context.internal.Failures;
 import dev.corobridge.context.internal.MdcValues;
 import dev.corobridge.context.internal.RegistryValues;
@@ -41,6 +42,20 @@ import java.util.concurrent.Callable;
  */
 public final class CapturedContext {
 
+    static {
+        ContextSteps.install(new ContextSteps.Implementation() { // a task's steps restore through it (not public API)
+            @Override
+            public RestoredContext enter(CapturedContext captured) {
+                return captured.enterStep();
+            }
+
+            @Override
+            public boolean sameValues(CapturedContext a, CapturedContext b) {
+                return a.sameValues(b);
+            }
+        });
+    }
+
     /** Nothing captured: restoring it changes nothing. */
     public static final CapturedContext NONE = new CapturedContext(null, null);
 
@@ -48,6 +63,10 @@ public final class CapturedContext {
     private final Object mdc;
     /** The registry's thread-locals ({@code RegistryValues}), or null. */
     private final Object registry;
+    /** The scope of a step on a clean thread, made at the first such step ({@link #enterStep()}). */
+    private RestoredContext cleanStep;
+    /** The scope of a step on a thread that has these values already, made at the first such step. */
+    private RestoredContext inPlaceStep;
 
     CapturedContext(Object mdc, Object registry) {
         this.mdc = mdc;
@@ -65,6 +84,20 @@ public final class CapturedContext {
      * thread's own values are put back and the exception is rethrown.
      */
     public RestoredContext restore() {
+        return restore(false);
+    }
+
+    /**
+     * {@link #restore()} for one step of a task or coroutine, whose scope is closed exactly once:
+     * on a thread that had no MDC and no registered value before and runs no other step (the
+     * usual case for a worker thread), the scope is one shared by every step of this context, so a
+     * step allocates nothing of its own here.
+     */
+    RestoredContext enterStep() {
+        return restore(true);
+    }
+
+    private RestoredContext restore(boolean step) {
         if (isEmpty()) {
             return RestoredContext.NOTHING;
         }
@@ -83,7 +116,47 @@ public final class CapturedContext {
             }
             throw e;
         }
-        return new RestoredContext(previousMdc, registry, previousRegistry);
+        if (step && previousMdc == mdc && (registry == null || previousRegistry == RegistryValues.ALL_IN_PLACE)) {
+            // Every value was in place already (a step nested in one of an equal context): nothing
+            // was set, and closing only undoes what the step changes. The thread's step stays.
+            RestoredContext inPlace = inPlaceStep;
+            if (inPlace == null) { // a benign race, as for cleanStep
+                inPlace = new RestoredContext(this, mdc, previousRegistry, null, true, false);
+                inPlaceStep = inPlace;
+            }
+            return inPlace;
+        }
+        CapturedContext outer = CurrentStep.enter(this);
+        if (step && outer == null && previousMdc == null
+                && (previousRegistry == null || previousRegistry == RegistryValues.NONE_BEFORE)) {
+            RestoredContext clean = cleanStep;
+            if (clean == null) { // a benign race: each thread may make one, all equivalent
+                clean = new RestoredContext(this, null, previousRegistry, null, true, true);
+                cleanStep = clean;
+            }
+            return clean;
+        }
+        return new RestoredContext(this, previousMdc, previousRegistry, outer, false, true);
+    }
+
+    /**
+     * Whether {@code other} holds the same values as this context: the same MDC map and the same
+     * registered thread-locals with the same values (the same objects), as two captures on one
+     * thread whose values did not change in between.
+     */
+    boolean sameValues(CapturedContext other) {
+        return other == this || (other != null && other != NONE && this != NONE && other.mdc == mdc
+                && RegistryValues.sameValues(other.registry, registry));
+    }
+
+    /** The captured MDC ({@code MdcValues}), or null. */
+    Object mdc() {
+        return mdc;
+    }
+
+    /** The captured registry values ({@code RegistryValues}), or null. */
+    Object registry() {
+        return registry;
     }
 
     /** {@code body} run with this context restored around it. */

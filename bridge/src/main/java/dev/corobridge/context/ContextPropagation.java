@@ -71,10 +71,15 @@ public final class ContextPropagation {
             return CapturedContext.NONE;
         }
         Object mdc = MdcValues.PRESENT ? MdcValues.capture() : null;
-        Object registry = RegistryValues.PRESENT ? RegistryValues.capture() : null;
-        if (mdc == null && registry == null) {
+        boolean anyRegistered = RegistryValues.PRESENT && RegistryValues.anyValue();
+        if (mdc == null && !anyRegistered) {
             return CapturedContext.NONE; // nothing to carry: a task leaves the threads it runs on as they are
         }
+        CapturedContext step = CurrentStep.current();
+        if (step != null && step.mdc() == mdc && (!RegistryValues.PRESENT || RegistryValues.matches(step.registry()))) {
+            return step; // inside a step whose values are unchanged: the same context, nothing copied
+        }
+        Object registry = anyRegistered ? RegistryValues.capture() : null;
         if (registry == null && RegistryValues.PRESENT) {
             registry = RegistryValues.captureNone(); // an MDC only: the registered thread-locals are seen empty
         }

@@ -3,6 +3,7 @@ package dev.corobridge.bridge
 import dev.corobridge.bridge.internal.ContextNames
 
 import dev.corobridge.context.CapturedContext
+import dev.corobridge.context.internal.ContextSteps
 import dev.corobridge.context.RestoredContext
 import kotlinx.coroutines.CopyableThreadContextElement
 import kotlinx.coroutines.ExperimentalCoroutinesApi
@@ -70,7 +71,7 @@ import kotlin.coroutines.CoroutineContext
 internal class TaskThreadContext private constructor(
     /** The task (for its observation's events and a failing restore), or null for [recordingHops]. */
     private val task: Task<*>?,
-    private val captured: CapturedContext?,
+    internal val captured: CapturedContext?,
     /** Records into the task's own trace (or the [recordingHops] trace); null when it records nothing. */
     private val hops: HopRecorder?,
     /** Enclosing [recordingHops] traces that record this coroutine's hops too; null when none. */
@@ -93,7 +94,7 @@ internal class TaskThreadContext private constructor(
         if (enclosing != null) for (r in enclosing) record(r, context)
         val c = captured ?: return null
         return try {
-            c.restore()
+            ContextSteps.enter(c) // closed once, in restoreThreadContext; shared on a clean thread
         } catch (e: Throwable) {
             failResume(context, e, task) // the restore has put the thread's own values back
             null

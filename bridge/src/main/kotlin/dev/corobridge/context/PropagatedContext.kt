@@ -44,7 +44,7 @@ public class PropagatedContext @JvmOverloads constructor(
 
     override fun updateThreadContext(context: CoroutineContext): RestoredContext =
         try {
-            captured.restore()
+            captured.enterStep() // the scope kotlinx closes once per resume; shared on a clean thread
         } catch (e: Throwable) {
             failResume(context, e, null) // the restore has put the thread's own values back
             RestoredContext.NOTHING // nothing to put back

@@ -1,5 +1,9 @@
 package dev.corobridge.pump;
 
+import dev.corobridge.bridge.internal.CarriedContexts;
+import dev.corobridge.context.CapturedContext;
+import dev.corobridge.context.RestoredContext;
+import dev.corobridge.context.internal.ContextSteps;
 import dev.corobridge.pump.PumpCounters.Counter;
 import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
 
@@ -20,6 +24,19 @@ import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
  * source, and parks until the next timer or the shutdown deadline; a pump whose traffic stopped parks
  * without a timeout, at no CPU cost.
  *
+ * <p><b>Context.</b> A coroutine resumption that carries a task's context ({@code
+ * ContextPropagation}) restores it when it runs and puts the pump thread's own values back when it
+ * suspends. When the posted batch holds several resumptions in a row that carry the same values
+ * (say, many coroutines of one request hopping onto the pump), the loop restores those values once
+ * before the first and puts them back after the last, so that each resumption's own restore finds
+ * them in place and sets nothing (no MDC install, no observation scope opened). The loop puts them
+ * back before anything else runs: a post that is not such a resumption, a resumption of another
+ * context or of none, timers, completions, idling, and a nested loop's return to its caller. It
+ * decides by looking at the resumption's coroutine context before running it
+ * ({@code CarriedContexts}); resumptions of {@code withContext} blocks that kotlinx started without a
+ * dispatch are never kept (kotlinx runs their caller in the same task after putting the block's
+ * context back).
+ *
  * <p><b>Interrupts.</b> A park that returns with the interrupt status set clears it (or every later
  * park would return at once and the idle loop would spin), counts it, and logs the first one per
  * pump at {@code WARNING}: a pump is stopped by {@code shutdown()}, not by an interrupt.
@@ -37,6 +54,14 @@ final class PumpLoop {
     private static final int SPIN_SCORE_MAX = 16;
     private static final int SPIN_HIT = 2;
     private static final int SPIN_PROBE_EVERY = 16;
+    /**
+     * Whether a run of consecutive coroutine resumptions that carry the same context (see the
+     * class comment, "Context") runs inside one restore of it: on unless kotlinx's resumptions
+     * cannot be recognised ({@link CarriedContexts#getAvailable()}) or
+     * {@code -Dcorobridge.pump.keepContext=false}.
+     */
+    private static final boolean KEEPS_CONTEXT = CarriedContexts.getAvailable()
+            && !"false".equalsIgnoreCase(System.getProperty("corobridge.pump.keepContext", "true"));
 
     private final MessagePump pump;
     private final PumpLifecycle lifecycle;
@@ -110,9 +135,27 @@ final class PumpLoop {
         int n = 0;
         int budget = batchSize;
         Runnable r;
-        while (budget-- > 0 && !lc.isAbandoning() && (r = q.poll()) != null) {
-            run.runTask(r);
-            n++;
+        RestoredContext kept = null; // see keepsContext
+        CapturedContext keptContext = null;
+        try {
+            while (budget-- > 0 && !lc.isAbandoning() && (r = q.poll()) != null) {
+                if (KEEPS_CONTEXT) {
+                    CapturedContext carried = CarriedContexts.of(unwrap(r));
+                    if (kept != null && !ContextSteps.sameValues(keptContext, carried)) {
+                        kept = putBack(kept);
+                    }
+                    if (kept == null && carried != null && ContextSteps.sameValues(carried, CarriedContexts.of(unwrap(q.peek())))) {
+                        kept = keep(carried);
+                        keptContext = carried;
+                    }
+                }
+                run.runTask(r);
+                n++;
+            }
+        } finally {
+            if (kept != null) {
+                putBack(kept); // before timers, completions, idling, a return to a nested loop's caller
+            }
         }
         if (timers.nextDue() != Long.MAX_VALUE) {
             long now = clock.nanoTime();
@@ -132,6 +175,33 @@ final class PumpLoop {
             n++;
         }
         return n;
+    }
+
+    /** A sampled post's task. */
+    private static Runnable unwrap(Runnable r) {
+        return r instanceof TimedTask tt ? tt.task : r;
+    }
+
+    /**
+     * Restores {@code carried} around the coming run of resumptions that carry the same values;
+     * null if that fails (then each resumption restores, and fails, by itself, as it would anyway).
+     */
+    private static RestoredContext keep(CapturedContext carried) {
+        try {
+            return ContextSteps.enter(carried);
+        } catch (Throwable e) {
+            return null; // the resumption's own restore fails the same way and decides its coroutine
+        }
+    }
+
+    /** Puts the pump thread's own values back after a run of resumptions of one context; returns null. */
+    private RestoredContext putBack(RestoredContext kept) {
+        try {
+            kept.close();
+        } catch (Throwable e) {
+            runner.reportFailure(e); // as a resumption's own put-back failure would be: reported, the loop goes on
+        }
+        return null;
     }
 
     /**

@@ -47,6 +47,9 @@ public final class MdcValues {
      * when it was empty).
      */
     public static Object install(Object captured) {
+        if (captured != null && installed() == captured) {
+            return captured; // the thread has exactly this map already (a nested step of the same context)
+        }
         Map<String, String> previous = snapshot();
         reinstate(captured);
         return previous == null || previous.isEmpty() ? null : previous;
@@ -60,6 +63,9 @@ public final class MdcValues {
             return;
         }
         Map<String, String> map = (Map<String, String>) previous;
+        if (installed() == map) {
+            return; // unchanged since it was installed: nothing to put back
+        }
         MDCAdapter adapter = MDC.getMDCAdapter();
         if (adapter != null && adapter.getClass() == Logback.ADAPTER && Logback.READ_WRITE != null) {
             try {
@@ -72,6 +78,27 @@ public final class MdcValues {
             }
         }
         MDC.setContextMap(map);
+    }
+
+    /**
+     * Logback's read-only map of this thread as it is, without building one (null when there is
+     * none, or without access to Logback's maps). Logback drops it at every change of the thread's
+     * MDC, so while it is a given map, the thread's MDC is exactly that map.
+     */
+    @SuppressWarnings("unchecked")
+    private static Object installed() {
+        if (Logback.READ_ONLY == null) {
+            return null;
+        }
+        MDCAdapter adapter = MDC.getMDCAdapter();
+        if (adapter == null || adapter.getClass() != Logback.ADAPTER) {
+            return null;
+        }
+        try {
+            return ((ThreadLocal<Object>) Logback.READ_ONLY.invokeExact((Object) adapter)).get();
+        } catch (Throwable e) {
+            throw new IllegalStateException("reading LogbackMDCAdapter's read-only map failed", e);
+        }
     }
 
     /** The thread's MDC as a map that is not changed afterwards: Logback's snapshot, else a copy. */

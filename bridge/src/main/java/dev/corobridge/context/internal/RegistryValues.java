@@ -21,7 +21,8 @@ import java.util.Map;
  * {@code restore()}). An accessor for which neither the capture nor the thread had a value is not
  * set; when closing finds that the work left it a value, it is cleared ({@code restore()}), so no
  * value the work set outlives it — the outcome of Micrometer's own {@code ContextSnapshot} with
- * clear-missing, without its maps (one array per install), and without calling an accessor nobody
+ * clear-missing, without its maps (one array per install, none on a thread that had no value
+ * for any of them), and without calling an accessor nobody
  * had a value for: some keep a stack of scopes per thread (Micrometer Tracing's span accessor
  * re-scopes the thread's current frame on {@code setValue()} and pops it on {@code restore()},
  * whoever pushed it), which a nested restore must leave to the enclosing one. Nor is an accessor
@@ -51,6 +52,19 @@ public final class RegistryValues {
      */
     private static final Object UNCHANGED = new Object();
 
+    /**
+     * What {@link #install} returns when the thread had no value for any accessor (the usual case
+     * of a worker thread): no array is made for it.
+     */
+    public static final Object NONE_BEFORE = new Object[0];
+
+    /**
+     * What {@link #install} returns when every accessor already had its captured value (a step
+     * nested in one of an equal context, such as a pump running consecutive steps of one request
+     * inside one restore): nothing was set, and putting back only undoes what the work changed.
+     */
+    public static final Object ALL_IN_PLACE = new Object[0];
+
     /** The registry's accessors and their values on the capturing thread; immutable once made. */
     record Captured(ThreadLocalAccessor<?>[] accessors, Object[] values) {
     }
@@ -60,23 +74,51 @@ public final class RegistryValues {
      * value here (the common case outside a traced request: then nothing is allocated).
      */
     public static Object capture() {
-        List<ThreadLocalAccessor<?>> registered = ContextRegistry.getInstance().getThreadLocalAccessors();
-        boolean any = false;
-        for (ThreadLocalAccessor<?> a : registered) {
-            if (a.getValue() != null) {
-                any = true;
-                break;
-            }
-        }
-        if (!any) {
+        if (!anyValue()) {
             return null;
         }
+        List<ThreadLocalAccessor<?>> registered = ContextRegistry.getInstance().getThreadLocalAccessors();
         ThreadLocalAccessor<?>[] accessors = registered.toArray(new ThreadLocalAccessor<?>[0]);
         Object[] values = new Object[accessors.length];
         for (int i = 0; i < accessors.length; i++) {
             values[i] = accessors[i].getValue();
         }
         return new Captured(accessors, values);
+    }
+
+    /** Whether any registered thread-local has a value on the current thread. */
+    public static boolean anyValue() {
+        List<ThreadLocalAccessor<?>> registered = ContextRegistry.getInstance().getThreadLocalAccessors();
+        for (int i = 0, n = registered.size(); i < n; i++) { // by index: no iterator per capture
+            if (registered.get(i).getValue() != null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether a {@link #capture()} (or {@link #captureNone()}) here would give what {@code captured}
+     * holds: the same accessors registered, in the same order, each with the same value (the same
+     * object) on this thread. {@code captured} null: whether none is registered.
+     */
+    public static boolean matches(Object captured) {
+        List<ThreadLocalAccessor<?>> registered = ContextRegistry.getInstance().getThreadLocalAccessors();
+        if (captured == null) {
+            return registered.isEmpty();
+        }
+        Captured c = (Captured) captured;
+        ThreadLocalAccessor<?>[] accessors = c.accessors();
+        Object[] values = c.values();
+        if (registered.size() != accessors.length) {
+            return false;
+        }
+        for (int i = 0; i < accessors.length; i++) {
+            if (registered.get(i) != accessors[i] || accessors[i].getValue() != values[i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
@@ -98,17 +140,25 @@ public final class RegistryValues {
         Captured c = (Captured) captured;
         ThreadLocalAccessor<?>[] accessors = c.accessors();
         Object[] values = c.values();
-        Object[] previous = new Object[accessors.length];
+        if (allInPlace(accessors, values)) {
+            return ALL_IN_PLACE;
+        }
+        Object[] previous = null; // made at the first accessor that had a value: a clean thread needs none
         int done = 0;
         try {
             for (; done < accessors.length; done++) {
                 ThreadLocalAccessor<?> accessor = accessors[done];
                 Object before = accessor.getValue();
-                if (before != null && before == values[done]) {
-                    previous[done] = UNCHANGED; // already in place: no second scope of the same value
-                    continue;
+                if (before != null) {
+                    if (previous == null) {
+                        previous = new Object[accessors.length];
+                    }
+                    if (before == values[done]) {
+                        previous[done] = UNCHANGED; // already in place: no second scope of the same value
+                        continue;
+                    }
+                    previous[done] = before;
                 }
-                previous[done] = before;
                 try {
                     set(accessor, values[done], before);
                 } catch (Throwable e) {
@@ -120,7 +170,37 @@ public final class RegistryValues {
             Throwable failure = reinstate(c, previous, done, e); // put back what was already set, then fail
             throw Failures.unchecked(failure);
         }
-        return previous;
+        return previous != null ? previous : NONE_BEFORE;
+    }
+
+    private static boolean allInPlace(ThreadLocalAccessor<?>[] accessors, Object[] values) {
+        for (int i = 0; i < accessors.length; i++) {
+            if (accessors[i].getValue() != values[i]) {
+                return false; // on a clean thread: at the first captured value
+            }
+        }
+        return true;
+    }
+
+    /** Whether two captures hold the same accessors with the same values (the same objects). */
+    public static boolean sameValues(Object a, Object b) {
+        if (a == b) {
+            return true;
+        }
+        if (a == null || b == null) {
+            return false;
+        }
+        Captured x = (Captured) a;
+        Captured y = (Captured) b;
+        if (x.accessors().length != y.accessors().length) {
+            return false;
+        }
+        for (int i = 0; i < x.accessors().length; i++) {
+            if (x.accessors()[i] != y.accessors()[i] || x.values()[i] != y.values()[i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
@@ -137,9 +217,11 @@ public final class RegistryValues {
 
     /** Restores accessors {@code count - 1} down to 0; returns {@code failure}, or the first one, with the others suppressed. */
     private static Throwable reinstate(Captured c, Object[] previous, int count, Throwable failure) {
+        boolean none = previous == null || previous == NONE_BEFORE; // or a failed install that found nothing
+        boolean inPlace = previous == ALL_IN_PLACE;
         for (int i = count - 1; i >= 0; i--) {
             try {
-                restore(c.accessors()[i], c.values()[i], previous[i]);
+                restore(c.accessors()[i], c.values()[i], inPlace ? UNCHANGED : none ? null : previous[i]);
             } catch (Throwable e) {
                 failure = Failures.first(failure, e); // the others are still put back
             }
@@ -170,8 +252,12 @@ public final class RegistryValues {
     @SuppressWarnings("unchecked")
     private static <V> void restore(ThreadLocalAccessor<V> accessor, Object value, Object previous) {
         if (previous == UNCHANGED) {
-            if (accessor.getValue() != value) {
-                accessor.restore((V) value); // the work left another value: the thread's own one back
+            if (accessor.getValue() != value) { // the work left another value: the thread's own one back
+                if (value != null) {
+                    accessor.restore((V) value);
+                } else {
+                    accessor.restore(); // it had none (ALL_IN_PLACE of a value not captured)
+                }
             }
         } else if (previous != null) {
             accessor.restore((V) previous);
