@@ -153,6 +153,40 @@ class PumpKeepsContextTest {
     }
 
     @Test
+    fun `what a kept step changes on the thread is not seen by the next step of the same context`() {
+        val r = request("r9")
+        val other = Observation.start("obs-other", observations)
+        val gates = List(4) { CompletableDeferred<Unit>() }
+        for (i in 0..3) {
+            scope.launch(PropagatedContext(r)) {
+                gates[i].await()
+                seen += "step $i ${here()}"
+                when (i) {
+                    0 -> MDC.put("request", "changed-by-0") // left changed when the step suspends or ends
+                    1 -> TENANT.set("changed-by-1")
+                    2 -> other.openScope() // an observation scope opened and never closed by the step
+                }
+                gates[(i + 1) % 4].await() // 0-2 suspend again until the next one ran; 3 ends
+                seen += "again $i ${here()}"
+            }
+        }
+        runPumpWithOwnValues()
+        seen.clear()
+        gates[0].complete(Unit)
+        gates[1].complete(Unit)
+        gates[2].complete(Unit)
+        gates[3].complete(Unit)
+        runPumpWithOwnValues()
+        pump.execute { seen += "plain ${here()}" }
+        runPumpWithOwnValues()
+        for (i in 0..3) {
+            assertTrue(seen.contains("step $i r9/t-r9/obs-r9"), "step $i sees exactly its context: $seen")
+        }
+        assertTrue(seen.contains("plain own/own/null"), seen.toString())
+        other.stop()
+    }
+
+    @Test
     fun `after every exit of a kept step the next plain runnable and a step of another context see nothing of it`() {
         val r = request("r2")
         val other = request("r3")
