@@ -91,10 +91,8 @@ final class ChannelCore<E> {
     private Object[] buffer = NO_BUFFER;
     private int head;
     private int size;
-    private ChannelWaiter senders;
-    private ChannelWaiter lastSender;
-    private ChannelWaiter receivers;
-    private ChannelWaiter lastReceiver;
+    private final WaiterQueue senders = new WaiterQueue();
+    private final WaiterQueue receivers = new WaiterQueue();
     private boolean closed;
     private boolean cancelled;
     /** Written once, under the lock, when {@link #closed} is set; read by completions after it. */
@@ -117,7 +115,7 @@ final class ChannelCore<E> {
             if (closed) {
                 return CLOSED;
             }
-            receiver = receivers;
+            receiver = receivers.first();
             if (receiver == null) {
                 if (size < capacity) {
                     enqueueElement(element);
@@ -125,7 +123,7 @@ final class ChannelCore<E> {
                 }
                 return WAIT;
             }
-            unlinkFirstReceiver(receiver);
+            receivers.removeFirst(receiver);
             receiver.item = element;
         }
         receiver.complete(VALUE);
@@ -137,16 +135,16 @@ final class ChannelCore<E> {
         Object element;
         ChannelWaiter sender;
         synchronized (this) {
-            sender = senders;
+            sender = senders.first();
             if (size > 0) {
                 element = dequeueElement();
                 if (sender != null) {
-                    unlinkFirstSender(sender);
+                    senders.removeFirst(sender);
                     enqueueElement(sender.item);
                     sender.item = null;
                 }
             } else if (sender != null) {
-                unlinkFirstSender(sender);
+                senders.removeFirst(sender);
                 element = sender.item;
                 sender.item = null;
             } else {
@@ -171,20 +169,17 @@ final class ChannelCore<E> {
             if (closed) {
                 return CLOSED;
             }
-            receiver = receivers;
+            receiver = receivers.first();
             if (receiver == null) {
                 if (size < capacity) {
                     enqueueElement(waiter.item);
                     waiter.item = null;
                     return VALUE;
                 }
-                lastSender = append(waiter, senders == null, lastSender);
-                if (senders == null) {
-                    senders = waiter;
-                }
+                senders.add(waiter);
                 return WAIT;
             }
-            unlinkFirstReceiver(receiver);
+            receivers.removeFirst(receiver);
             receiver.item = waiter.item;
             waiter.item = null;
         }
@@ -199,24 +194,21 @@ final class ChannelCore<E> {
     int receive(ChannelWaiter waiter) {
         ChannelWaiter sender;
         synchronized (this) {
-            sender = senders;
+            sender = senders.first();
             if (size > 0) {
                 waiter.item = dequeueElement();
                 if (sender == null) {
                     return VALUE;
                 }
-                unlinkFirstSender(sender);
+                senders.removeFirst(sender);
                 enqueueElement(sender.item);
             } else if (sender != null) {
-                unlinkFirstSender(sender);
+                senders.removeFirst(sender);
                 waiter.item = sender.item;
             } else if (closed) {
                 return CLOSED;
             } else {
-                lastReceiver = append(waiter, receivers == null, lastReceiver);
-                if (receivers == null) {
-                    receivers = waiter;
-                }
+                receivers.add(waiter);
                 return WAIT;
             }
             sender.item = null;
@@ -235,29 +227,7 @@ final class ChannelCore<E> {
             if (waiter.prev == null || !waiter.mayWithdraw()) {
                 return false;
             }
-            ChannelWaiter prev = waiter.prev;
-            ChannelWaiter next = waiter.next;
-            boolean sender = waiter.isSender();
-            if (prev == FIRST) {
-                if (sender) {
-                    senders = next;
-                } else {
-                    receivers = next;
-                }
-            } else {
-                prev.next = next;
-            }
-            if (next == null) {
-                if (sender) {
-                    lastSender = prev == FIRST ? null : prev;
-                } else {
-                    lastReceiver = prev == FIRST ? null : prev;
-                }
-            } else {
-                next.prev = prev;
-            }
-            waiter.prev = null;
-            waiter.next = null;
+            (waiter.isSender() ? senders : receivers).remove(waiter);
             return true;
         }
     }
@@ -289,9 +259,7 @@ final class ChannelCore<E> {
             }
             closed = true;
             closeCause = cause;
-            ended = detach(receivers);
-            receivers = null;
-            lastReceiver = null;
+            ended = receivers.removeAll();
         }
         completeAll(ended, CLOSED);
         return true;
@@ -316,9 +284,8 @@ final class ChannelCore<E> {
             buffer = NO_BUFFER;
             head = 0;
             size = 0;
-            endedSenders = detach(senders);
-            endedReceivers = detach(receivers);
-            senders = lastSender = receivers = lastReceiver = null;
+            endedSenders = senders.removeAll();
+            endedReceivers = receivers.removeAll();
         }
         completeAll(endedReceivers, CLOSED);
         completeAll(endedSenders, CLOSED);
@@ -337,12 +304,12 @@ final class ChannelCore<E> {
     }
 
     synchronized boolean isClosedForReceive() {
-        return closed && size == 0 && senders == null;
+        return closed && size == 0 && senders.isEmpty();
     }
 
     /** No element buffered nor waiting to be sent, and not closed (kotlinx's {@code isEmpty}). */
     synchronized boolean isEmpty() {
-        return !closed && size == 0 && senders == null;
+        return !closed && size == 0 && senders.isEmpty();
     }
 
     /** What a send on the closed channel throws. */
@@ -374,49 +341,6 @@ final class ChannelCore<E> {
     }
 
     // ------------------------------------------------------------------ under the lock
-
-    /** Appends {@code waiter} after {@code last}; returns it (the new last). */
-    private static ChannelWaiter append(ChannelWaiter waiter, boolean empty, ChannelWaiter last) {
-        if (empty) {
-            waiter.prev = FIRST;
-        } else {
-            waiter.prev = last;
-            last.next = waiter;
-        }
-        return waiter;
-    }
-
-    private void unlinkFirstSender(ChannelWaiter first) {
-        ChannelWaiter next = first.next;
-        senders = next;
-        if (next == null) {
-            lastSender = null;
-        } else {
-            next.prev = FIRST;
-        }
-        first.prev = null;
-        first.next = null;
-    }
-
-    private void unlinkFirstReceiver(ChannelWaiter first) {
-        ChannelWaiter next = first.next;
-        receivers = next;
-        if (next == null) {
-            lastReceiver = null;
-        } else {
-            next.prev = FIRST;
-        }
-        first.prev = null;
-        first.next = null;
-    }
-
-    /** Marks every waiter of a queue as no longer queued; returns the chain (linked by next). */
-    private static ChannelWaiter detach(ChannelWaiter first) {
-        for (ChannelWaiter w = first; w != null; w = w.next) {
-            w.prev = null;
-        }
-        return first;
-    }
 
     private void enqueueElement(Object element) {
         Object[] b = buffer;
