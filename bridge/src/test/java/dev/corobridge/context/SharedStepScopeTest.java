@@ -164,6 +164,9 @@ class SharedStepScopeTest {
         for (java.util.concurrent.Future<String> f : plain) {
             assertEquals("null/null/null", f.get(30, TimeUnit.SECONDS));
         }
+        // A stage's value is published inside its step, before the step's scope is closed: count
+        // the scopes once the worker has run something after the last step.
+        assertEquals("null/null/null", plainRunnableSees(), "after the last step");
         assertEquals(opened.get(), closed.get(), "every scope opened was closed: " + opened + " / " + closed);
     }
 
