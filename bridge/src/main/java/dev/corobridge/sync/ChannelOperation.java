@@ -4,6 +4,7 @@ import dev.corobridge.bridge.Awaitable;
 import dev.corobridge.bridge.Outcome;
 import dev.corobridge.bridge.Registration;
 import dev.corobridge.bridge.internal.BlockingGuard;
+import dev.corobridge.bridge.internal.BriefWait;
 import dev.corobridge.bridge.internal.CauseCancellable;
 import dev.corobridge.bridge.internal.OutcomeFields;
 import dev.corobridge.stream.Next;
@@ -24,8 +25,9 @@ import java.util.function.Consumer;
  *
  * <p><b>Blocking join.</b> A thread in {@link #join()} (a virtual thread, typically) is kept in one
  * field and unparked by the completing party as soon as the outcome is published: no callback
- * node. (It does not spin first: a spinning virtual thread keeps its carrier from running the very
- * partner it waits for — measured about ten times slower in the ping-pong benchmark.) A second thread joining at once waits through a callback as usual. The joiner writes the
+ * node. A virtual thread first waits briefly ({@link BriefWait}: a few spins, then yields to the
+ * threads queued on its carrier, at most a few microseconds), so that a partner's hand-over a
+ * moment later costs no park and unpark. A second thread joining at once waits through a callback as usual. The joiner writes the
  * field and then reads the outcome; the completer publishes the outcome and then reads the field
  * (both volatile): one of them sees the other, so no wake-up is lost.
  *
@@ -151,7 +153,7 @@ final class ChannelOperation<T> extends ChannelWaiter implements Awaitable<T>, C
     public T join() throws InterruptedException {
         if (!isDone()) {
             BlockingGuard.checkMayBlock("join()");
-            if (JOINER.compareAndSet(this, null, Thread.currentThread())) {
+            if (!BriefWait.onVirtualThread(this) && JOINER.compareAndSet(this, null, Thread.currentThread())) {
                 try {
                     while (!isDone()) {
                         if (Thread.interrupted()) {

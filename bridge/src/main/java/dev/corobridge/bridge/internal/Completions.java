@@ -1,7 +1,7 @@
 package dev.corobridge.bridge.internal;
 
 import dev.corobridge.bridge.Awaitable;
-import dev.corobridge.bridge.Promise;
+import dev.corobridge.bridge.Outcome;
 
 /**
  * Internal API: not for use outside corobridge; may change without notice.
@@ -11,11 +11,7 @@ import dev.corobridge.bridge.Promise;
  */
 public final class Completions {
 
-    private static final Promise<Void> DONE = new Promise<>();
-
-    static {
-        DONE.complete(null);
-    }
+    private static final Awaitable<Void> DONE = new CompletedAwaitable<>(new Outcome.Success<>(null));
 
     private Completions() {
     }
@@ -25,15 +21,13 @@ public final class Completions {
         return DONE;
     }
 
+    /** A completed awaitable with {@code value} ({@link CompletedAwaitable}: nothing to settle, nothing to cancel). */
     public static <T> Awaitable<T> value(T value) {
-        Promise<T> p = new Promise<>();
-        p.complete(value);
-        return p;
+        return new CompletedAwaitable<>(new Outcome.Success<>(value));
     }
 
+    /** A failed awaitable ({@link CompletedAwaitable}); a {@link java.util.concurrent.CancellationException} makes it cancelled. */
     public static <T> Awaitable<T> failed(Throwable error) {
-        Promise<T> p = new Promise<>();
-        p.fail(error);
-        return p;
+        return new CompletedAwaitable<>(Outcome.ofError(error));
     }
 }
