@@ -46,7 +46,10 @@ class OffPumpHandlerFilter(private val dispatcherFor: Function<ServerWebExchange
 
     override fun getOrder(): Int = Ordered.LOWEST_PRECEDENCE
 
-    override fun toString(): String = "OffPumpHandlerFilter[$dispatcherFor]"
+    /** Made once: WebFlux's filter chain asks for it on every request (its checkpoint description). */
+    private val description = "OffPumpHandlerFilter[$dispatcherFor]"
+
+    override fun toString(): String = description
 
     /** A named constant choice, so that [toString] says which dispatcher it is. */
     private class SameDispatcher(private val dispatcher: CoroutineDispatcher) : Function<ServerWebExchange, CoroutineDispatcher> {

@@ -1,7 +1,5 @@
 package dev.corobridge.demo.web;
 
-import java.util.StringJoiner;
-import java.util.regex.Pattern;
 
 import org.springframework.web.server.ServerWebExchange;
 
@@ -16,9 +14,6 @@ public final class HopTraces {
     /** Response header carrying the trace. */
     public static final String HEADER = "Hop-Trace";
 
-    /** Control characters cannot go into a header value. */
-    private static final Pattern CONTROL = Pattern.compile("\\p{Cntrl}");
-
     private HopTraces() {
     }
 
@@ -28,13 +23,29 @@ public final class HopTraces {
         return t != null ? t : new HopTrace();
     }
 
-    /** {@code context@thread[:note] > ...}; header-safe (no control characters). */
+    /** {@code context@thread[:note] > ...}; header-safe (each control character becomes {@code ?}). */
     public static String format(HopTrace trace) {
-        StringJoiner j = new StringJoiner(" > ");
+        StringBuilder b = new StringBuilder(64);
         for (Hop h : trace.getHops()) {
-            String step = h.context() + "@" + h.thread() + (h.note() == null || h.note().isEmpty() ? "" : ":" + h.note());
-            j.add(CONTROL.matcher(step).replaceAll("?"));
+            if (!b.isEmpty()) {
+                b.append(" > ");
+            }
+            appendSafe(b, h.context());
+            b.append('@');
+            appendSafe(b, h.thread());
+            if (h.note() != null && !h.note().isEmpty()) {
+                b.append(':');
+                appendSafe(b, h.note());
+            }
         }
-        return j.toString();
+        return b.toString();
+    }
+
+    /** Appends {@code s} with every control character ({@code \p{Cntrl}}: U+0000-U+001F, U+007F) as {@code ?}. */
+    private static void appendSafe(StringBuilder b, String s) {
+        for (int i = 0, n = s.length(); i < n; i++) {
+            char c = s.charAt(i);
+            b.append(c < 0x20 || c == 0x7F ? '?' : c);
+        }
     }
 }

@@ -8,6 +8,7 @@ import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.server.reactive.AbstractServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import org.springframework.web.server.ResponseStatusException;
@@ -16,6 +17,7 @@ import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.netty.http.server.HttpServerRequest;
 
 import dev.corobridge.bridge.HopTrace;
 import dev.corobridge.demo.board.BoardException;
@@ -118,7 +120,22 @@ public final class RequestGuardFilter implements WebFilter, Ordered {
         if (declared > maxBody) {
             return Mono.error(new PayloadTooLargeException(maxBody));
         }
+        if (declared <= 0 && transferCodings.isEmpty() && isHttp1(exchange.getRequest())) {
+            return chain.filter(exchange); // no body (RFC 9112 section 6.3): nothing to cap or validate
+        }
         return chain.filter(exchange.mutate().request(new Limited(exchange.getRequest(), maxBody, true)).build());
+    }
+
+    /** An HTTP/1.x request of Reactor Netty's, whose body length its headers decide (unlike HTTP/2's). */
+    private static boolean isHttp1(ServerHttpRequest request) {
+        return request instanceof AbstractServerHttpRequest r && r.getNativeRequest() instanceof HttpServerRequest n
+                && n.version().majorVersion() == 1;
+    }
+
+    /** Constant: WebFlux's filter chain asks for it on every request (its checkpoint description). */
+    @Override
+    public String toString() {
+        return "RequestGuardFilter";
     }
 
     /**
