@@ -123,7 +123,7 @@ final class ChannelCore<E> {
                 }
                 return WAIT;
             }
-            receivers.removeFirst(receiver);
+            receivers.removeFirst();
             receiver.item = element;
         }
         receiver.complete(VALUE);
@@ -139,12 +139,12 @@ final class ChannelCore<E> {
             if (size > 0) {
                 element = dequeueElement();
                 if (sender != null) {
-                    senders.removeFirst(sender);
+                    senders.removeFirst();
                     enqueueElement(sender.item);
                     sender.item = null;
                 }
             } else if (sender != null) {
-                senders.removeFirst(sender);
+                senders.removeFirst();
                 element = sender.item;
                 sender.item = null;
             } else {
@@ -179,7 +179,7 @@ final class ChannelCore<E> {
                 senders.add(waiter);
                 return WAIT;
             }
-            receivers.removeFirst(receiver);
+            receivers.removeFirst();
             receiver.item = waiter.item;
             waiter.item = null;
         }
@@ -200,10 +200,10 @@ final class ChannelCore<E> {
                 if (sender == null) {
                     return VALUE;
                 }
-                senders.removeFirst(sender);
+                senders.removeFirst();
                 enqueueElement(sender.item);
             } else if (sender != null) {
-                senders.removeFirst(sender);
+                senders.removeFirst();
                 waiter.item = sender.item;
             } else if (closed) {
                 return CLOSED;

@@ -36,8 +36,9 @@ final class WaiterQueue {
         last = waiter;
     }
 
-    /** Takes {@code waiter}, which is {@link #first()}, out of the queue. */
-    void removeFirst(ChannelWaiter waiter) {
+    /** Takes the {@link #first()} waiter (there is one) out of the queue. */
+    void removeFirst() {
+        ChannelWaiter waiter = first;
         ChannelWaiter next = waiter.next;
         first = next;
         if (next == null) {

@@ -54,16 +54,13 @@ public final class BriefWait {
             }
             Thread.onSpinWait();
         }
-        if (YIELD_NANOS == 0 || a.isDone()) {
-            return a.isDone();
-        }
         long deadline = System.nanoTime() + YIELD_NANOS;
-        do {
-            Thread.yield();
-            if (a.isDone()) {
-                return true;
+        while (!a.isDone()) {
+            if (System.nanoTime() - deadline >= 0) {
+                return false;
             }
-        } while (System.nanoTime() - deadline < 0);
-        return false;
+            Thread.yield();
+        }
+        return true;
     }
 }

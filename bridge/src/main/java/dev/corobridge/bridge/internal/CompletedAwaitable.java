@@ -43,12 +43,7 @@ public final class CompletedAwaitable<T> implements Awaitable<T> {
 
     @Override
     public Registration onComplete(Consumer<? super Outcome<T>> callback) {
-        Objects.requireNonNull(callback, "callback");
-        try {
-            callback.accept(outcome);
-        } catch (Throwable e) {
-            UncaughtFailures.report(null, e); // as a settled Promise does: the callback's failure is nobody else's
-        }
+        OutcomeFields.invoke(Objects.requireNonNull(callback, "callback"), outcome); // as a settled Promise runs it
         return Registration.NONE;
     }
 

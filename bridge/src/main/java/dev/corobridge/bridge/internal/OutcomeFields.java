@@ -227,7 +227,8 @@ public record OutcomeFields(VarHandle state, VarHandle withdrawn) {
         return below;
     }
 
-    private static <T> void invoke(Consumer<? super Outcome<T>> callback, Outcome<T> outcome) {
+    /** Runs one callback with {@code outcome}; what it throws goes to the uncaught-failure handler. */
+    static <T> void invoke(Consumer<? super Outcome<T>> callback, Outcome<T> outcome) {
         try {
             callback.accept(outcome);
         } catch (Throwable e) {
