@@ -55,7 +55,11 @@ import reactor.netty.NettyPipeline;
  *     headers must be complete within {@code demo.http.header-timeout}, or the connection gets
  *     {@code 408} and closes (a client sending its headers a byte at a time would hold it forever).
  *     The decoder reports no partial head, so a small inbound hook before it reports the arrival
- *     of bytes while no request is under way.</li>
+ *     of bytes while no request is under way. One timer per connection checks the deadline, not one
+ *     per request: a head that completes only clears the time its first byte came, and the timer,
+ *     when it fires, waits again for what is left of the deadline of the head then under way (if
+ *     any), as Netty's {@code IdleStateHandler} does, so a kept-alive connection under load
+ *     schedules one timer per timeout, not one per request.</li>
  * <li><b>Body deadline.</b> Once a request's head arrives, its body must be complete within
  *     {@code demo.http.body-timeout}, however it trickles in; then the connection closes, after a
  *     {@code 408} if nothing of the answer was sent and no other request waits for one. The timer is
@@ -87,6 +91,7 @@ final class ExchangeHandler extends ChannelDuplexHandler {
     /** The handler's name in the pipeline, and its byte hook's. */
     static final String NAME = "corobridge.demo.exchange";
     static final String BYTES = "corobridge.demo.exchange.bytes";
+    private static final long NO_HEAD = Long.MIN_VALUE;
     private static final String HEAD_DETAIL = "the request is not well-formed HTTP/1.1 (a malformed request line or "
             + "header, a bad or doubled Content-Length, or a forbidden character)";
     private static final String BODY_DETAIL = "the request body is not well-formed HTTP/1.1 chunked encoding "
@@ -107,7 +112,10 @@ final class ExchangeHandler extends ChannelDuplexHandler {
     /** The body of the newest request is being read; {@link #bodyDueAt} is when it must be complete. */
     private boolean bodyUnderWay;
     private long bodyDueAt;
-    private ScheduledFuture<?> headerExpiry;
+    /** When the first byte of the head being read arrived (the executor's clock), or {@link #NO_HEAD} if no head is being read. */
+    private long headStartedAt = NO_HEAD;
+    /** The timer that checks the header deadline; stays armed across requests (see the class comment). */
+    private ScheduledFuture<?> headerCheck;
     private ScheduledFuture<?> bodyExpiry;
     /** As the tracker sees the connection: reported opened, busy (not answered), reported closed. */
     private boolean tracked;
@@ -118,9 +126,12 @@ final class ExchangeHandler extends ChannelDuplexHandler {
     private final ChannelInboundHandlerAdapter bytes = new ChannelInboundHandlerAdapter() {
         @Override
         public void channelRead(ChannelHandlerContext bytesCtx, Object msg) {
-            if (unanswered.isEmpty() && headerExpiry == null && !closing) {
-                headerExpiry = bytesCtx.executor().schedule(ExchangeHandler.this::headerDeadlinePassed,
-                        transport.headerTimeoutNanos, TimeUnit.NANOSECONDS);
+            if (unanswered.isEmpty() && headStartedAt == NO_HEAD && !closing) {
+                headStartedAt = bytesCtx.executor().ticker().nanoTime();
+                if (headerCheck == null) {
+                    headerCheck = bytesCtx.executor().schedule(ExchangeHandler.this::headerCheckDue,
+                            transport.headerTimeoutNanos, TimeUnit.NANOSECONDS);
+                }
             }
             bytesCtx.fireChannelRead(msg);
         }
@@ -159,7 +170,7 @@ final class ExchangeHandler extends ChannelDuplexHandler {
             return;
         }
         if (msg instanceof HttpRequest request) {
-            headerExpiry = cancel(headerExpiry);
+            headStartedAt = NO_HEAD; // the head is complete: the armed check finds nothing to expire
             if (!busy && !untracked) {
                 busy = true;
                 transport.tracker.requestStarted();
@@ -346,9 +357,19 @@ final class ExchangeHandler extends ChannelDuplexHandler {
                 : "the request was refused before it reached the service";
     }
 
-    private void headerDeadlinePassed() {
-        headerExpiry = null;
-        if (!unanswered.isEmpty() || closing || !ctx.channel().isActive()) {
+    /**
+     * The header check's timer fired: nothing to do if no head is being read (the next head's first
+     * byte arms it again), a wait for the rest of the deadline if the head under way began later
+     * than the one it was armed for, else the deadline passed.
+     */
+    private void headerCheckDue() {
+        headerCheck = null;
+        if (headStartedAt == NO_HEAD || !unanswered.isEmpty() || closing || !ctx.channel().isActive()) {
+            return;
+        }
+        long left = headStartedAt + transport.headerTimeoutNanos - ctx.executor().ticker().nanoTime();
+        if (left > 0) {
+            headerCheck = ctx.executor().schedule(this::headerCheckDue, left, TimeUnit.NANOSECONDS);
             return;
         }
         expired(transport.lateHeaders, " with 408");
@@ -389,7 +410,8 @@ final class ExchangeHandler extends ChannelDuplexHandler {
     }
 
     private void cancelDeadlines() {
-        headerExpiry = cancel(headerExpiry);
+        headerCheck = cancel(headerCheck);
+        headStartedAt = NO_HEAD;
         bodyExpiry = cancel(bodyExpiry);
     }
 

@@ -228,6 +228,41 @@ class ExchangeHandlerTest {
     }
 
     @Test
+    void aHeadThatBeginsWhileTheCheckOfAnEarlierOneIsArmedGetsItsWholeDeadline() {
+        EmbeddedChannel ch = connection();
+        ch.writeInbound(Unpooled.copiedBuffer("GET /api/ping HTTP/1.1\r\n", StandardCharsets.US_ASCII));
+        ReferenceCountUtil.release(ch.readInbound());
+        ch.writeInbound(request());
+        respond(ch, HttpResponseStatus.OK);
+        ReferenceCountUtil.release(ch.readOutbound());
+        pass(ch, HEADER_TIMEOUT.dividedBy(2));
+        ch.writeInbound(Unpooled.copiedBuffer("GET /api/ping HTTP/1.1\r\nHo", StandardCharsets.US_ASCII));
+        pass(ch, HEADER_TIMEOUT.minusMillis(1));
+        assertThat((Object) ch.readOutbound()).as("the first head's check fired meanwhile; this head has 1 ms left").isNull();
+        assertThat(ch.isOpen()).isTrue();
+        pass(ch, Duration.ofMillis(1));
+        problem(ch, HttpResponseStatus.REQUEST_TIMEOUT).release();
+        assertThat(ch.isOpen()).isFalse();
+    }
+
+    @Test
+    void aConnectionIdleAfterManyRequestsHasNoTimerLeft() {
+        EmbeddedChannel ch = connection();
+        for (int i = 0; i < 50; i++) {
+            ch.writeInbound(Unpooled.copiedBuffer("GET /api/ping HTTP/1.1\r\n", StandardCharsets.US_ASCII));
+            ReferenceCountUtil.release(ch.readInbound());
+            ch.writeInbound(request());
+            respond(ch, HttpResponseStatus.OK);
+            ReferenceCountUtil.release(ch.readOutbound());
+            pass(ch, Duration.ofMillis(1));
+        }
+        pass(ch, HEADER_TIMEOUT);
+        assertThat((Object) ch.readOutbound()).as("no head under way when the check fires").isNull();
+        assertThat(ch.isOpen()).isTrue();
+        assertThat(ch.runScheduledPendingTasks()).as("nothing left scheduled").isEqualTo(-1);
+    }
+
+    @Test
     void aBodyThatDoesNotCompleteInTimeGets408WhenNothingWasAnswered() {
         EmbeddedChannel ch = connection();
         ch.writeInbound(requestHead());
