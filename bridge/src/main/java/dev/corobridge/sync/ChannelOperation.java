@@ -6,12 +6,12 @@ import dev.corobridge.bridge.Registration;
 import dev.corobridge.bridge.internal.BlockingGuard;
 import dev.corobridge.bridge.internal.BriefWait;
 import dev.corobridge.bridge.internal.CauseCancellable;
+import dev.corobridge.bridge.internal.JoinerSlot;
 import dev.corobridge.bridge.internal.OutcomeFields;
 import dev.corobridge.stream.Next;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.CancellationException;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
 /**
@@ -25,11 +25,10 @@ import java.util.function.Consumer;
  *
  * <p><b>Blocking join.</b> A thread in {@link #join()} (a virtual thread, typically) is kept in one
  * field and unparked by the completing party as soon as the outcome is published: no callback
- * node. A virtual thread first waits briefly ({@link BriefWait}: a few spins, then yields to the
- * threads queued on its carrier, at most a few microseconds), so that a partner's hand-over a
- * moment later costs no park and unpark. A second thread joining at once waits through a callback as usual. The joiner writes the
- * field and then reads the outcome; the completer publishes the outcome and then reads the field
- * (both volatile): one of them sees the other, so no wake-up is lost.
+ * node ({@link JoinerSlot}; a second thread joining at once waits through a callback as usual). A
+ * virtual thread first waits briefly ({@link BriefWait}: a few spins, then yields to the threads
+ * queued on its carrier, at most a few microseconds), so that a partner's hand-over a moment later
+ * costs no park and unpark.
  *
  * <p><b>Thread-safety.</b> All methods are safe from any thread; the outcome is the
  * {@link OutcomeFields} algorithm on this object's two fields.
@@ -64,7 +63,8 @@ final class ChannelOperation<T> extends ChannelWaiter implements Awaitable<T>, C
     @SuppressWarnings("unused")
     private volatile int withdrawn;
 
-    /** The thread parked in {@link #join()}, unparked by {@link #complete}. */
+    /** The thread parked in {@link #join()}, unparked by {@link #complete} ({@link JoinerSlot}). */
+    @SuppressWarnings("unused")
     private volatile Thread joiner;
 
     private final ChannelCore<?> core;
@@ -108,10 +108,7 @@ final class ChannelOperation<T> extends ChannelWaiter implements Awaitable<T>, C
         if (callbacks == OutcomeFields.LOST) {
             return; // impossible: only the party that took this waiter out of the queue completes it
         }
-        Thread j = joiner;
-        if (j != null) {
-            LockSupport.unpark(j);
-        }
+        JoinerSlot.wake(this, JOINER);
         OUTCOME.runCallbacks(callbacks, outcome);
     }
 
@@ -153,17 +150,8 @@ final class ChannelOperation<T> extends ChannelWaiter implements Awaitable<T>, C
     public T join() throws InterruptedException {
         if (!isDone()) {
             BlockingGuard.checkMayBlock("join()");
-            if (!BriefWait.onVirtualThread(this) && JOINER.compareAndSet(this, null, Thread.currentThread())) {
-                try {
-                    while (!isDone()) {
-                        if (Thread.interrupted()) {
-                            throw new InterruptedException("interrupted while awaiting " + this);
-                        }
-                        LockSupport.park(this);
-                    }
-                } finally {
-                    joiner = null;
-                }
+            if (!BriefWait.onVirtualThread(this)) {
+                JoinerSlot.park(this, JOINER);
             }
         }
         return Awaitable.super.join(); // done (or a second joiner): the outcome, rethrown as every join rethrows it

@@ -3,13 +3,11 @@ package dev.corobridge.stream
 import dev.corobridge.bridge.internal.KotlinxCall
 import dev.corobridge.bridge.internal.stateSuffix
 import dev.corobridge.bridge.Outcome
-import dev.corobridge.bridge.internal.BlockingGuard
 import kotlinx.coroutines.channels.ClosedReceiveChannelException
 import kotlinx.coroutines.channels.ReceiveChannel
 import kotlinx.coroutines.channels.SendChannel
 import java.util.concurrent.CancellationException
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater
-import java.util.concurrent.locks.LockSupport
 import kotlin.coroutines.Continuation
 
 /**
@@ -23,42 +21,14 @@ import kotlin.coroutines.Continuation
  * loses an element and a cancelled sender never has its element delivered behind its back.
  * The decision is synchronous: kotlinx resumes a withdrawn call inside the cancel.
  *
- * **Blocking join.** A thread in [join] (a virtual thread, typically) is kept in one field and
+ * **Blocking join.** A thread in `join()` (a virtual thread, typically) is kept in one field and
  * unparked by the deciding party itself, as soon as the outcome is published: no callback node,
- * no callback. A second thread joining the same call at once waits through a callback as usual.
- * The joiner writes the field and then reads the outcome; the decider publishes the outcome and
- * then reads the field (both volatile): one of them sees the other, so no wake-up is lost.
+ * no callback (`OutcomeCell`'s `join()`, shared by every wait of the sync primitives).
  */
 internal abstract class ChannelCall<R, T> : KotlinxCall<R, T>() {
 
     @Volatile
     private var cancelRequest: CancellationException? = null
-
-    /** The thread parked in [join], unparked by [onDecided]. */
-    @Volatile
-    private var joiner: Thread? = null
-
-    final override fun onDecided(outcome: Outcome<T>) {
-        joiner?.let(LockSupport::unpark)
-    }
-
-    @Throws(InterruptedException::class)
-    final override fun join(): T {
-        if (!isDone) {
-            BlockingGuard.checkMayBlock("join()")
-            if (JOINER.compareAndSet(this, null, Thread.currentThread())) {
-                try {
-                    while (!isDone) {
-                        if (Thread.interrupted()) throw InterruptedException("interrupted while awaiting $this")
-                        LockSupport.park(this)
-                    }
-                } finally {
-                    joiner = null
-                }
-            }
-        }
-        return super.join() // done (or a second joiner): the outcome, rethrown as every join rethrows it
-    }
 
     /** The outcome for a value of the kotlinx function. */
     protected abstract fun success(value: R?): Outcome<T>
@@ -95,12 +65,6 @@ internal abstract class ChannelCall<R, T> : KotlinxCall<R, T>() {
     }
 
     private companion object {
-        @Suppress("UNCHECKED_CAST")
-        val JOINER: AtomicReferenceFieldUpdater<ChannelCall<*, *>, Thread?> =
-            AtomicReferenceFieldUpdater.newUpdater(
-                ChannelCall::class.java, Thread::class.java, "joiner"
-            ) as AtomicReferenceFieldUpdater<ChannelCall<*, *>, Thread?>
-
         @Suppress("UNCHECKED_CAST")
         val CANCEL: AtomicReferenceFieldUpdater<ChannelCall<*, *>, CancellationException?> =
             AtomicReferenceFieldUpdater.newUpdater(

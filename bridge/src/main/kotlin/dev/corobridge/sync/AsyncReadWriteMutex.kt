@@ -19,7 +19,7 @@ import kotlin.contracts.contract
  * caller's dispatcher.
  */
 public suspend fun AsyncReadWriteMutex.readLock(): AsyncReadWriteMutex.ReadLock =
-    tryReadLock() ?: (awaitGrant(write = false) as AsyncReadWriteMutex.ReadLock)
+    tryReadLock() ?: awaitRead()
 
 /**
  * Takes the write lock, suspending while anyone holds the lock or any request waits (FIFO among
@@ -27,7 +27,7 @@ public suspend fun AsyncReadWriteMutex.readLock(): AsyncReadWriteMutex.ReadLock 
  * or prefer [withWriteLock]. Cancellable like [readLock]. Resumes on the caller's dispatcher.
  */
 public suspend fun AsyncReadWriteMutex.writeLock(): AsyncReadWriteMutex.WriteLock =
-    tryWriteLock() ?: (awaitGrant(write = true) as AsyncReadWriteMutex.WriteLock)
+    tryWriteLock() ?: awaitWrite()
 
 /** Runs [action] holding a read lock and releases it however [action] ends. */
 @OptIn(ExperimentalContracts::class)
@@ -56,27 +56,43 @@ public suspend inline fun <T> AsyncReadWriteMutex.withWriteLock(action: () -> T)
     }
 }
 
+// readLock() and writeLock() end in a tail call of these (no cast after it), so the compiler gives
+// them no state machine of their own: a lock taken at once allocates only its handle.
+
+/** Queues a read request and suspends until it is granted ([ResumeRequest]). */
+private suspend fun AsyncReadWriteMutex.awaitRead(): AsyncReadWriteMutex.ReadLock =
+    suspendCancellableCoroutine { cont -> ResumeRequest(this, false, cont).submit() }
+
+/** Queues a write request and suspends until it is granted ([ResumeRequest]). */
+private suspend fun AsyncReadWriteMutex.awaitWrite(): AsyncReadWriteMutex.WriteLock =
+    suspendCancellableCoroutine { cont -> ResumeRequest(this, true, cont).submit() }
+
 /**
- * Queues a request and suspends until it is granted. The cancellation handler is installed before
- * the request is queued, so a cancellation at any moment either withdraws it from the queue or —
- * if the grant unlinked it first — finds the lock on its way to a cancelled continuation, where
- * the `onCancellation` of `resume` releases it again.
+ * A suspended coroutine's request: the grant resumes it with the held lock. It is also the
+ * coroutine's cancellation handler (one object per wait). The handler is installed before the
+ * request is queued, so a cancellation at any moment either withdraws it from the queue or — if
+ * the grant unlinked it first — finds the lock on its way to a cancelled continuation, where the
+ * `onCancellation` of `resume` releases it again.
  */
-private suspend fun AsyncReadWriteMutex.awaitGrant(write: Boolean): AutoCloseable =
-    suspendCancellableCoroutine { cont ->
-        val request = ResumeRequest(write, cont)
-        cont.invokeOnCancellation { withdraw(request) }
-        submit(request)
+private class ResumeRequest<L : AutoCloseable>(
+    private val mutex: AsyncReadWriteMutex,
+    write: Boolean,
+    private val cont: CancellableContinuation<L>,
+) : ReadWriteRequest(write), (Throwable?) -> Unit {
+
+    fun submit() {
+        cont.invokeOnCancellation(this)
+        mutex.submit(this)
     }
 
-/** A suspended coroutine's request: the grant resumes it with the held lock. */
-private class ResumeRequest(
-    write: Boolean,
-    private val cont: CancellableContinuation<AutoCloseable>,
-) : ReadWriteRequest(write) {
+    /** The coroutine was cancelled: withdraw the request (no-op if it was granted first). */
+    override fun invoke(cause: Throwable?) {
+        mutex.withdraw(this)
+    }
 
     override fun granted(mutex: AsyncReadWriteMutex) {
-        val lock: AutoCloseable = if (write) mutex.heldWrite() else mutex.heldRead()
+        @Suppress("UNCHECKED_CAST")
+        val lock = (if (write) mutex.heldWrite() else mutex.heldRead()) as L
         // A coroutine cancelled before it resumes does not get the lock: it is released (passed on).
         cont.resume(lock) { _, held, _ -> held.close() }
     }

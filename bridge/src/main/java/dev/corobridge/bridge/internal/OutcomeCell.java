@@ -4,6 +4,7 @@ import dev.corobridge.bridge.Awaitable;
 import dev.corobridge.bridge.Outcome;
 import dev.corobridge.bridge.Registration;
 import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.function.Consumer;
@@ -18,7 +19,8 @@ import java.util.function.Consumer;
  * a permit wait withdraws from kotlinx). Deciding ({@link #decide}) is the subclass's own business.
  * The public awaitables ({@link dev.corobridge.bridge.Task}, {@link dev.corobridge.bridge.Promise})
  * do not extend it: they hold the same two fields themselves, so no internal type is in their
- * signatures.
+ * signatures. A thread blocked in {@link #join()} is kept in a third field and unparked directly
+ * when the outcome is decided ({@link JoinerSlot}): a lock wait that parks costs no callback.
  *
  * <p><b>Thread-safety.</b> All methods are safe from any thread and lock-free (see {@link OutcomeFields}).
  *
@@ -30,6 +32,15 @@ public class OutcomeCell<T> implements Awaitable<T>, CauseCancellable {
     static final int PRUNE_AT = OutcomeFields.PRUNE_AT;
 
     private static final OutcomeFields OUTCOME = OutcomeFields.in(MethodHandles.lookup());
+    private static final VarHandle JOINER;
+
+    static {
+        try {
+            JOINER = MethodHandles.lookup().findVarHandle(OutcomeCell.class, "joiner", Thread.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     /** {@link OutcomeFields}' state word: null or a stack of callbacks (pending), or the {@link Outcome}. */
     @SuppressWarnings("unused")
@@ -38,6 +49,10 @@ public class OutcomeCell<T> implements Awaitable<T>, CauseCancellable {
     /** {@link OutcomeFields}' count of withdrawn callbacks in the pending stack. */
     @SuppressWarnings("unused")
     private volatile int withdrawn;
+
+    /** The thread parked in {@link #join()}, unparked by {@link #decide} ({@link JoinerSlot}). */
+    @SuppressWarnings("unused")
+    private volatile Thread joiner;
 
     /** A pending cell. */
     public OutcomeCell() {
@@ -70,6 +85,7 @@ public class OutcomeCell<T> implements Awaitable<T>, CauseCancellable {
         if (callbacks == OutcomeFields.LOST) {
             return false;
         }
+        JoinerSlot.wake(this, JOINER);
         onDecided(outcome);
         OUTCOME.runCallbacks(callbacks, outcome);
         return true;
@@ -80,6 +96,19 @@ public class OutcomeCell<T> implements Awaitable<T>, CauseCancellable {
      * what the subclass must do at that moment. Must not throw.
      */
     protected void onDecided(Outcome<T> outcome) {
+    }
+
+    /**
+     * Blocks until the outcome is decided, as every {@code join()} does, without a callback: the
+     * first joining thread is kept in a field and unparked by {@link #decide} ({@link JoinerSlot}).
+     */
+    @Override
+    public final T join() throws InterruptedException {
+        if (!isDone()) {
+            BlockingGuard.checkMayBlock("join()");
+            JoinerSlot.park(this, JOINER); // false: a second joiner, which waits through a callback below
+        }
+        return Awaitable.super.join(); // done (or a second joiner): the outcome, rethrown as every join rethrows it
     }
 
     @Override
