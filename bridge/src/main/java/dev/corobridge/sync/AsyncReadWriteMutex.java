@@ -68,7 +68,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * empty" bit. While the queue is empty, acquiring and releasing are single compare-and-sets on the
  * state word (lock-free: a reader adds one when no writer holds, a writer swaps 0 for "writer
  * holds"). A request that cannot be granted takes a short internal guard (a
- * {@link ReentrantLock}), sets the "queued" bit by compare-and-set and links itself at the tail of
+ * {@link ReentrantLock}, tried a few times before blocking on it: it is held for a few steps), sets the "queued" bit by compare-and-set and links itself at the tail of
  * an intrusive doubly linked queue. While that bit is set, every fast path fails (a reader or writer
  * sees the bit, a release cannot swap it away), so all changes of the state word go through the
  * guard: releases, grants, withdrawals and downgrades then run under it, and whichever of them
@@ -103,6 +103,9 @@ public final class AsyncReadWriteMutex {
             throw new ExceptionInInitializerError(e);
         }
     }
+
+    /** How many times {@link #lockGuard()} tries the guard before it blocks on it (measured in benchmarks/SYNC.md). */
+    private static final int GUARD_SPINS = 64;
 
     /** Readers × {@link #READER}, plus {@link #WRITER} and {@link #QUEUED} bits. */
     private volatile long state;
@@ -234,6 +237,22 @@ public final class AsyncReadWriteMutex {
         return state == 0 && STATE.compareAndSet(this, 0L, WRITER);
     }
 
+    /**
+     * Takes the guard: a few tries first, then blocking. The guard is held for a few steps only,
+     * so a thread that finds it taken nearly always gets it within the tries, without parking
+     * (which, for the platform threads of a coroutine dispatcher, is an OS-level wait and wake-up);
+     * the tries are bounded, so a holder preempted by the OS costs the others a park, not a spin.
+     */
+    private void lockGuard() {
+        for (int i = 0; i < GUARD_SPINS; i++) {
+            if (guard.tryLock()) {
+                return;
+            }
+            Thread.onSpinWait();
+        }
+        guard.lock();
+    }
+
     /** Grants {@code r} now (delivering it on this thread) if it can be, else queues it. */
     void submit(ReadWriteRequest r) {
         if (enqueue(r)) {
@@ -243,7 +262,7 @@ public final class AsyncReadWriteMutex {
 
     /** Grants {@code r} now if it can be ({@code true}: deliver it), else queues it ({@code false}). */
     private boolean enqueue(ReadWriteRequest r) {
-        guard.lock();
+        lockGuard();
         try {
             long s = state;
             while (true) {
@@ -273,7 +292,7 @@ public final class AsyncReadWriteMutex {
             }
         }
         ReadWriteRequest granted = null;
-        guard.lock();
+        lockGuard();
         try {
             while (true) {
                 s = state;
@@ -298,7 +317,7 @@ public final class AsyncReadWriteMutex {
             return;
         }
         ReadWriteRequest granted = null;
-        guard.lock();
+        lockGuard();
         try {
             long s;
             while (true) {
@@ -323,7 +342,7 @@ public final class AsyncReadWriteMutex {
             return;
         }
         ReadWriteRequest granted = null;
-        guard.lock();
+        lockGuard();
         try {
             long s;
             while (true) {
@@ -349,7 +368,7 @@ public final class AsyncReadWriteMutex {
      */
     void withdraw(ReadWriteRequest r) {
         ReadWriteRequest granted = null;
-        guard.lock();
+        lockGuard();
         try {
             if (!r.queued) {
                 return;
