@@ -103,7 +103,8 @@ class BriefWaitTest {
     }
 
     /** Polls (bounded) until {@code t} is in {@code state}. */
-    private static void awaitState(Thread t, Thread.State state) throws InterruptedException {
+    /** Waits, bounded, until {@code t} is in {@code state} (also for the other tests of this package). */
+    static void awaitState(Thread t, Thread.State state) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(BOUND_SECONDS);
         while (t.getState() != state) {
             if (System.nanoTime() - deadline > 0) {

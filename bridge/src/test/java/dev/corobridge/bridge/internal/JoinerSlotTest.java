@@ -83,7 +83,7 @@ class JoinerSlotTest {
                 thrown.set(e);
             }
         });
-        awaitState(t, Thread.State.WAITING);
+        BriefWaitTest.awaitState(t, Thread.State.WAITING);
         t.interrupt();
         t.join(TimeUnit.SECONDS.toMillis(BOUND_SECONDS));
         assertInstanceOf(InterruptedException.class, thrown.get());
@@ -143,16 +143,6 @@ class JoinerSlotTest {
         while (t.getState() != Thread.State.WAITING && !joined.isDone()) {
             if (System.nanoTime() - deadline > 0) {
                 throw new AssertionError("still " + t.getState() + ", never parked");
-            }
-            Thread.sleep(1); // a poll interval, not synchronisation: the loop re-checks the state
-        }
-    }
-
-    private static void awaitState(Thread t, Thread.State state) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(BOUND_SECONDS);
-        while (t.getState() != state) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("still " + t.getState() + ", never " + state);
             }
             Thread.sleep(1); // a poll interval, not synchronisation: the loop re-checks the state
         }
