@@ -68,8 +68,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * empty" bit. While the queue is empty, acquiring and releasing are single compare-and-sets on the
  * state word (lock-free: a reader adds one when no writer holds, a writer swaps 0 for "writer
  * holds"). A request that cannot be granted takes a short internal guard (a
- * {@link ReentrantLock}, tried a few times before blocking on it: it is held for a few steps), sets the "queued" bit by compare-and-set and links itself at the tail of
- * an intrusive doubly linked queue. While that bit is set, every fast path fails (a reader or writer
+ * {@link ReentrantLock}, tried a few times before blocking on it: it is held for a few steps),
+ * sets the "queued" bit by compare-and-set and links itself at the tail of an intrusive doubly
+ * linked queue. While that bit is set, every fast path fails (a reader or writer
  * sees the bit, a release cannot swap it away), so all changes of the state word go through the
  * guard: releases, grants, withdrawals and downgrades then run under it, and whichever of them
  * leaves the lock grantable to the head grants it there — unlinking the head writer, or the head's

@@ -112,7 +112,7 @@ final class ExchangeHandler extends ChannelDuplexHandler {
     /** The body of the newest request is being read; {@link #bodyDueAt} is when it must be complete. */
     private boolean bodyUnderWay;
     private long bodyDueAt;
-    /** When the first byte of the head being read arrived (the executor's clock), or {@link #NO_HEAD} if no head is being read. */
+    /** When the first byte of the head being read arrived (executor's clock), or {@link #NO_HEAD}: none is being read. */
     private long headStartedAt = NO_HEAD;
     /** The timer that checks the header deadline; stays armed across requests (see the class comment). */
     private ScheduledFuture<?> headerCheck;
