@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
@@ -55,7 +56,10 @@ import reactor.netty.NettyPipeline;
  *     headers must be complete within {@code demo.http.header-timeout}, or the connection gets
  *     {@code 408} and closes (a client sending its headers a byte at a time would hold it forever).
  *     The decoder reports no partial head, so a small inbound hook before it reports the arrival
- *     of bytes while no request is under way. One timer per connection checks the deadline, not one
+ *     of bytes while no request is under way, and when a request ends, the decoder is asked whether
+ *     it holds more bytes ({@link DecoderBacklog}): the beginning of the next request, read with it,
+ *     whose deadline starts once the requests before it are answered (the service's time to answer
+ *     does not count against the client), although no byte of it may ever arrive again. One timer per connection checks the deadline, not one
  *     per request: a head that completes only clears the time its first byte came, and the timer,
  *     when it fires, waits again for what is left of the deadline of the head then under way (if
  *     any), as Netty's {@code IdleStateHandler} does, so a kept-alive connection under load
@@ -114,6 +118,10 @@ final class ExchangeHandler extends ChannelDuplexHandler {
     private long bodyDueAt;
     /** When the first byte of the head being read arrived (executor's clock), or {@link #NO_HEAD}: none is being read. */
     private long headStartedAt = NO_HEAD;
+    /** The decoder held bytes after the newest request's end: the next head has begun. */
+    private boolean nextHeadBegun;
+    /** Asks the codec's decoder for those bytes. */
+    private DecoderBacklog backlog = DecoderBacklog.UNKNOWN;
     /** The timer that checks the header deadline; stays armed across requests (see the class comment). */
     private ScheduledFuture<?> headerCheck;
     private ScheduledFuture<?> bodyExpiry;
@@ -126,12 +134,8 @@ final class ExchangeHandler extends ChannelDuplexHandler {
     private final ChannelInboundHandlerAdapter bytes = new ChannelInboundHandlerAdapter() {
         @Override
         public void channelRead(ChannelHandlerContext bytesCtx, Object msg) {
-            if (unanswered.isEmpty() && headStartedAt == NO_HEAD && !closing) {
-                headStartedAt = bytesCtx.executor().ticker().nanoTime();
-                if (headerCheck == null) {
-                    headerCheck = bytesCtx.executor().schedule(ExchangeHandler.this::headerCheckDue,
-                            transport.headerTimeoutNanos, TimeUnit.NANOSECONDS);
-                }
+            if (unanswered.isEmpty()) {
+                headBegan(bytesCtx);
             }
             bytesCtx.fireChannelRead(msg);
         }
@@ -144,7 +148,9 @@ final class ExchangeHandler extends ChannelDuplexHandler {
     /** Adds a handler (and its byte hook) to a new connection's pipeline, around the HTTP/1.1 codec if there is one. */
     static void install(ChannelPipeline pipeline, HttpTransport transport) {
         ExchangeHandler handler = new ExchangeHandler(transport);
-        if (pipeline.get(NettyPipeline.HttpCodec) != null) {
+        ChannelHandler codec = pipeline.get(NettyPipeline.HttpCodec);
+        if (codec != null) {
+            handler.backlog = DecoderBacklog.of(codec);
             pipeline.addBefore(NettyPipeline.HttpCodec, BYTES, handler.bytes);
             pipeline.addAfter(NettyPipeline.HttpCodec, NAME, handler);
         } else {
@@ -171,6 +177,7 @@ final class ExchangeHandler extends ChannelDuplexHandler {
         }
         if (msg instanceof HttpRequest request) {
             headStartedAt = NO_HEAD; // the head is complete: the armed check finds nothing to expire
+            nextHeadBegun = false;
             if (!busy && !untracked) {
                 busy = true;
                 transport.tracker.requestStarted();
@@ -190,6 +197,10 @@ final class ExchangeHandler extends ChannelDuplexHandler {
         if (msg instanceof LastHttpContent) {
             bodyUnderWay = false;
             bodyExpiry = cancel(bodyExpiry);
+            nextHeadBegun = backlog.bytes() > 0; // asked before the decoder goes on with them
+            if (nextHeadBegun && unanswered.isEmpty()) {
+                headBegan(ctx); // this request was answered before its body ended
+            }
         }
         ctx.fireChannelRead(msg);
     }
@@ -222,6 +233,9 @@ final class ExchangeHandler extends ChannelDuplexHandler {
             // The final answer is written whole: the next one answers the next request.
             answerBegun = false;
             unanswered.poll();
+            if (unanswered.isEmpty() && nextHeadBegun) {
+                headBegan(ctx); // its first bytes came with the request just answered
+            }
             boolean close = closeAfterAnswer;
             closeAfterAnswer = false;
             p = promise.unvoid();
@@ -355,6 +369,16 @@ final class ExchangeHandler extends ChannelDuplexHandler {
         }
         return status.equals(HttpResponseStatus.BAD_REQUEST) ? HEAD_DETAIL
                 : "the request was refused before it reached the service";
+    }
+
+    /** A request's head began (its first bytes are read, or now count): its deadline starts unless one runs. */
+    private void headBegan(ChannelHandlerContext anyCtx) {
+        if (headStartedAt == NO_HEAD && !closing) {
+            headStartedAt = anyCtx.executor().ticker().nanoTime();
+            if (headerCheck == null) {
+                headerCheck = anyCtx.executor().schedule(this::headerCheckDue, transport.headerTimeoutNanos, TimeUnit.NANOSECONDS);
+            }
+        }
     }
 
     /**

@@ -8,7 +8,9 @@
  *     connection's exchanges (requests read, answer begun, answer written) and, on that one state,
  *     refuses undecodable requests, enforces the header and body deadlines, turns the empty
  *     refusals of the layers below Spring into problem JSON, and reports the connection to the
- *     {@link dev.corobridge.demo.web.transport.ConnectionTracker}.</li>
+ *     {@link dev.corobridge.demo.web.transport.ConnectionTracker}; it asks the codec's decoder for the
+ *     bytes it holds ({@link dev.corobridge.demo.web.transport.DecoderBacklog}) to time a head read
+ *     together with the request before it.</li>
  * <li>{@link dev.corobridge.demo.web.transport.ProblemJson} writes every problem document, for this
  *     layer and for Spring's error handler; {@link dev.corobridge.demo.web.transport.LingeringClose}
  *     closes a connection after a last answer without losing it to a reset.</li>

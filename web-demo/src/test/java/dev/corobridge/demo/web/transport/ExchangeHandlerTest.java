@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -22,8 +23,10 @@ import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
@@ -34,7 +37,8 @@ import reactor.netty.NettyPipeline;
  * What the {@link ExchangeHandler} of a connection reports to the tracker and writes, event by
  * event, on a connection whose HTTP codec is a stand-in that passes messages through (requests and
  * responses are written as objects) and whose clock is virtual: the deadlines pass when the test
- * advances it.
+ * advances it. What depends on where a request ends in the bytes read (a request and the beginning
+ * of the next in one read) is tested with Netty's own codec.
  */
 class ExchangeHandlerTest {
 
@@ -53,6 +57,46 @@ class ExchangeHandlerTest {
         ch.pipeline().addLast(NettyPipeline.HttpCodec, new ChannelDuplexHandler());
         ExchangeHandler.install(ch.pipeline(), transport);
         return ch;
+    }
+
+    /** A connection with Netty's HTTP/1.1 codec: bytes in, bytes out. */
+    private EmbeddedChannel connectionWithCodec() {
+        EmbeddedChannel ch = new EmbeddedChannel();
+        ch.freezeTime();
+        ch.pipeline().addLast(NettyPipeline.HttpCodec, new HttpServerCodec());
+        ExchangeHandler.install(ch.pipeline(), transport);
+        return ch;
+    }
+
+    private static ByteBuf ascii(String text) {
+        return Unpooled.copiedBuffer(text, StandardCharsets.US_ASCII);
+    }
+
+    /** Releases the requests the codec decoded so far; returns how many there were. */
+    private static int requestsRead(EmbeddedChannel ch) {
+        int heads = 0;
+        for (Object m; (m = ch.readInbound()) != null; ) {
+            heads += m instanceof HttpRequest ? 1 : 0;
+            ReferenceCountUtil.release(m);
+        }
+        return heads;
+    }
+
+    /** What the codec wrote since the last call, as text. */
+    private static String written(EmbeddedChannel ch) {
+        StringBuilder out = new StringBuilder();
+        for (ByteBuf b; (b = ch.readOutbound()) != null; ) {
+            out.append(b.toString(StandardCharsets.US_ASCII));
+            b.release();
+        }
+        return out.toString();
+    }
+
+    private static void answerOk(EmbeddedChannel ch) {
+        FullHttpResponse ok = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+        ok.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, 0);
+        ch.writeOutbound(ok);
+        assertThat(written(ch)).startsWith("HTTP/1.1 200 OK");
     }
 
     private static DefaultHttpRequest requestHead() {
@@ -258,6 +302,72 @@ class ExchangeHandlerTest {
         }
         pass(ch, HEADER_TIMEOUT);
         assertThat((Object) ch.readOutbound()).as("no head under way when the check fires").isNull();
+        assertThat(ch.isOpen()).isTrue();
+        assertThat(ch.runScheduledPendingTasks()).as("nothing left scheduled").isEqualTo(-1);
+    }
+
+    @Test
+    void theBeginningOfAHeadReadWithTheRequestBeforeItGetsTheHeaderDeadlineOnceThatOneIsAnswered() {
+        EmbeddedChannel ch = connectionWithCodec();
+        ch.writeInbound(ascii("GET /api/ping HTTP/1.1\r\nHost: x\r\n\r\nGET /api/ping HTTP/1.1\r\nHo"));
+        assertThat(requestsRead(ch)).isEqualTo(1);
+        pass(ch, HEADER_TIMEOUT.multipliedBy(2));
+        assertThat(written(ch)).as("the service's time to answer does not count against the next head").isEmpty();
+        answerOk(ch);
+        pass(ch, HEADER_TIMEOUT.minusMillis(1));
+        assertThat(written(ch)).as("not yet").isEmpty();
+        pass(ch, Duration.ofMillis(1));
+        assertThat(written(ch)).startsWith("HTTP/1.1 408").contains(ProblemJson.MEDIA_TYPE, "\"status\":408");
+        assertThat(ch.isOpen()).isFalse();
+        assertThat(ClientFaultSummary.isCounted(ch)).isTrue();
+    }
+
+    @Test
+    void theBeginningOfAHeadAfterARequestThatCompletedInALaterReadGetsTheHeaderDeadline() {
+        EmbeddedChannel ch = connectionWithCodec();
+        ch.writeInbound(ascii("GET /api/ping HTTP/1.1\r\nHo")); // the codec keeps the unfinished line
+        ch.writeInbound(ascii("st: x\r\n\r\nGET /api/ping HT"));
+        assertThat(requestsRead(ch)).isEqualTo(1);
+        answerOk(ch);
+        pass(ch, HEADER_TIMEOUT);
+        assertThat(written(ch)).startsWith("HTTP/1.1 408");
+        assertThat(ch.isOpen()).isFalse();
+    }
+
+    @Test
+    void theBeginningOfAHeadAfterTheBodyOfARequestAnsweredAtItsHeadGetsTheHeaderDeadline() {
+        EmbeddedChannel ch = connectionWithCodec();
+        ch.pipeline().addLast(new io.netty.channel.ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                if (msg instanceof HttpRequest) { // answered at once, before its body is read
+                    FullHttpResponse ok = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+                    ok.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, 0);
+                    ctx.writeAndFlush(ok);
+                }
+                ReferenceCountUtil.release(msg);
+            }
+        });
+        ch.writeInbound(ascii("POST /api/boards HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}GET /api/ping HTTP/1.1\r\nHo"));
+        assertThat(written(ch)).startsWith("HTTP/1.1 200 OK");
+        pass(ch, HEADER_TIMEOUT);
+        assertThat(written(ch)).startsWith("HTTP/1.1 408");
+        assertThat(ch.isOpen()).isFalse();
+    }
+
+    @Test
+    void requestsThatEndWhereTheBytesReadEndLeaveNoHeaderDeadlineBehind() {
+        EmbeddedChannel ch = connectionWithCodec();
+        ch.writeInbound(ascii("GET /api/ping HTTP/1.1\r\nHost: x\r\n\r\nGET /api/ping HTTP/1.1\r\nHost: x\r\n\r\n"));
+        assertThat(requestsRead(ch)).isEqualTo(2);
+        answerOk(ch);
+        answerOk(ch);
+        ch.writeInbound(ascii("GET /api/ping HTTP/1.1\r\nHo"));
+        ch.writeInbound(ascii("st: x\r\n\r\n"));
+        assertThat(requestsRead(ch)).isEqualTo(1);
+        answerOk(ch);
+        pass(ch, HEADER_TIMEOUT.multipliedBy(3));
+        assertThat(written(ch)).as("an idle connection is left to the idle timeout").isEmpty();
         assertThat(ch.isOpen()).isTrue();
         assertThat(ch.runScheduledPendingTasks()).as("nothing left scheduled").isEqualTo(-1);
     }

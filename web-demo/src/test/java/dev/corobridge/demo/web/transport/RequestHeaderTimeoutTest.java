@@ -72,4 +72,16 @@ class RequestHeaderTimeoutTest {
             assertThat(c.closedByServer()).isTrue();
         }
     }
+
+    @Test
+    void theBeginningOfAHeadSentWithTheRequestBeforeItIsTimedOutOnceThatOneIsAnswered() throws Exception {
+        try (RawHttp c = new RawHttp(port)) {
+            c.send(RawHttp.get("/api/ping") + "GET /api/ping HTTP/1.1\r\nHo"); // one write: likely one read
+            assertThat(c.read().status()).isEqualTo(200);
+            RawHttp.Response late = c.read();
+            assertThat(late.status()).isEqualTo(408);
+            assertThat(late.body()).contains("\"status\":408");
+            assertThat(c.closedByServer()).isTrue();
+        }
+    }
 }
