@@ -130,11 +130,14 @@ final class ExchangeHandler extends ChannelDuplexHandler {
     private boolean busy;
     private boolean untracked;
 
-    /** Reports bytes that arrive while no request is under way: they start a request's header deadline. */
+    /**
+     * Reports bytes that arrive while no request is under way (none unanswered, no body being read):
+     * they start a request's header deadline.
+     */
     private final ChannelInboundHandlerAdapter bytes = new ChannelInboundHandlerAdapter() {
         @Override
         public void channelRead(ChannelHandlerContext bytesCtx, Object msg) {
-            if (unanswered.isEmpty()) {
+            if (unanswered.isEmpty() && !bodyUnderWay) { // a body's bytes have the body's deadline, even once answered
                 headBegan(bytesCtx);
             }
             bytesCtx.fireChannelRead(msg);

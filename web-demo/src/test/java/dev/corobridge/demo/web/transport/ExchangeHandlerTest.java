@@ -334,13 +334,12 @@ class ExchangeHandlerTest {
         assertThat(ch.isOpen()).isFalse();
     }
 
-    @Test
-    void theBeginningOfAHeadAfterTheBodyOfARequestAnsweredAtItsHeadGetsTheHeaderDeadline() {
-        EmbeddedChannel ch = connectionWithCodec();
+    /** Adds a handler that answers each request as soon as its head is read, before its body. */
+    private static void answersAtTheHead(EmbeddedChannel ch) {
         ch.pipeline().addLast(new io.netty.channel.ChannelInboundHandlerAdapter() {
             @Override
             public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                if (msg instanceof HttpRequest) { // answered at once, before its body is read
+                if (msg instanceof HttpRequest) {
                     FullHttpResponse ok = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
                     ok.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, 0);
                     ctx.writeAndFlush(ok);
@@ -348,11 +347,32 @@ class ExchangeHandlerTest {
                 ReferenceCountUtil.release(msg);
             }
         });
+    }
+
+    @Test
+    void theBeginningOfAHeadAfterTheBodyOfARequestAnsweredAtItsHeadGetsTheHeaderDeadline() {
+        EmbeddedChannel ch = connectionWithCodec();
+        answersAtTheHead(ch);
         ch.writeInbound(ascii("POST /api/boards HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}GET /api/ping HTTP/1.1\r\nHo"));
         assertThat(written(ch)).startsWith("HTTP/1.1 200 OK");
         pass(ch, HEADER_TIMEOUT);
         assertThat(written(ch)).startsWith("HTTP/1.1 408");
         assertThat(ch.isOpen()).isFalse();
+    }
+
+    @Test
+    void theBodyOfARequestAnsweredAtItsHeadHasTheBodyDeadlineNotTheHeaderDeadline() {
+        EmbeddedChannel ch = connectionWithCodec();
+        answersAtTheHead(ch);
+        ch.writeInbound(ascii("POST /api/boards HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\n"));
+        assertThat(written(ch)).startsWith("HTTP/1.1 200 OK");
+        ch.writeInbound(ascii("{"));
+        pass(ch, HEADER_TIMEOUT.plusSeconds(5));
+        assertThat(ch.isOpen()).as("the body is within its own deadline").isTrue();
+        ch.writeInbound(ascii("\"\"}"));
+        pass(ch, BODY_TIMEOUT.multipliedBy(2));
+        assertThat(written(ch)).isEmpty();
+        assertThat(ch.isOpen()).isTrue();
     }
 
     @Test
