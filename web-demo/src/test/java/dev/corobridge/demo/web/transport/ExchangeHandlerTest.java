@@ -51,19 +51,20 @@ class ExchangeHandlerTest {
     private final ClientFaultSummary faults = new ClientFaultSummary(Duration.ofMinutes(1), System::nanoTime, warnings::add);
     private final HttpTransport transport = new HttpTransport(tracker, state, faults, HEADER_TIMEOUT, BODY_TIMEOUT);
 
+    /** A connection whose codec is a stand-in that passes messages: objects in, objects out. */
     private EmbeddedChannel connection() {
-        EmbeddedChannel ch = new EmbeddedChannel();
-        ch.freezeTime();
-        ch.pipeline().addLast(NettyPipeline.HttpCodec, new ChannelDuplexHandler());
-        ExchangeHandler.install(ch.pipeline(), transport);
-        return ch;
+        return connection(new ChannelDuplexHandler());
     }
 
     /** A connection with Netty's HTTP/1.1 codec: bytes in, bytes out. */
     private EmbeddedChannel connectionWithCodec() {
+        return connection(new HttpServerCodec());
+    }
+
+    private EmbeddedChannel connection(io.netty.channel.ChannelHandler codec) {
         EmbeddedChannel ch = new EmbeddedChannel();
         ch.freezeTime();
-        ch.pipeline().addLast(NettyPipeline.HttpCodec, new HttpServerCodec());
+        ch.pipeline().addLast(NettyPipeline.HttpCodec, codec);
         ExchangeHandler.install(ch.pipeline(), transport);
         return ch;
     }
