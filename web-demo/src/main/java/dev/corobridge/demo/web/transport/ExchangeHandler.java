@@ -59,11 +59,12 @@ import reactor.netty.NettyPipeline;
  *     of bytes while no request is under way, and when a request ends, the decoder is asked whether
  *     it holds more bytes ({@link DecoderBacklog}): the beginning of the next request, read with it,
  *     whose deadline starts once the requests before it are answered (the service's time to answer
- *     does not count against the client), although no byte of it may ever arrive again. One timer per connection checks the deadline, not one
- *     per request: a head that completes only clears the time its first byte came, and the timer,
- *     when it fires, waits again for what is left of the deadline of the head then under way (if
- *     any), as Netty's {@code IdleStateHandler} does, so a kept-alive connection under load
- *     schedules one timer per timeout, not one per request.</li>
+ *     does not count against the client), although no byte of it may ever arrive again. One timer
+ *     per connection checks the deadline, not one per request: a head that completes only clears
+ *     the time its first byte came, and the timer, when it fires, waits again for what is left of
+ *     the deadline of the head then under way (if any), as Netty's {@code IdleStateHandler} does,
+ *     so a kept-alive connection under load schedules one timer per timeout, not one per
+ *     request.</li>
  * <li><b>Body deadline.</b> Once a request's head arrives, its body must be complete within
  *     {@code demo.http.body-timeout}, however it trickles in; then the connection closes, after a
  *     {@code 408} if nothing of the answer was sent and no other request waits for one. The timer is
