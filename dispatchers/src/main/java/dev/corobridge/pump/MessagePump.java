@@ -38,8 +38,10 @@ import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
  *       {@code deliver});</li>
  *   <li>if nothing ran: runs the idle hook, spins up to {@code spinBudget} re-checking the queues while
  *       spinning has been paying off (a small score: up on a hit, halved on a miss; a probe every
- *       16th idle otherwise), then arms the {@link WakeupGate}, re-checks every source, and parks
- *       until the next timer. A pump whose traffic stopped parks without a timeout: no CPU.</li>
+ *       16th idle otherwise) and the pump is not crowded (32 or more items run since it last went
+ *       idle: many producers share a wake-up, and a spin would take a core from them), then
+ *       arms the {@link WakeupGate}, re-checks every source, and parks until the next timer. A
+ *       pump whose traffic stopped parks without a timeout: no CPU.</li>
  * </ol>
  * Batches are bounded so that a task that re-posts itself forever cannot starve timers,
  * completions or other producers. The queues are lock-free multi-producer single-consumer

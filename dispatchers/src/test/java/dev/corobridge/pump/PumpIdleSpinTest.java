@@ -1,0 +1,102 @@
+package dev.corobridge.pump;
+
+import static dev.corobridge.pump.PumpTestSupport.WAIT;
+import static dev.corobridge.pump.PumpTestSupport.stop;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * When the idle pump spins: after sparse traffic (a few posts since it last went idle) it re-checks
+ * its queues for up to {@code spinBudget} before it parks; after a crowded busy period ({@link
+ * PumpLoop#CROWDED} items or more) it parks at once, so the spin does not take a core from the many
+ * producers a wake-up is shared by anyway, until a few parks in a row gather fewer posts. The tests
+ * use the longest budget (10 ms) and post the next task ~1 ms after the pump ran out of work: a
+ * spinning pump finds it (a spin hit), a parked one is woken.
+ */
+class PumpIdleSpinTest {
+
+    private static final Duration BUDGET = Duration.ofMillis(10);
+
+    @Test
+    void afterACrowdedBusyPeriodThePumpParksWithoutSpinning() throws Exception {
+        MessagePump pump = MessagePump.start(PumpConfig.builder("crowded").spinBudget(BUDGET).build());
+        try {
+            for (int round = 0; round < 5; round++) {
+                burst(pump);
+
+                PumpMetrics before = pump.getMetrics();
+                Thread.sleep(2); // well inside the spin budget
+                runAndWait(pump);
+                PumpMetrics after = pump.getMetrics();
+                assertEquals(before.spinHits(), after.spinHits(), "round " + round + ": no spin after the burst");
+            }
+        } finally {
+            stop(pump);
+        }
+    }
+
+    @Test
+    void afterSparseTrafficThePumpStillSpins() throws Exception {
+        MessagePump pump = MessagePump.start(PumpConfig.builder("sparse").spinBudget(BUDGET).build());
+        try {
+            assertSpinsAtSparseTraffic(pump);
+        } finally {
+            stop(pump);
+        }
+    }
+
+    @Test
+    void aCrowdedPumpSpinsAgainOnceTrafficThins() throws Exception {
+        MessagePump pump = MessagePump.start(PumpConfig.builder("thinning").spinBudget(BUDGET).build());
+        try {
+            burst(pump);
+            assertSpinsAtSparseTraffic(pump); // the first QUIET_PARKS of its 50 posts wake a parked pump
+        } finally {
+            stop(pump);
+        }
+    }
+
+    private static void assertSpinsAtSparseTraffic(MessagePump pump) throws Exception {
+        long hitsBefore = pump.getMetrics().spinHits();
+        for (int i = 0; i < 50; i++) {
+            Thread.sleep(1);
+            runAndWait(pump);
+        }
+        // A descheduled test thread misses the budget now and then, and a park probe or the
+        // parks that end a crowded spell take a few more; most of the 50 posts find it spinning.
+        long hits = pump.getMetrics().spinHits() - hitsBefore;
+        assertTrue(hits >= 10, "spin hits after one post at a time: " + hits);
+    }
+
+    /** Posts {@code 2 * CROWDED} tasks that run in one busy period, and waits until they ran. */
+    private static void burst(MessagePump pump) throws InterruptedException {
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch burstRan = new CountDownLatch(1);
+        pump.execute(() -> await(release)); // the burst queues up behind it
+        for (int i = 0; i < 2 * PumpLoop.CROWDED; i++) {
+            pump.execute(() -> { });
+        }
+        pump.execute(burstRan::countDown);
+        release.countDown();
+        assertTrue(burstRan.await(WAIT.toMillis(), TimeUnit.MILLISECONDS), "the burst ran");
+    }
+
+    private static void runAndWait(MessagePump pump) throws InterruptedException {
+        CountDownLatch ran = new CountDownLatch(1);
+        pump.execute(ran::countDown);
+        assertTrue(ran.await(WAIT.toMillis(), TimeUnit.MILLISECONDS), "the post ran");
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            assertTrue(latch.await(WAIT.toMillis(), TimeUnit.MILLISECONDS), "released");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
