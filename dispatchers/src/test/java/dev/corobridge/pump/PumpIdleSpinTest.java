@@ -24,8 +24,7 @@ class PumpIdleSpinTest {
 
     @Test
     void afterACrowdedBusyPeriodThePumpParksWithoutSpinning() throws Exception {
-        MessagePump pump = MessagePump.start(PumpConfig.builder("crowded").spinBudget(BUDGET).build());
-        try {
+        withPump("crowded", pump -> {
             for (int round = 0; round < 5; round++) {
                 burst(pump);
 
@@ -35,30 +34,35 @@ class PumpIdleSpinTest {
                 PumpMetrics after = pump.getMetrics();
                 assertEquals(before.spinHits(), after.spinHits(), "round " + round + ": no spin after the burst");
             }
-        } finally {
-            stop(pump);
-        }
+        });
     }
 
     @Test
     void afterSparseTrafficThePumpStillSpins() throws Exception {
-        MessagePump pump = MessagePump.start(PumpConfig.builder("sparse").spinBudget(BUDGET).build());
+        withPump("sparse", PumpIdleSpinTest::assertSpinsAtSparseTraffic);
+    }
+
+    @Test
+    void aCrowdedPumpSpinsAgainOnceTrafficThins() throws Exception {
+        withPump("thinning", pump -> {
+            burst(pump);
+            assertSpinsAtSparseTraffic(pump); // the first QUIET_PARKS of its 50 posts wake a parked pump
+        });
+    }
+
+    /** Runs {@code body} with a started pump of the longest spin budget, then stops the pump. */
+    private static void withPump(String name, PumpBody body) throws Exception {
+        MessagePump pump = MessagePump.start(PumpConfig.builder(name).spinBudget(BUDGET).build());
         try {
-            assertSpinsAtSparseTraffic(pump);
+            body.run(pump);
         } finally {
             stop(pump);
         }
     }
 
-    @Test
-    void aCrowdedPumpSpinsAgainOnceTrafficThins() throws Exception {
-        MessagePump pump = MessagePump.start(PumpConfig.builder("thinning").spinBudget(BUDGET).build());
-        try {
-            burst(pump);
-            assertSpinsAtSparseTraffic(pump); // the first QUIET_PARKS of its 50 posts wake a parked pump
-        } finally {
-            stop(pump);
-        }
+    @FunctionalInterface
+    private interface PumpBody {
+        void run(MessagePump pump) throws Exception;
     }
 
     private static void assertSpinsAtSparseTraffic(MessagePump pump) throws Exception {
