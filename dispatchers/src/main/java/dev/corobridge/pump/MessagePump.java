@@ -38,8 +38,8 @@ import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
  *       {@code deliver});</li>
  *   <li>if nothing ran: runs the idle hook, spins up to {@code spinBudget} re-checking the queues while
  *       spinning has been paying off (a small score: up on a hit, halved on a miss; a probe every
- *       16th idle otherwise) and the pump is not crowded (32 or more items run since it last went
- *       idle: many producers share a wake-up, and a spin would take a core from them), then
+ *       16th idle otherwise) and the pump is not crowded (a park gathered 32 or more items: many
+ *       producers share a wake-up, and a spin would take a core from them), then
  *       arms the {@link WakeupGate}, re-checks every source, and parks until the next timer. A
  *       pump whose traffic stopped parks without a timeout: no CPU.</li>
  * </ol>
@@ -52,13 +52,13 @@ import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
  * <p>This class is the façade and the producer side (admission and wake-up: the queues, the
  * {@code PumpAdmission} word and the gate, read on every post from its own final fields). Behind it,
  * one package-private class per concern, the way Netty's {@code SingleThreadEventExecutor} keeps its
- * I/O in an {@code IoHandler}: {@code PumpLoop} (the iteration, idle spin and park),
- * {@code TimerQueue} (timers), {@code NestedLoop} ({@link #pumpUntil}), {@code PumpLifecycle} (the
- * state machine and two-phase shutdown, with its report), {@code PumpLeftovers} (what shutdown
- * settles), {@code PumpTaskRunner} (running and accounting one unit of work) and
- * {@code PumpCounters} ({@link #getMetrics()}). They are made in the constructor and take the shared
- * state (queues, gate, admission and state words, timers, counters) from this class's
- * package-private final fields.
+ * I/O in an {@code IoHandler}: {@code PumpLoop} (the iteration, idle spin and park; {@code IdleSpin}
+ * decides whether to spin), {@code TimerQueue} (timers), {@code NestedLoop} ({@link #pumpUntil}),
+ * {@code PumpLifecycle} (the state machine and two-phase shutdown, with its report),
+ * {@code PumpLeftovers} (what shutdown settles), {@code PumpTaskRunner} (running and accounting one
+ * unit of work) and {@code PumpCounters} ({@link #getMetrics()}). They are made in the constructor
+ * and take the shared state (queues, gate, admission and state words, timers, counters) from this
+ * class's package-private final fields.
  *
  * <h2>Guarantees</h2>
  * <ul>

@@ -18,8 +18,8 @@ import kotlinx.coroutines.ExecutorsKt;
  *       loop iteration before the other sources get their turn</td></tr>
  *   <tr><td>spinBudget</td><td>20 µs</td><td>longest the idle pump re-checks its queues before it parks;
  *       adaptive: it spins only while recent spins found work (probing every 16th idle otherwise),
- *       so rare traffic or a busy machine turns spinning off, and not while crowded (32 or more
- *       items run since it last went idle: many producers share a wake-up then);
+ *       so rare traffic or a busy machine turns spinning off, and not while crowded (a park
+ *       gathered 32 or more items: many producers share a wake-up then);
  *       {@code ZERO} never spins</td></tr>
  *   <tr><td>stallThreshold</td><td>1 s</td><td>a task running longer is reported once; {@code ZERO}
  *       turns the watchdog off (one daemon thread samples all pumps; it ends when none is left)</td></tr>

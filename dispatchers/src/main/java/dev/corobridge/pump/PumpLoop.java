@@ -17,20 +17,11 @@ import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
  * {@code batchSize} due timers, then at most {@code batchSize} completions; bounded batches keep a
  * task that re-posts itself forever from starving timers, completions or other producers. While
  * shutting down, {@link PumpLifecycle#advance} follows each iteration. An idle pump runs the idle
- * hook, then spins up to {@code spinBudget} re-checking the queues — but only while spinning has been
- * paying off: a score goes up by {@value #SPIN_HIT} per spin that found work and is halved per spin
- * that did not; at zero the pump only probes every {@value #SPIN_PROBE_EVERY}th idle, to notice when
- * traffic gets dense again (measured in benchmarks/README.md). A <i>crowded</i> pump does not spin
- * at all: one whose last busy period (the work run since it last went idle) had {@value #CROWDED}
- * items or more. That many posts mean many producers in flight, so the wake-up that ends a park is
- * shared by many dispatches anyway, while a spin would take a core from the producers it waits for
- * (on a machine with few cores the spin keeps "finding" work that would have come sooner without
- * it). The pump stays crowded until {@value #QUIET_PARKS} parks in a row each gathered fewer posts.
- * A spinning pump answers each post at once, so its busy periods stay short however many producers
- * there are; it therefore parks instead of spinning every {@value #PARK_PROBE_EVERY}th idle, a probe
- * of how much a park gathers. {@code -Dcorobridge.pump.spinWhenCrowded=true} turns this off (for
- * comparisons). Then it arms the gate, re-checks every source, and parks until the next timer or the
- * shutdown deadline; a pump whose traffic stopped parks without a timeout, at no CPU cost.
+ * hook, then spins up to {@code spinBudget} re-checking the queues — but only while spinning pays
+ * off and the pump is not crowded ({@link IdleSpin} decides: a score of recent spins, and the size
+ * of the busy periods; measured in benchmarks/README.md). Then it arms the gate, re-checks every
+ * source, and parks until the next timer or the shutdown deadline; a pump whose traffic stopped parks
+ * without a timeout, at no CPU cost.
  *
  * <p><b>Context.</b> A coroutine resumption that carries a task's context ({@code
  * ContextPropagation}) restores it when it runs and puts the pump thread's own values back when it
@@ -59,17 +50,6 @@ import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
 final class PumpLoop {
 
     private static final System.Logger LOG = System.getLogger(MessagePump.class.getName());
-    private static final int SPIN_SCORE_MAX = 16;
-    private static final int SPIN_HIT = 2;
-    private static final int SPIN_PROBE_EVERY = 16;
-    /** Items run since the loop last went idle from which it parks without spinning (class comment). */
-    static final int CROWDED = 32;
-    /** Post-park busy periods below {@link #CROWDED} in a row after which a crowded pump spins again. */
-    static final int QUIET_PARKS = 4;
-    /** A pump that spins parks instead every this many idles, to see how much a park gathers. */
-    private static final int PARK_PROBE_EVERY = 64;
-    /** {@code -Dcorobridge.pump.spinWhenCrowded=true}: never crowded, no park probes (for comparisons). */
-    private static final boolean SPINS_WHEN_CROWDED = Boolean.getBoolean("corobridge.pump.spinWhenCrowded");
     /**
      * Whether a run of consecutive coroutine resumptions that carry the same context (see the
      * class comment, "Context") runs inside one restore of it: on unless kotlinx's resumptions
@@ -95,18 +75,8 @@ final class PumpLoop {
     private final Runnable idleHook;
 
     // Pump-thread state.
-    /** How much spinning has paid lately; see the class comment. */
-    private int spinScore = SPIN_SCORE_MAX;
-    private int idleCount;
-    /** Items run since the loop last went idle, counted up to {@link #CROWDED}. */
-    private int ranSinceIdle;
-    /** Whether the busy period under way began with a wake from a park (not with a spin hit). */
-    private boolean afterPark;
-    /** Whether many producers are in flight: the idle pump parks without spinning (class comment). */
-    private boolean crowded;
-    /** Busy periods after a park, in a row, that were not crowded. */
-    private int quietParks;
-    private int idlesSinceParkProbe;
+    /** Whether the idle loop spins before it parks. */
+    private final IdleSpin spin;
     private boolean interruptLogged;
 
     /** @param realTime {@code false} for a {@link ManualPump} */
@@ -123,6 +93,7 @@ final class PumpLoop {
         this.batchSize = pump.config.batchSize();
         this.maxSpinNanos = pump.config.spinBudget().toNanos();
         this.idleHook = pump.config.idleHook();
+        this.spin = new IdleSpin(maxSpinNanos > 0);
     }
 
     /** Whether the loop waits for real time ({@code false}: a {@link ManualPump}). */
@@ -144,9 +115,7 @@ final class PumpLoop {
     int drive() {
         assert pump.isLoopThread() : pump.notOnLoopThread("drive()");
         int n = runIteration();
-        if (ranSinceIdle < CROWDED) {
-            ranSinceIdle += n;
-        }
+        spin.ran(n);
         int s = pump.state.get();
         if (s == PumpLifecycle.SHUTTING_DOWN) {
             return lifecycle.advance(n);
@@ -238,7 +207,7 @@ final class PumpLoop {
      */
     void idle() {
         assert pump.isLoopThread() : pump.notOnLoopThread("idle()");
-        boolean parkProbe = notePastBusyPeriod();
+        boolean spins = spin.wentIdle();
         Runnable hook = idleHook;
         if (hook != null) {
             runner.runTask(hook);
@@ -246,7 +215,7 @@ final class PumpLoop {
                 return;
             }
         }
-        if (maxSpinNanos > 0 && !crowded && !parkProbe && (spinScore > 0 || ++idleCount % SPIN_PROBE_EVERY == 0)) {
+        if (spins) {
             long start = System.nanoTime();
             do {
                 // Posts are what a spinning pump waits for: look at that queue after every pause
@@ -260,44 +229,13 @@ final class PumpLoop {
                 }
                 if (hasWork()) {
                     counters.count(Counter.SPIN_HITS);
-                    spinScore = Math.min(SPIN_SCORE_MAX, spinScore + SPIN_HIT);
+                    spin.spinHit();
                     return;
                 }
             } while (System.nanoTime() - start < maxSpinNanos);
-            // A spin that found nothing burned a core for nothing or, on a busy machine, kept the
-            // producer it waits for off the CPU. Spinning stops after a few misses in a row and is
-            // only probed every SPIN_PROBE_EVERY-th idle. A short park is no reason to resume: on a
-            // busy machine the park is short precisely because it let the producer run.
-            spinScore >>= 1;
+            spin.spinMissed();
         }
-        afterPark = sleep(Long.MAX_VALUE);
-    }
-
-    /**
-     * Learns from the busy period that just ended whether the pump is crowded (see the class
-     * comment) and starts counting the next one. Returns whether this idle is a park probe: a pump
-     * that is not crowded parks instead of spinning every {@value #PARK_PROBE_EVERY}th idle, since a
-     * spinning pump answers each post at once and never sees how much work a park would gather.
-     */
-    private boolean notePastBusyPeriod() {
-        int ran = ranSinceIdle;
-        ranSinceIdle = 0;
-        boolean parked = afterPark;
-        afterPark = false;
-        if (SPINS_WHEN_CROWDED || maxSpinNanos == 0) {
-            return false;
-        }
-        if (ran >= CROWDED) {
-            crowded = true;
-            quietParks = 0;
-        } else if (parked && crowded && ++quietParks >= QUIET_PARKS) {
-            crowded = false; // a park gathers few posts now: the wake-up is no longer shared
-        }
-        if (crowded || ++idlesSinceParkProbe < PARK_PROBE_EVERY) {
-            return false;
-        }
-        idlesSinceParkProbe = 0;
-        return true;
+        spin.parked(sleep(Long.MAX_VALUE));
     }
 
     /**

@@ -13,10 +13,11 @@ import org.junit.jupiter.api.Test;
 /**
  * When the idle pump spins: after sparse traffic (a few posts since it last went idle) it re-checks
  * its queues for up to {@code spinBudget} before it parks; after a crowded busy period ({@link
- * PumpLoop#CROWDED} items or more) it parks at once, so the spin does not take a core from the many
+ * IdleSpin#CROWDED} items or more) it parks at once, so the spin does not take a core from the many
  * producers a wake-up is shared by anyway, until a few parks in a row gather fewer posts. The tests
  * use the longest budget (10 ms) and post the next task ~1 ms after the pump ran out of work: a
- * spinning pump finds it (a spin hit), a parked one is woken.
+ * spinning pump finds it (a spin hit), a parked one is woken. {@link IdleSpinTest} checks the rules
+ * one by one.
  */
 class PumpIdleSpinTest {
 
@@ -82,7 +83,7 @@ class PumpIdleSpinTest {
         CountDownLatch release = new CountDownLatch(1);
         CountDownLatch burstRan = new CountDownLatch(1);
         pump.execute(() -> await(release)); // the burst queues up behind it
-        for (int i = 0; i < 2 * PumpLoop.CROWDED; i++) {
+        for (int i = 0; i < 2 * IdleSpin.CROWDED; i++) {
             pump.execute(() -> { });
         }
         pump.execute(burstRan::countDown);
