@@ -54,8 +54,13 @@ import org.openjdk.jmh.runner.IterationType;
  * targets), {@code pumpWakeups} the pump's own count of unparks, {@code callerSleeps} the voluntary
  * switches of all {@code DefaultDispatcher} workers. Divide by {@code roundTrips} for per-dispatch
  * figures; a {@code HOP} line per trial prints them already divided, over measurement iterations
- * only, plus the target thread's CPU once traffic has stopped ({@code HOP-IDLE}). Run with
- * {@code -prof gc} for B/op. Linux only (reads {@code /proc/self/task}).
+ * only, plus the target thread's CPU once traffic has stopped ({@code HOP-IDLE}). The HOP line
+ * also splits the CPU per round trip between the target's thread and the callers, with the time
+ * each spent runnable but waiting for a core, their preemptions and migrations ({@link ThreadStats.Sched}),
+ * and lists every measured iteration with the {@link CoreTransferProbe} round trip before and after
+ * it, so that rows measured while the machine's cores were near each other or far apart can be
+ * told apart ({@link PumpHopRun} tabulates them by spell). Run with {@code -prof gc} for B/op.
+ * Linux only (reads {@code /proc/self/task}).
  *
  * <p>{@code context} (default {@code plain}: the loop above) selects a row of the context
  * propagation cost study ({@link ContextCase}, run by {@link ContextCostRun}): the n coroutines are
@@ -128,6 +133,16 @@ public class PumpHopBenchmark {
     long measuredPumpSpinHits;
     long measuredCallerSleeps;
     long measuredCpuNanos;
+    /** What the scheduler did to the target's thread and to the callers (Default workers). */
+    ThreadStats.Sched measuredTargetSched = ThreadStats.Sched.ZERO;
+    ThreadStats.Sched measuredCallersSched = ThreadStats.Sched.ZERO;
+    /**
+     * Each measurement iteration as {@code before/after:kops}: the {@link CoreTransferProbe} round
+     * trip (ns) before and after it and its own round trips per second (thousands).
+     */
+    final StringBuilder measuredSpells = new StringBuilder();
+    /** The callers' CPU by worker (kernel tid), to tell one busy worker from two. */
+    final Map<Integer, Long> measuredCallerCpuByTid = new java.util.TreeMap<>();
     long measuredCarried;
     long measuredBare;
     MachineLoad measuredLoad = new MachineLoad(0, 0, 0, 0);
@@ -217,6 +232,16 @@ public class PumpHopBenchmark {
             }
             line.append(String.format(Locale.ROOT, " cpuNsPerOp=%.0f othersCpuPct=%.1f stealPct=%.1f",
                     measuredCpuNanos / trips, measuredLoad.othersPctOfCore(), measuredLoad.stealPctOfCore()));
+            ThreadStats.Sched ts = measuredTargetSched;
+            ThreadStats.Sched cs = measuredCallersSched;
+            line.append(String.format(Locale.ROOT,
+                    " targetCpuNsPerOp=%.0f targetWaitNsPerOp=%.0f targetPreemptPerKop=%.2f targetMigratePerKop=%.2f"
+                            + " callersCpuNsPerOp=%.0f callersWaitNsPerOp=%.0f callersPreemptPerKop=%.2f callersMigratePerKop=%.2f",
+                    ts.cpuNanos() / trips, ts.waitNanos() / trips, 1000 * ts.preemptions() / trips,
+                    1000 * ts.migrations() / trips, cs.cpuNanos() / trips, cs.waitNanos() / trips,
+                    1000 * cs.preemptions() / trips, 1000 * cs.migrations() / trips));
+            line.append(" callersCpuSplitPct=").append(cpuSplit(measuredCallerCpuByTid));
+            line.append(" iterations=").append(measuredSpells);
             if (contextCase.checked()) {
                 line.append(" carriedHops=").append(measuredCarried).append(" bareHops=").append(measuredBare);
             }
@@ -244,6 +269,22 @@ public class PumpHopBenchmark {
                 vertx.close();
             }
         }
+    }
+
+    /** Each busy worker's share of the callers' CPU, largest first, e.g. {@code 71/29} (workers under 1 % left out). */
+    static String cpuSplit(Map<Integer, Long> cpuByTid) {
+        long total = cpuByTid.values().stream().mapToLong(Long::longValue).sum();
+        if (total <= 0) {
+            return "n/a";
+        }
+        StringBuilder out = new StringBuilder();
+        cpuByTid.values().stream().sorted(java.util.Comparator.reverseOrder()).filter(c -> c * 100 >= total).forEach(c -> {
+            if (out.length() > 0) {
+                out.append('/');
+            }
+            out.append(Math.round(100.0 * c / total));
+        });
+        return out.toString();
     }
 
     /** Prints a result line, and appends it to the file named by {@code -Dhop.report} if set. */
@@ -299,8 +340,12 @@ public class PumpHopBenchmark {
         private long targetBefore;
         private PumpMetrics pumpBefore;
         private Map<Integer, Long> callersBefore;
+        private ThreadStats.Sched targetSchedBefore;
+        private Map<Integer, ThreadStats.Sched> callersSchedBefore;
         private MachineLoad loadBefore;
         private long cpuBefore;
+        private double probeBefore;
+        private long startNanos;
 
         @Setup(Level.Iteration)
         public void snapshot(PumpHopBenchmark b) {
@@ -312,6 +357,12 @@ public class PumpHopBenchmark {
             if (b.sink.check != null) {
                 b.sink.check.expect(b.request == null ? 0 : b.request.spanId());
             }
+            try {
+                probeBefore = CoreTransferProbe.roundTripNanos(); // first: its CPU is not the iteration's
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
             roundTrips = 0;
             targetSleeps = 0;
             pumpWakeups = 0;
@@ -319,12 +370,16 @@ public class PumpHopBenchmark {
             targetBefore = b.targetTid < 0 ? 0 : ThreadStats.voluntarySwitches(b.targetTid);
             pumpBefore = b.pump == null ? null : b.pump.getMetrics();
             callersBefore = ThreadStats.voluntarySwitchesByPrefix(DEFAULT_WORKERS);
+            targetSchedBefore = b.targetTid < 0 ? ThreadStats.Sched.ZERO : ThreadStats.sched(b.targetTid);
+            callersSchedBefore = ThreadStats.schedByPrefix(DEFAULT_WORKERS);
             loadBefore = MachineLoad.now();
             cpuBefore = OS.getProcessCpuTime();
+            startNanos = System.nanoTime();
         }
 
         @TearDown(Level.Iteration)
-        public void account(PumpHopBenchmark b, IterationParams iteration) {
+        public void account(PumpHopBenchmark b, IterationParams iteration) throws InterruptedException {
+            long elapsed = System.nanoTime() - startNanos;
             if (b.request != null) {
                 b.request.close();
                 b.request = null;
@@ -333,6 +388,10 @@ public class PumpHopBenchmark {
             long cpu = OS.getProcessCpuTime() - cpuBefore;
             targetSleeps = b.targetTid < 0 ? 0 : ThreadStats.voluntarySwitches(b.targetTid) - targetBefore;
             callerSleeps = ThreadStats.delta(callersBefore, ThreadStats.voluntarySwitchesByPrefix(DEFAULT_WORKERS));
+            ThreadStats.Sched targetSched = b.targetTid < 0 ? ThreadStats.Sched.ZERO
+                    : ThreadStats.sched(b.targetTid).minus(targetSchedBefore);
+            Map<Integer, ThreadStats.Sched> callersSchedNow = ThreadStats.schedByPrefix(DEFAULT_WORKERS);
+            ThreadStats.Sched callersSched = ThreadStats.schedDelta(callersSchedBefore, callersSchedNow);
             long pumpDispatches = 0;
             long pumpParks = 0;
             long pumpSpinHits = 0;
@@ -372,7 +431,17 @@ public class PumpHopBenchmark {
                 b.measuredPumpSpinHits += pumpSpinHits;
                 b.measuredCallerSleeps += callerSleeps;
                 b.measuredCpuNanos += cpu;
+                b.measuredTargetSched = b.measuredTargetSched.plus(targetSched);
+                b.measuredCallersSched = b.measuredCallersSched.plus(callersSched);
+                callersSchedNow.forEach((tid, now) -> b.measuredCallerCpuByTid.merge(tid,
+                        now.cpuNanos() - callersSchedBefore.getOrDefault(tid, ThreadStats.Sched.ZERO).cpuNanos(), Long::sum));
                 b.measuredLoad = b.measuredLoad.plus(load);
+                double probeAfter = CoreTransferProbe.roundTripNanos(); // after every counter was read
+                if (b.measuredSpells.length() > 0) {
+                    b.measuredSpells.append(',');
+                }
+                b.measuredSpells.append(String.format(Locale.ROOT, "%.0f/%.0f:%.0f", probeBefore, probeAfter,
+                        roundTrips * 1e6 / elapsed));
                 if (tally != null) {
                     b.measuredCarried += tally.carried();
                     b.measuredBare += tally.bare();

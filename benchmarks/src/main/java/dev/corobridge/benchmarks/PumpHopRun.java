@@ -63,8 +63,10 @@ public final class PumpHopRun {
         Collection<RunResult> results = new Runner(options.build()).run();
         Map<String, Map<String, String>> hop = readHopLines(report, "HOP ");
         Map<String, Map<String, String>> idle = readHopLines(report, "HOP-IDLE ");
+        Map<String, List<double[]>> spells = readIterations(report);
         Files.deleteIfExists(report);
         System.out.print(summary(results, hop, idle));
+        System.out.print(bySpell(spells));
         if (csv != null) {
             writeCsv(csv, results, hop);
         }
@@ -273,12 +275,19 @@ public final class PumpHopRun {
         Map<String, String> ph = hop.getOrDefault(key("pump", n), Map.of());
         Map<String, String> bh = hop.getOrDefault(key(best, n), Map.of());
         out.append(String.format(Locale.ROOT,
-                "- N=%d throughput %.2fx the best peer (%s) >= %.1fx: %s (pump: wake-ups/dispatch %s, caller sleeps/op %s, CPU ns/op %s;"
-                        + " %s: target sleeps/op %s, caller sleeps/op %s, CPU ns/op %s; others' CPU %s %%)%n",
+                "- N=%d throughput %.2fx the best peer (%s) >= %.1fx: %s (pump: wake-ups/dispatch %s, caller sleeps/op %s, CPU ns/op %s%s;"
+                        + " %s: target sleeps/op %s, caller sleeps/op %s, CPU ns/op %s%s; others' CPU %s %%)%n",
                 n, x, best, LEAD, x >= LEAD ? "MET" : "MISSED",
                 ph.getOrDefault("pumpWakeupsPerDispatch", "?"), ph.getOrDefault("callerSleepsPerOp", "?"), ph.getOrDefault("cpuNsPerOp", "?"),
-                best, bh.getOrDefault("targetSleepsPerOp", "?"), bh.getOrDefault("callerSleepsPerOp", "?"), bh.getOrDefault("cpuNsPerOp", "?"),
-                ph.getOrDefault("othersCpuPct", "?")));
+                threads(ph), best, bh.getOrDefault("targetSleepsPerOp", "?"), bh.getOrDefault("callerSleepsPerOp", "?"),
+                bh.getOrDefault("cpuNsPerOp", "?"), threads(bh), ph.getOrDefault("othersCpuPct", "?")));
+    }
+
+    /** The CPU per op of the target's thread and of the callers, and how long each waited for a core. */
+    private static String threads(Map<String, String> h) {
+        return String.format(Locale.ROOT, ", of which target %s (+%s waiting for a core), callers %s (+%s waiting)",
+                h.getOrDefault("targetCpuNsPerOp", "?"), h.getOrDefault("targetWaitNsPerOp", "?"),
+                h.getOrDefault("callersCpuNsPerOp", "?"), h.getOrDefault("callersWaitNsPerOp", "?"));
     }
 
     private static String ratio(Map<String, RunResult> byKey, String t, int n) {
@@ -300,6 +309,105 @@ public final class PumpHopRun {
 
     private static String key(String target, int n) {
         return target + "/" + n;
+    }
+
+    /**
+     * Every measured iteration of every fork by target/n, as {probe before, probe after, round
+     * trips/s} (the {@code iterations=} field of the HOP lines, see {@link CoreTransferProbe}).
+     */
+    static Map<String, List<double[]>> readIterations(Path file) throws Exception {
+        Map<String, List<double[]>> out = new HashMap<>();
+        for (String line : Files.readAllLines(file)) {
+            if (!line.startsWith("HOP ")) {
+                continue;
+            }
+            String target = null;
+            int n = 0;
+            String iterations = null;
+            for (String pair : line.substring(4).trim().split("\\s+")) {
+                int eq = pair.indexOf('=');
+                switch (pair.substring(0, eq)) {
+                    case "target" -> target = pair.substring(eq + 1);
+                    case "n" -> n = Integer.parseInt(pair.substring(eq + 1));
+                    case "iterations" -> iterations = pair.substring(eq + 1);
+                    default -> { }
+                }
+            }
+            if (target == null || iterations == null || iterations.isEmpty()) {
+                continue;
+            }
+            List<double[]> list = out.computeIfAbsent(key(target, n), k -> new ArrayList<>());
+            for (String it : iterations.split(",")) {
+                String[] probes = it.substring(0, it.indexOf(':')).split("/");
+                list.add(new double[] {Double.parseDouble(probes[0]), Double.parseDouble(probes[1]),
+                        1000 * Double.parseDouble(it.substring(it.indexOf(':') + 1))});
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The same round trips split by the spell of the machine's core-to-core transfer time each
+     * iteration ran in ({@link CoreTransferProbe}): a target's mean over its "near" iterations and
+     * over its "far" ones, and the pump over the best peer within each spell. Rows measured in
+     * different spells differ by up to 3x whatever the target; within one spell they compare.
+     */
+    static String bySpell(Map<String, List<double[]>> spells) {
+        if (spells.isEmpty()) {
+            return "";
+        }
+        StringBuilder out = new StringBuilder();
+        out.append(String.format(Locale.ROOT, "%nBy the cores' transfer spell (round trip of a cache line between the two cores,"
+                + " probed before and after each iteration: near < %.0f ns, far > %.0f ns; thousands of round trips/s,"
+                + " mean of the iterations in that spell, their count in brackets):%n%n", CoreTransferProbe.NEAR_NS, CoreTransferProbe.FAR_NS));
+        out.append("| N | target | near | far | mixed |\n|---:|---|---:|---:|---:|\n");
+        StringBuilder lead = new StringBuilder();
+        for (int n : NS) {
+            Map<String, double[]> near = new HashMap<>();
+            Map<String, double[]> far = new HashMap<>();
+            for (String t : TARGETS) {
+                List<double[]> its = spells.get(key(t, n));
+                if (its == null) {
+                    continue;
+                }
+                Map<String, double[]> sums = new HashMap<>(); // spell -> {sum, count}
+                for (double[] it : its) {
+                    double[] sc = sums.computeIfAbsent(CoreTransferProbe.spell(it[0], it[1]), k -> new double[2]);
+                    sc[0] += it[2];
+                    sc[1]++;
+                }
+                out.append(String.format(Locale.ROOT, "| %d | %s | %s | %s | %s |%n", n, t, cell(sums.get("near")),
+                        cell(sums.get("far")), cell(sums.get("mixed"))));
+                if (sums.containsKey("near")) {
+                    near.put(t, sums.get("near"));
+                }
+                if (sums.containsKey("far")) {
+                    far.put(t, sums.get("far"));
+                }
+            }
+            lead.append(String.format(Locale.ROOT, "- N=%d pump / best peer: near %s, far %s%n", n, leadIn(near), leadIn(far)));
+        }
+        return out.append('\n').append(lead).toString();
+    }
+
+    private static String cell(double[] sumCount) {
+        return sumCount == null ? "-" : String.format(Locale.ROOT, "%,.0f (%d)", sumCount[0] / sumCount[1] / 1000, (int) sumCount[1]);
+    }
+
+    /** The pump's mean over the best peer's mean within one spell, or "-" if either is missing. */
+    private static String leadIn(Map<String, double[]> spell) {
+        double[] p = spell.get("pump");
+        double best = -1;
+        String bestPeer = null;
+        for (String peer : PEERS) {
+            double[] r = spell.get(peer);
+            if (r != null && r[0] / r[1] > best) {
+                best = r[0] / r[1];
+                bestPeer = peer;
+            }
+        }
+        return p == null || bestPeer == null ? "-"
+                : String.format(Locale.ROOT, "%.2fx (%s)", p[0] / p[1] / best, bestPeer);
     }
 
     /** Lines "PREFIX k=v k=v ..." by target/n. */

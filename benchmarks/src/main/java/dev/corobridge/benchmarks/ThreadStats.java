@@ -80,6 +80,75 @@ final class ThreadStats {
         return sum;
     }
 
+    /**
+     * What the scheduler did to one thread, or the sum over several: CPU time it ran, time it
+     * waited runnable for a core ({@code run_delay}: the cost of sharing cores, which the voluntary
+     * switches do not show), the times it was preempted (involuntary switches) and moved to another
+     * core (migrations). From {@code /proc/self/task/<tid>/schedstat} and {@code sched}.
+     */
+    record Sched(long cpuNanos, long waitNanos, long preemptions, long migrations) {
+        static final Sched ZERO = new Sched(0, 0, 0, 0);
+
+        Sched plus(Sched o) {
+            return new Sched(cpuNanos + o.cpuNanos, waitNanos + o.waitNanos, preemptions + o.preemptions,
+                    migrations + o.migrations);
+        }
+
+        Sched minus(Sched o) {
+            return new Sched(cpuNanos - o.cpuNanos, waitNanos - o.waitNanos, preemptions - o.preemptions,
+                    migrations - o.migrations);
+        }
+    }
+
+    /** {@link Sched} of thread {@code tid}, or {@code null} if it has exited. */
+    static Sched sched(int tid) {
+        Path task = TASKS.resolve(Integer.toString(tid));
+        try {
+            String[] stat = Files.readString(task.resolve("schedstat")).strip().split("\\s+");
+            long preemptions = -1;
+            long migrations = -1;
+            for (String line : Files.readAllLines(task.resolve("sched"))) {
+                if (line.startsWith("nr_involuntary_switches")) {
+                    preemptions = Long.parseLong(line.substring(line.indexOf(':') + 1).strip());
+                } else if (line.startsWith("se.nr_migrations")) {
+                    migrations = Long.parseLong(line.substring(line.indexOf(':') + 1).strip());
+                }
+            }
+            if (preemptions < 0 || migrations < 0) {
+                throw new IllegalStateException("no switch or migration counts in " + task.resolve("sched"));
+            }
+            return new Sched(Long.parseLong(stat[0]), Long.parseLong(stat[1]), preemptions, migrations);
+        } catch (NoSuchFileException gone) {
+            return null;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** {@link Sched} of every live thread whose name starts with {@code prefix}, by tid. */
+    static Map<Integer, Sched> schedByPrefix(String prefix) {
+        String p = prefix.length() > COMM_LENGTH ? prefix.substring(0, COMM_LENGTH) : prefix;
+        Map<Integer, Sched> out = new HashMap<>();
+        for (Map.Entry<Integer, String> e : commByTid().entrySet()) {
+            if (e.getValue().startsWith(p)) {
+                Sched s = sched(e.getKey());
+                if (s != null) {
+                    out.put(e.getKey(), s);
+                }
+            }
+        }
+        return out;
+    }
+
+    /** The sum of what changed between two {@link #schedByPrefix} snapshots (see {@link #delta}). */
+    static Sched schedDelta(Map<Integer, Sched> before, Map<Integer, Sched> after) {
+        Sched sum = Sched.ZERO;
+        for (Map.Entry<Integer, Sched> e : after.entrySet()) {
+            sum = sum.plus(e.getValue().minus(before.getOrDefault(e.getKey(), Sched.ZERO)));
+        }
+        return sum;
+    }
+
     /** The kernel thread id of the calling thread (from the {@code /proc/thread-self} link). */
     static int currentTid() {
         try {
