@@ -118,9 +118,10 @@ final class ThreadStats {
                 throw new IllegalStateException("no switch or migration counts in " + task.resolve("sched"));
             }
             return new Sched(Long.parseLong(stat[0]), Long.parseLong(stat[1]), preemptions, migrations);
-        } catch (NoSuchFileException gone) {
-            return null;
         } catch (IOException e) {
+            if (exited(task, e)) {
+                return null;
+            }
             throw new UncheckedIOException(e);
         }
     }
@@ -171,10 +172,10 @@ final class ThreadStats {
                 String stat = Files.readString(TASKS.resolve(e.getKey().toString()).resolve("stat"));
                 String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split("\\s+");
                 out.put(e.getValue() + "#" + e.getKey(), Long.parseLong(f[11]) + Long.parseLong(f[12]));
-            } catch (NoSuchFileException gone) {
-                // exited while we listed
             } catch (IOException x) {
-                throw new UncheckedIOException(x);
+                if (!exited(TASKS.resolve(e.getKey().toString()), x)) {
+                    throw new UncheckedIOException(x);
+                } // else: exited while we listed
             }
         }
         return out;
@@ -227,8 +228,10 @@ final class ThreadStats {
                 try {
                     out.put(Integer.parseInt(task.getFileName().toString()),
                             Files.readString(task.resolve("comm")).strip());
-                } catch (NoSuchFileException gone) {
-                    // The thread exited while we listed: not one of ours to find.
+                } catch (IOException e) {
+                    if (!exited(task, e)) {
+                        throw e;
+                    } // else: the thread exited while we listed: not one of ours to find
                 }
             }
         } catch (IOException e) {
@@ -245,10 +248,21 @@ final class ThreadStats {
                 }
             }
             throw new IllegalStateException("no voluntary_ctxt_switches in " + task.resolve("status"));
-        } catch (NoSuchFileException gone) {
-            return null;
         } catch (IOException e) {
+            if (exited(task, e)) {
+                return null;
+            }
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * Whether reading a file of {@code task} failed because the thread exited meanwhile: its
+     * directory is gone, or still listed but its files answer "No such process" (ESRCH), which Java
+     * reports as a plain {@link IOException}.
+     */
+    private static boolean exited(Path task, IOException e) {
+        return e instanceof NoSuchFileException || !Files.exists(task)
+                || (e.getMessage() != null && e.getMessage().contains("No such process"));
     }
 }
