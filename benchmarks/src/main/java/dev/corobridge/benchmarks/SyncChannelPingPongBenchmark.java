@@ -34,7 +34,10 @@ import org.openjdk.jmh.annotations.TearDown;
  *       no-loss cancellation).</li>
  * </ul>
  *
- * Run: {@code java -jar benchmarks/target/benchmarks.jar SyncChannelPingPong -f 1 -wi 2 -w 1s -i 3 -r 2s -prof gc}
+ * Every measured iteration also prints the spell of the cores' transfer time it ran in
+ * ({@link SpellLog}: {@code SPELL} lines), since a hand-over's cost moves with it.
+ *
+ * <p>Run: {@code java -jar benchmarks/target/benchmarks.jar SyncChannelPingPong -f 1 -wi 2 -w 1s -i 3 -r 2s -prof gc}
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -142,25 +145,29 @@ public class SyncChannelPingPongBenchmark {
 
     @Benchmark
     @OperationsPerInvocation(ROUND_TRIPS)
-    public int kotlinxChannel(Kotlinx s) {
+    public int kotlinxChannel(Kotlinx s, SpellLog spell) {
+        spell.invoked(ROUND_TRIPS);
         return s.pingPong.roundTrips(ROUND_TRIPS);
     }
 
     @Benchmark
     @OperationsPerInvocation(ROUND_TRIPS)
-    public int kotlinFace(KotlinFace s) {
+    public int kotlinFace(KotlinFace s, SpellLog spell) {
+        spell.invoked(ROUND_TRIPS);
         return s.pingPong.roundTrips(ROUND_TRIPS);
     }
 
     @Benchmark
     @OperationsPerInvocation(ROUND_TRIPS)
-    public int javaFaceCoroutines(JavaFaceOnCoroutines s) {
+    public int javaFaceCoroutines(JavaFaceOnCoroutines s, SpellLog spell) {
+        spell.invoked(ROUND_TRIPS);
         return s.pingPong.roundTrips(ROUND_TRIPS);
     }
 
     @Benchmark
     @OperationsPerInvocation(ROUND_TRIPS)
-    public int javaFaceVirtualThreads(JavaFace s) throws Exception {
+    public int javaFaceVirtualThreads(JavaFace s, SpellLog spell) throws Exception {
+        spell.invoked(ROUND_TRIPS);
         return Task.startVirtual(() -> {
             int sum = 0;
             for (int i = 0; i < ROUND_TRIPS; i++) {
@@ -173,7 +180,8 @@ public class SyncChannelPingPongBenchmark {
 
     @Benchmark
     @OperationsPerInvocation(ROUND_TRIPS)
-    public int synchronousQueueVirtualThreads(JdkQueue s) throws Exception {
+    public int synchronousQueueVirtualThreads(JdkQueue s, SpellLog spell) throws Exception {
+        spell.invoked(ROUND_TRIPS);
         return Task.startVirtual(() -> {
             int sum = 0;
             for (int i = 0; i < ROUND_TRIPS; i++) {
