@@ -84,7 +84,8 @@ public class SyncReadWriteMutexBenchmark {
 
     @Benchmark
     @OperationsPerInvocation(WORKERS * OPS_PER_WORKER)
-    public long lockUnlock(Counters counters) throws Exception {
+    public long lockUnlock(Counters counters, SpellLog spell) throws Exception {
+        spell.invoked(WORKERS * OPS_PER_WORKER);
         long result = switch (impl) {
             case "javaFaceVirtualThreads" -> onVirtualThreads(this::javaFaceWorker);
             case "rrwlVirtualThreads" -> onVirtualThreads(this::rrwlWorker);
