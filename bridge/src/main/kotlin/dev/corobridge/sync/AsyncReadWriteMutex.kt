@@ -2,6 +2,7 @@
 
 package dev.corobridge.sync
 
+import kotlin.coroutines.CoroutineContext
 import kotlinx.coroutines.CancellableContinuation
 import kotlinx.coroutines.suspendCancellableCoroutine
 import kotlin.contracts.ExperimentalContracts
@@ -33,11 +34,11 @@ public suspend fun AsyncReadWriteMutex.writeLock(): AsyncReadWriteMutex.WriteLoc
 @OptIn(ExperimentalContracts::class)
 public suspend inline fun <T> AsyncReadWriteMutex.withReadLock(action: () -> T): T {
     contract { callsInPlace(action, InvocationKind.EXACTLY_ONCE) }
-    val lock = readLock()
+    acquireReadHold()
     try {
         return action()
     } finally {
-        lock.unlock()
+        releaseReadHold()
     }
 }
 
@@ -48,16 +49,48 @@ public suspend inline fun <T> AsyncReadWriteMutex.withReadLock(action: () -> T):
 @OptIn(ExperimentalContracts::class)
 public suspend inline fun <T> AsyncReadWriteMutex.withWriteLock(action: () -> T): T {
     contract { callsInPlace(action, InvocationKind.EXACTLY_ONCE) }
-    val lock = writeLock()
+    acquireWriteHold()
     try {
         return action()
     } finally {
-        lock.unlock()
+        releaseWriteHold()
     }
 }
 
-// readLock() and writeLock() end in a tail call of these (no cast after it), so the compiler gives
-// them no state machine of their own: a lock taken at once allocates only its handle.
+// withReadLock {} and withWriteLock {} never show their hold to the caller, so they take it
+// without a handle (no object and no release flag per lock: the `finally` releases exactly once).
+// Their inlined bodies call these, which are part of the binary API for that reason only, and
+// synthetic: Java code cannot call them (it has the handles).
+
+/** Takes a read hold without a handle, suspending like [readLock]. For [withReadLock] only. */
+@PublishedApi
+@JvmSynthetic
+internal suspend fun AsyncReadWriteMutex.acquireReadHold() {
+    if (tryAcquireRead()) return
+    return awaitHold(false)
+}
+
+/** Takes the write hold without a handle, suspending like [writeLock]. For [withWriteLock] only. */
+@PublishedApi
+@JvmSynthetic
+internal suspend fun AsyncReadWriteMutex.acquireWriteHold() {
+    if (tryAcquireWrite()) return
+    return awaitHold(true)
+}
+
+/** Releases a read hold taken by [acquireReadHold], as a handle's first `unlock()` would. For [withReadLock] only. */
+@PublishedApi
+@JvmSynthetic
+internal fun AsyncReadWriteMutex.releaseReadHold(): Unit = releaseRead()
+
+/** Releases the write hold taken by [acquireWriteHold]. For [withWriteLock] only. */
+@PublishedApi
+@JvmSynthetic
+internal fun AsyncReadWriteMutex.releaseWriteHold(): Unit = releaseWrite()
+
+// readLock(), writeLock() and the acquires above end in a tail call of these (no cast after it), so
+// the compiler gives them no state machine of their own: a lock taken at once allocates only its
+// handle, or nothing.
 
 /** Queues a read request and suspends until it is granted ([ResumeRequest]). */
 private suspend fun AsyncReadWriteMutex.awaitRead(): AsyncReadWriteMutex.ReadLock =
@@ -66,6 +99,10 @@ private suspend fun AsyncReadWriteMutex.awaitRead(): AsyncReadWriteMutex.ReadLoc
 /** Queues a write request and suspends until it is granted ([ResumeRequest]). */
 private suspend fun AsyncReadWriteMutex.awaitWrite(): AsyncReadWriteMutex.WriteLock =
     suspendCancellableCoroutine { cont -> ResumeRequest(this, true, cont).submit() }
+
+/** Queues a request for a hold without a handle and suspends until it is granted ([HoldRequest]). */
+private suspend fun AsyncReadWriteMutex.awaitHold(write: Boolean): Unit =
+    suspendCancellableCoroutine { cont -> HoldRequest(this, write, cont).submit() }
 
 /**
  * A suspended coroutine's request: the grant resumes it with the held lock. It is also the
@@ -98,4 +135,42 @@ private class ResumeRequest<L : AutoCloseable>(
     }
 
     override fun toString() = (if (write) "write" else "read") + " lock request of $cont"
+}
+
+/**
+ * [ResumeRequest] for a hold without a handle ([withReadLock], [withWriteLock]): the grant resumes
+ * the coroutine with `Unit`. It is also its cancellation handler and the `onCancellation` of its
+ * resume, which releases the hold if the coroutine was cancelled before it resumed (one object per
+ * wait, as with a handle).
+ */
+private class HoldRequest(
+    private val mutex: AsyncReadWriteMutex,
+    write: Boolean,
+    private val cont: CancellableContinuation<Unit>,
+) : ReadWriteRequest(write), (Throwable?) -> Unit, (Throwable, Unit, CoroutineContext) -> Unit {
+
+    fun submit() {
+        cont.invokeOnCancellation(this)
+        mutex.submit(this)
+    }
+
+    /** The coroutine was cancelled: withdraw the request (no-op if it was granted first). */
+    override fun invoke(cause: Throwable?) {
+        mutex.withdraw(this)
+    }
+
+    override fun granted(mutex: AsyncReadWriteMutex) {
+        // Typed, so that resume() takes this as its three-argument onCancellation: as a
+        // (Throwable?) -> Unit (the cancellation handler above) it would match the old one-argument
+        // overload, which would call invoke(cause) — a withdraw, not a release.
+        val release: (Throwable, Unit, CoroutineContext) -> Unit = this
+        cont.resume(Unit, release)
+    }
+
+    /** The grant reached a cancelled coroutine: the hold is nobody's, so it is released (passed on). */
+    override fun invoke(cause: Throwable, value: Unit, context: CoroutineContext) {
+        if (write) mutex.releaseWrite() else mutex.releaseRead()
+    }
+
+    override fun toString() = (if (write) "write" else "read") + " hold request of $cont"
 }

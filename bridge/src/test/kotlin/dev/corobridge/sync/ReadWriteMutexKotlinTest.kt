@@ -174,6 +174,33 @@ class ReadWriteMutexKotlinTest {
         rw.assertFreeAndIdle()
     }
 
+    /**
+     * The same race for the handles of `readLock()` / `writeLock()`, which wait through their own
+     * request (`withReadLock {}` and `withWriteLock {}` take a hold without a handle).
+     */
+    @Test
+    fun `a coroutine cancelled between its grant and its resumption does not keep a handle's lock`() = test {
+        for (write in listOf(false, true)) {
+            val rw = AsyncReadWriteMutex()
+            val java = rw.tryWriteLock()!!
+            var got: AutoCloseable? = null
+            val waiter = launch(home, start = CoroutineStart.UNDISPATCHED) {
+                got = if (write) rw.writeLock() else rw.readLock()
+            }
+            assertEquals(1, if (write) rw.getQueuedWriters() else rw.getQueuedReaders())
+            val gate = CountDownLatch(1)
+            single.execute { gate.await(30, TimeUnit.SECONDS) } // home is busy until the gate opens
+            java.unlock() // grants the waiter: its resumption waits for home
+            assertTrue(rw.isLocked(), "granted, not yet resumed")
+            waiter.cancel()
+            gate.countDown()
+            waiter.join()
+            assertTrue(waiter.isCancelled)
+            assertNull(got, "the cancelled coroutine got no handle")
+            rw.assertFreeAndIdle()
+        }
+    }
+
     @Test
     fun `a lock wait under withTimeout that times out is withdrawn`() = test {
         val rw = AsyncReadWriteMutex()
