@@ -62,19 +62,23 @@ public suspend inline fun <T> AsyncReadWriteMutex.withWriteLock(action: () -> T)
 // Their inlined bodies call these, which are part of the binary API for that reason only, and
 // synthetic: Java code cannot call them (it has the handles).
 
-/** Takes a read hold without a handle, suspending like [readLock]. For [withReadLock] only. */
+/**
+ * Takes a read hold without a handle, suspending like [readLock]. For [withReadLock] only; the
+ * result means nothing (`Any?`, not `Unit`: a `Unit` function ending in a call of a generic one is
+ * no tail call, and the compiler would give it a state machine, an object per wait).
+ */
 @PublishedApi
 @JvmSynthetic
-internal suspend fun AsyncReadWriteMutex.acquireReadHold() {
-    if (tryAcquireRead()) return
+internal suspend fun AsyncReadWriteMutex.acquireReadHold(): Any? {
+    if (tryAcquireRead()) return Unit
     return awaitHold(false)
 }
 
-/** Takes the write hold without a handle, suspending like [writeLock]. For [withWriteLock] only. */
+/** Takes the write hold without a handle, suspending like [writeLock]. For [withWriteLock] only (see [acquireReadHold]). */
 @PublishedApi
 @JvmSynthetic
-internal suspend fun AsyncReadWriteMutex.acquireWriteHold() {
-    if (tryAcquireWrite()) return
+internal suspend fun AsyncReadWriteMutex.acquireWriteHold(): Any? {
+    if (tryAcquireWrite()) return Unit
     return awaitHold(true)
 }
 
@@ -101,7 +105,7 @@ private suspend fun AsyncReadWriteMutex.awaitWrite(): AsyncReadWriteMutex.WriteL
     suspendCancellableCoroutine { cont -> ResumeRequest(this, true, cont).submit() }
 
 /** Queues a request for a hold without a handle and suspends until it is granted ([HoldRequest]). */
-private suspend fun AsyncReadWriteMutex.awaitHold(write: Boolean): Unit =
+private suspend fun AsyncReadWriteMutex.awaitHold(write: Boolean): Any? =
     suspendCancellableCoroutine { cont -> HoldRequest(this, write, cont).submit() }
 
 /**
@@ -146,8 +150,8 @@ private class ResumeRequest<L : AutoCloseable>(
 private class HoldRequest(
     private val mutex: AsyncReadWriteMutex,
     write: Boolean,
-    private val cont: CancellableContinuation<Unit>,
-) : ReadWriteRequest(write), (Throwable?) -> Unit, (Throwable, Unit, CoroutineContext) -> Unit {
+    private val cont: CancellableContinuation<Any?>,
+) : ReadWriteRequest(write), (Throwable?) -> Unit, (Throwable, Any?, CoroutineContext) -> Unit {
 
     fun submit() {
         cont.invokeOnCancellation(this)
@@ -163,12 +167,12 @@ private class HoldRequest(
         // Typed, so that resume() takes this as its three-argument onCancellation: as a
         // (Throwable?) -> Unit (the cancellation handler above) it would match the old one-argument
         // overload, which would call invoke(cause) — a withdraw, not a release.
-        val release: (Throwable, Unit, CoroutineContext) -> Unit = this
+        val release: (Throwable, Any?, CoroutineContext) -> Unit = this
         cont.resume(Unit, release)
     }
 
     /** The grant reached a cancelled coroutine: the hold is nobody's, so it is released (passed on). */
-    override fun invoke(cause: Throwable, value: Unit, context: CoroutineContext) {
+    override fun invoke(cause: Throwable, value: Any?, context: CoroutineContext) {
         if (write) mutex.releaseWrite() else mutex.releaseRead()
     }
 
