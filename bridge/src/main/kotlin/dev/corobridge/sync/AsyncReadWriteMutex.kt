@@ -109,16 +109,16 @@ private suspend fun AsyncReadWriteMutex.awaitHold(write: Boolean): Any? =
     suspendCancellableCoroutine { cont -> HoldRequest(this, write, cont).submit() }
 
 /**
- * A suspended coroutine's request: the grant resumes it with the held lock. It is also the
- * coroutine's cancellation handler (one object per wait). The handler is installed before the
- * request is queued, so a cancellation at any moment either withdraws it from the queue or — if
- * the grant unlinked it first — finds the lock on its way to a cancelled continuation, where the
- * `onCancellation` of `resume` releases it again.
+ * A suspended coroutine's request. It is also the coroutine's cancellation handler (one object per
+ * wait). The handler is installed before the request is queued, so a cancellation at any moment
+ * either withdraws it from the queue or — if the grant unlinked it first — finds the lock on its
+ * way to a cancelled continuation, where the `onCancellation` of `resume` releases it again.
+ * What the grant resumes the coroutine with is the subclass's.
  */
-private class ResumeRequest<L : AutoCloseable>(
-    private val mutex: AsyncReadWriteMutex,
+private abstract class CoroutineRequest<V>(
+    protected val mutex: AsyncReadWriteMutex,
     write: Boolean,
-    private val cont: CancellableContinuation<L>,
+    protected val cont: CancellableContinuation<V>,
 ) : ReadWriteRequest(write), (Throwable?) -> Unit {
 
     fun submit() {
@@ -131,41 +131,38 @@ private class ResumeRequest<L : AutoCloseable>(
         mutex.withdraw(this)
     }
 
+    override fun toString() = (if (write) "write" else "read") + " lock request of $cont"
+}
+
+/** [readLock] / [writeLock]: the grant resumes the coroutine with the held lock's handle. */
+private class ResumeRequest<L : AutoCloseable>(
+    mutex: AsyncReadWriteMutex,
+    write: Boolean,
+    cont: CancellableContinuation<L>,
+) : CoroutineRequest<L>(mutex, write, cont) {
+
     override fun granted(mutex: AsyncReadWriteMutex) {
         @Suppress("UNCHECKED_CAST")
         val lock = (if (write) mutex.heldWrite() else mutex.heldRead()) as L
         // A coroutine cancelled before it resumes does not get the lock: it is released (passed on).
         cont.resume(lock) { _, held, _ -> held.close() }
     }
-
-    override fun toString() = (if (write) "write" else "read") + " lock request of $cont"
 }
 
 /**
- * [ResumeRequest] for a hold without a handle ([withReadLock], [withWriteLock]): the grant resumes
- * the coroutine with `Unit`. It is also its cancellation handler and the `onCancellation` of its
- * resume, which releases the hold if the coroutine was cancelled before it resumed (one object per
- * wait, as with a handle).
+ * [withReadLock] / [withWriteLock]: a hold without a handle; the grant resumes the coroutine with
+ * `Unit`. The request is also its resume's `onCancellation`, which releases the hold if the
+ * coroutine was cancelled before it resumed (one object per wait, as with a handle).
  */
 private class HoldRequest(
-    private val mutex: AsyncReadWriteMutex,
+    mutex: AsyncReadWriteMutex,
     write: Boolean,
-    private val cont: CancellableContinuation<Any?>,
-) : ReadWriteRequest(write), (Throwable?) -> Unit, (Throwable, Any?, CoroutineContext) -> Unit {
-
-    fun submit() {
-        cont.invokeOnCancellation(this)
-        mutex.submit(this)
-    }
-
-    /** The coroutine was cancelled: withdraw the request (no-op if it was granted first). */
-    override fun invoke(cause: Throwable?) {
-        mutex.withdraw(this)
-    }
+    cont: CancellableContinuation<Any?>,
+) : CoroutineRequest<Any?>(mutex, write, cont), (Throwable, Any?, CoroutineContext) -> Unit {
 
     override fun granted(mutex: AsyncReadWriteMutex) {
         // Typed, so that resume() takes this as its three-argument onCancellation: as a
-        // (Throwable?) -> Unit (the cancellation handler above) it would match the old one-argument
+        // (Throwable?) -> Unit (the cancellation handler) it would match the old one-argument
         // overload, which would call invoke(cause) — a withdraw, not a release.
         val release: (Throwable, Any?, CoroutineContext) -> Unit = this
         cont.resume(Unit, release)
@@ -175,6 +172,4 @@ private class HoldRequest(
     override fun invoke(cause: Throwable, value: Any?, context: CoroutineContext) {
         if (write) mutex.releaseWrite() else mutex.releaseRead()
     }
-
-    override fun toString() = (if (write) "write" else "read") + " hold request of $cont"
 }
