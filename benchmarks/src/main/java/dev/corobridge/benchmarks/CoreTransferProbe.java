@@ -10,7 +10,7 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Why a benchmark needs it: on a virtual machine the host decides where the guest's cores run,
  * and on the 2-core machines these benchmarks run on, that round trip moves between ~50-70 ns and
- * ~420-470 ns in spells of seconds to tens of seconds, with nothing else running (measured by a
+ * ~380-470 ns in spells of seconds to tens of seconds, with nothing else running (measured by a
  * standalone version of this probe, once a second for two minutes). A hop from one thread to another
  * moves several cache lines each way (the queue, the task, the continuation's state), so a hop
  * benchmark's throughput swings with it by up to 3x, whatever executor it measures, and two rows
