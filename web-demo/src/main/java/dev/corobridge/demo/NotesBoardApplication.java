@@ -4,6 +4,8 @@ import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
 
+import dev.corobridge.demo.web.transport.ServerEventLoops;
+
 /**
  * The notes board service: boards and notes owned by the UI-affinity {@code MessagePump}, changes
  * made durable in a group-committed journal on the {@code RingPool}, served over WebFlux by a Java
@@ -15,6 +17,8 @@ import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
 public class NotesBoardApplication {
 
     public static void main(String[] args) {
+        // Before anything loads Reactor Netty: it reads its event loop count once.
+        ServerEventLoops.applyDefault();
         SpringApplication.run(NotesBoardApplication.class, args);
     }
 }
