@@ -1,15 +1,30 @@
 package dev.corobridge.demo.web;
 
+import java.util.Map;
 
+import io.micrometer.observation.Observation;
+import org.springframework.http.server.reactive.observation.ServerRequestObservationContext;
 import org.springframework.web.server.ServerWebExchange;
 
 import dev.corobridge.bridge.Hop;
 import dev.corobridge.bridge.HopTrace;
 
-/** The request's {@link HopTrace}: where it is kept and how it is written in the {@code Hop-Trace} header. */
+/**
+ * The request's {@link HopTrace}: where it is kept and how it is written in the {@code Hop-Trace} header.
+ *
+ * <p>Where: under {@link #ATTRIBUTE} in the request's server observation context, which WebFlux
+ * creates for every request; in the exchange's attributes only when there is none (an exchange built
+ * without WebFlux's HTTP handler, as in a mock exchange). Not an exchange attribute first because
+ * the exchange's attributes are a {@code ConcurrentHashMap} of 16 slots that grows at its twelfth
+ * entry, and an annotated handler's request already holds eleven at its peak (Spring's own, the
+ * observation context and the starter's coroutine context): a twelfth would make it grow on every
+ * request. The observation context's map holds a handful.
+ *
+ * <p>Thread-safety: both maps are concurrent; the trace is set once, before the handler runs.
+ */
 public final class HopTraces {
 
-    /** Exchange attribute holding the request's trace ({@code @RequestAttribute(HopTraces.ATTRIBUTE)}). */
+    /** Key of the request's trace in its observation context (or, without one, in the exchange's attributes). */
     public static final String ATTRIBUTE = "dev.corobridge.demo.hopTrace";
     /** Response header carrying the trace. */
     public static final String HEADER = "Hop-Trace";
@@ -17,9 +32,25 @@ public final class HopTraces {
     private HopTraces() {
     }
 
+    /** Keeps {@code trace} as the exchange's trace (see the class comment for where). */
+    public static void attach(ServerWebExchange exchange, HopTrace trace) {
+        Map<String, Object> attributes = exchange.getAttributes();
+        Object context = attributes.get(ServerRequestObservationContext.CURRENT_OBSERVATION_CONTEXT_ATTRIBUTE);
+        if (context instanceof Observation.Context observed) {
+            observed.put(ATTRIBUTE, trace);
+        } else {
+            attributes.put(ATTRIBUTE, trace);
+        }
+    }
+
     /** The exchange's trace, or a fresh one when the filter did not run (never {@code null}). */
     public static HopTrace of(ServerWebExchange exchange) {
-        HopTrace t = exchange.getAttribute(ATTRIBUTE);
+        Map<String, Object> attributes = exchange.getAttributes();
+        Object context = attributes.get(ServerRequestObservationContext.CURRENT_OBSERVATION_CONTEXT_ATTRIBUTE);
+        HopTrace t = context instanceof Observation.Context observed ? observed.get(ATTRIBUTE) : null;
+        if (t == null) {
+            t = (HopTrace) attributes.get(ATTRIBUTE);
+        }
         return t != null ? t : new HopTrace();
     }
 

@@ -75,7 +75,7 @@ public final class RequestGuardFilter implements WebFilter, Ordered {
         }
         HopTrace trace = new HopTrace();
         trace.record("http", "request");
-        exchange.getAttributes().put(HopTraces.ATTRIBUTE, trace);
+        HopTraces.attach(exchange, trace);
         exchange.getResponse().beforeCommit(() -> {
             exchange.getResponse().getHeaders().set(HopTraces.HEADER, HopTraces.format(trace));
             String traceId = TraceIds.of(exchange);
