@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.Properties;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** The server's event loop count: one per core unless Reactor Netty's own setting is given. */
 class ServerEventLoopsTest {
@@ -23,20 +25,14 @@ class ServerEventLoopsTest {
         assertThat(ServerEventLoops.applyDefault(p, 1)).isEqualTo("1");
     }
 
-    @Test
-    void aGivenCountWins() {
+    /** A given count wins; a blank one counts as not given. */
+    @ParameterizedTest(name = "given \"{0}\", {1} cores: {2}")
+    @CsvSource({"6, 2, 6", "' ', 3, 3", "'', 2, 2"})
+    void aGivenCountWinsUnlessBlank(String given, int cores, String expected) {
         Properties p = new Properties();
-        p.setProperty(ServerEventLoops.PROPERTY, "6");
-        assertThat(ServerEventLoops.applyDefault(p, 2)).isEqualTo("6");
-        assertThat(p.getProperty(ServerEventLoops.PROPERTY)).isEqualTo("6");
-    }
-
-    @Test
-    void aBlankSettingCountsAsNotGiven() {
-        Properties p = new Properties();
-        p.setProperty(ServerEventLoops.PROPERTY, " ");
-        assertThat(ServerEventLoops.applyDefault(p, 3)).isEqualTo("3");
-        assertThat(p.getProperty(ServerEventLoops.PROPERTY)).isEqualTo("3");
+        p.setProperty(ServerEventLoops.PROPERTY, given);
+        assertThat(ServerEventLoops.applyDefault(p, cores)).isEqualTo(expected);
+        assertThat(p.getProperty(ServerEventLoops.PROPERTY)).isEqualTo(expected);
     }
 
     @Test
