@@ -1,8 +1,5 @@
 package dev.corobridge.demo.web;
 
-import java.util.Map;
-
-import io.micrometer.observation.Observation;
 import org.springframework.http.server.reactive.observation.ServerRequestObservationContext;
 import org.springframework.web.server.ServerWebExchange;
 
@@ -34,24 +31,26 @@ public final class HopTraces {
 
     /** Keeps {@code trace} as the exchange's trace (see the class comment for where). */
     public static void attach(ServerWebExchange exchange, HopTrace trace) {
-        Map<String, Object> attributes = exchange.getAttributes();
-        Object context = attributes.get(ServerRequestObservationContext.CURRENT_OBSERVATION_CONTEXT_ATTRIBUTE);
-        if (context instanceof Observation.Context observed) {
+        ServerRequestObservationContext observed = observationContext(exchange);
+        if (observed != null) {
             observed.put(ATTRIBUTE, trace);
         } else {
-            attributes.put(ATTRIBUTE, trace);
+            exchange.getAttributes().put(ATTRIBUTE, trace);
         }
     }
 
     /** The exchange's trace, or a fresh one when the filter did not run (never {@code null}). */
     public static HopTrace of(ServerWebExchange exchange) {
-        Map<String, Object> attributes = exchange.getAttributes();
-        Object context = attributes.get(ServerRequestObservationContext.CURRENT_OBSERVATION_CONTEXT_ATTRIBUTE);
-        HopTrace t = context instanceof Observation.Context observed ? observed.get(ATTRIBUTE) : null;
+        ServerRequestObservationContext observed = observationContext(exchange);
+        HopTrace t = observed != null ? observed.get(ATTRIBUTE) : null;
         if (t == null) {
-            t = (HopTrace) attributes.get(ATTRIBUTE);
+            t = exchange.getAttribute(ATTRIBUTE);
         }
         return t != null ? t : new HopTrace();
+    }
+
+    private static ServerRequestObservationContext observationContext(ServerWebExchange exchange) {
+        return ServerRequestObservationContext.findCurrent(exchange.getAttributes()).orElse(null);
     }
 
     /** {@code context@thread[:note] > ...}; header-safe (each control character becomes {@code ?}). */
