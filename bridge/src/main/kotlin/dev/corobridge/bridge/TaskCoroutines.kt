@@ -42,8 +42,23 @@ internal fun <T> CoroutineScope.tracedTask(
     val captured = if (step == null) Task.capturedHere() else capturedWithin(step)
     val task = Task<T>(name, trace, captured)
     if (step != null) task.adoptObservation(step)
-    val full = if (trace != null || step != null || captured != null) context + TaskThreadContext(trace, name, task, captured) else context
-    return link(async(full, start, block), task, recordsHops = true)
+    if (trace == null && step == null && captured == null) return link(async(context, start, block), task, recordsHops = true)
+    val element = TaskThreadContext(trace, name, task, captured)
+    return link(async(context + element, start) { recordingItsEnd(element, block) }, task, recordsHops = true)
+}
+
+/**
+ * Runs [block], then records where it ended as a step of the task (before the task settles, so
+ * awaiters and its failure's [HopTraceException] see it): a `withContext` block that ends before its
+ * caller suspends lets the caller go on without a resume, so no resume records that its code runs
+ * on its own thread again; when nothing moved, this is the usual resume's check and records nothing.
+ */
+private suspend fun <T> CoroutineScope.recordingItsEnd(element: TaskThreadContext, block: suspend CoroutineScope.() -> T): T {
+    try {
+        return block()
+    } finally {
+        element.recordHere(coroutineContext)
+    }
 }
 
 /**

@@ -38,7 +38,10 @@ import kotlin.coroutines.CoroutineContext
  * **What is a step.** A resume is recorded as a [Hop] when it runs on another thread, another
  * dispatcher or under another [HopNote] than the last recorded step of that trace; a resume on the
  * same thread in the same place records nothing (kotlinx calls [updateThreadContext] on every
- * resume, including a `yield()` back onto the same single thread). The hop's context is the
+ * resume, including a `yield()` back onto the same single thread). A `withContext` block that ends
+ * before its caller suspends lets the caller go on without a resume, on the thread it never left:
+ * that return is recorded at the caller's next resume, or, when the task's code ends first, when it
+ * ends ([recordHere], before the task settles), so the last step is where the task's code ended. The hop's context is the
  * dispatcher's readable name ([ContextNames.contextName]), its note the innermost [HopNote], else the
  * recorder's default note (the task's name, or the [recordingHops] note).
  *
@@ -90,8 +93,7 @@ internal class TaskThreadContext private constructor(
     private val onlyRecords: Boolean get() = task == null && captured == null
 
     override fun updateThreadContext(context: CoroutineContext): RestoredContext? {
-        if (hops != null) record(hops, context)
-        if (enclosing != null) for (r in enclosing) record(r, context)
+        recordHere(context)
         val c = captured ?: return null
         return try {
             ContextSteps.enter(c) // closed once, in restoreThreadContext; shared on a clean thread
@@ -108,6 +110,12 @@ internal class TaskThreadContext private constructor(
         } catch (e: Throwable) {
             Tasks.reportUncaught(e) // thrown here, kotlinx would skip the other elements' restore
         }
+    }
+
+    /** Records that a coroutine with [context] of this task runs on the current thread, if that is a hop. */
+    internal fun recordHere(context: CoroutineContext) {
+        if (hops != null) record(hops, context)
+        if (enclosing != null) for (r in enclosing) record(r, context)
     }
 
     private fun record(recorder: HopRecorder, context: CoroutineContext) {

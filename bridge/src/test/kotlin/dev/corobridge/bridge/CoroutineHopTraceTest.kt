@@ -1,5 +1,6 @@
 package dev.corobridge.bridge
 
+import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.CoroutineName
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Dispatchers
@@ -14,6 +15,9 @@ import kotlinx.coroutines.yield
 import org.junit.jupiter.api.AfterEach
 import org.junit.jupiter.api.Test
 import java.time.Duration
+import java.util.concurrent.Executors
+import java.util.concurrent.TimeUnit
+import kotlin.coroutines.CoroutineContext
 import kotlin.test.assertEquals
 import kotlin.test.assertFailsWith
 import kotlin.test.assertTrue
@@ -87,14 +91,15 @@ class CoroutineHopTraceTest {
     }
 
     @Test
-    fun `a HopNote on the same thread records a labelled step`() {
+    fun `a HopNote on the same thread records a labelled step, and the code after it the task's step again`() {
         val task = scope.task(a.dispatcher) {
             withContext(HopNote("validate")) { }
             "ok"
         }
         assertEquals("ok", task.join(WAIT))
-        assertEquals(listOf("A", "A"), contexts(task), task.trace.toString())
-        assertEquals("validate", task.trace.hops[1].note())
+        val hops = task.trace.hops
+        assertEquals(listOf("A", "A", "A"), contexts(task), task.trace.toString())
+        assertEquals(listOf(hops[0].note(), "validate", hops[0].note()), hops.map { it.note() }, task.trace.toString())
     }
 
     @Test
@@ -135,6 +140,46 @@ class CoroutineHopTraceTest {
             assertEquals(emptyList(), contexts(task))
         } finally {
             Tasks.setTracing(true)
+        }
+    }
+
+    /**
+     * A dispatcher that runs each block on its own thread and returns from `dispatch` only when the
+     * block has run: a `withContext` block on it ends before its caller can suspend, so the caller
+     * goes on without a resume (kotlinx's fast return), on the thread it never left.
+     */
+    private class FinishesBeforeCallerSuspends : CoroutineDispatcher(), AutoCloseable {
+        private val thread = Executors.newSingleThreadExecutor { Thread(it, "C-thread") }
+        override fun dispatch(context: CoroutineContext, block: Runnable) {
+            thread.submit(block).get(30, TimeUnit.SECONDS)
+        }
+        override fun toString() = "C"
+        override fun close() = thread.shutdown()
+    }
+
+    @Test
+    fun `code after a withContext block that ends before its caller suspends is recorded where it ran`() {
+        FinishesBeforeCallerSuspends().use { c ->
+            val task = scope.task(a.dispatcher) {
+                withContext(c) { }
+                "back"
+            }
+            assertEquals("back", task.join(WAIT))
+            assertEquals(listOf("A", "C", "A"), contexts(task), task.trace.toString())
+        }
+    }
+
+    @Test
+    fun `a failure after a block's fast return lists the context it failed on last`() {
+        FinishesBeforeCallerSuspends().use { c ->
+            val task = scope.task(a.dispatcher) {
+                withContext(c) { }
+                throw IllegalStateException("failed on A")
+            }
+            val e = assertFailsWith<IllegalStateException> { task.join(WAIT) }
+            val hops = generateSequence<Throwable>(e) { it.cause }.flatMap { it.suppressed.asSequence() }
+                .filterIsInstance<HopTraceException>().firstOrNull() ?: fail("no HopTraceException on " + e.stackTraceToString())
+            assertTrue(hops.message!!.contains("3. A @ A-thread"), hops.message)
         }
     }
 
