@@ -73,9 +73,26 @@ public final class HopTraces {
 
     /** Appends {@code s} with every control character ({@code \p{Cntrl}}: U+0000-U+001F, U+007F) as {@code ?}. */
     private static void appendSafe(StringBuilder b, String s) {
+        if (!hasControl(s)) {
+            b.append(s); // names are almost always clean: one array copy, not a char at a time
+            return;
+        }
         for (int i = 0, n = s.length(); i < n; i++) {
             char c = s.charAt(i);
-            b.append(c < 0x20 || c == 0x7F ? '?' : c);
+            b.append(isControl(c) ? '?' : c);
         }
+    }
+
+    private static boolean hasControl(String s) {
+        for (int i = 0, n = s.length(); i < n; i++) {
+            if (isControl(s.charAt(i))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean isControl(char c) {
+        return c < 0x20 || c == 0x7F;
     }
 }
