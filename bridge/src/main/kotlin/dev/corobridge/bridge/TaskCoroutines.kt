@@ -43,8 +43,8 @@ internal fun <T> CoroutineScope.tracedTask(
     val task = Task<T>(name, trace, captured)
     if (step != null) task.adoptObservation(step)
     if (trace == null && step == null && captured == null) return link(async(context, start, block), task, recordsHops = true)
-    val element = TaskThreadContext(trace, name, task, captured)
-    return link(async(context + element, start) { recordingItsEnd(element, block) }, task, recordsHops = true)
+    val full = context + TaskThreadContext(trace, name, task, captured)
+    return link(async(full, start) { recordingItsEnd(block) }, task, recordsHops = true)
 }
 
 /**
@@ -52,12 +52,14 @@ internal fun <T> CoroutineScope.tracedTask(
  * awaiters and its failure's [HopTraceException] see it): a `withContext` block that ends before its
  * caller suspends lets the caller go on without a resume, so no resume records that its code runs
  * on its own thread again; when nothing moved, this is the usual resume's check and records nothing.
+ * The element is the coroutine's own (the task's, composed with the enclosing [recordingHops]
+ * traces when it was started inside such a block), so those traces get the step too.
  */
-private suspend fun <T> CoroutineScope.recordingItsEnd(element: TaskThreadContext, block: suspend CoroutineScope.() -> T): T {
+private suspend fun <T> CoroutineScope.recordingItsEnd(block: suspend CoroutineScope.() -> T): T {
     try {
         return block()
     } finally {
-        element.recordHere(coroutineContext)
+        coroutineContext[TaskThreadContext]?.recordHere(coroutineContext)
     }
 }
 

@@ -41,9 +41,10 @@ import kotlin.coroutines.CoroutineContext
  * resume, including a `yield()` back onto the same single thread). A `withContext` block that ends
  * before its caller suspends lets the caller go on without a resume, on the thread it never left:
  * that return is recorded at the caller's next resume, or, when the task's code ends first, when it
- * ends ([recordHere], before the task settles), so the last step is where the task's code ended. The hop's context is the
- * dispatcher's readable name ([ContextNames.contextName]), its note the innermost [HopNote], else the
- * recorder's default note (the task's name, or the [recordingHops] note).
+ * ends ([recordHere], before the task settles), so the last step is where the task's code ended.
+ * The hop's context is the dispatcher's readable name ([ContextNames.contextName]), its note the
+ * innermost [HopNote], else the recorder's default note (the task's name, or the [recordingHops]
+ * note).
  *
  * **A restore that throws.** kotlinx calls [updateThreadContext] outside the coroutine's own
  * exception handling and cannot recover from an exception there (the coroutine never resumes, and

@@ -170,6 +170,22 @@ class CoroutineHopTraceTest {
     }
 
     @Test
+    fun `a task started inside a recordingHops block records where its code ended into that trace too`() = runBlocking {
+        FinishesBeforeCallerSuspends().use { c ->
+            val request = HopTrace()
+            val task = withContext(request.recordingHops("request")) {
+                task(a.dispatcher) {
+                    withContext(c) { }
+                    "back"
+                }
+            }
+            assertEquals("back", task.await())
+            assertEquals(listOf("A", "C", "A"), contexts(task), task.trace.toString())
+            assertEquals(listOf("A", "C", "A"), request.hops.map { it.context() }.dropWhile { it != "A" }, request.toString())
+        }
+    }
+
+    @Test
     fun `a failure after a block's fast return lists the context it failed on last`() {
         FinishesBeforeCallerSuspends().use { c ->
             val task = scope.task(a.dispatcher) {
