@@ -1,6 +1,5 @@
 package dev.corobridge.demo.web;
 
-import java.net.URI;
 import java.util.List;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -134,8 +133,7 @@ public class JavaBoardRoutes {
     /** The handlers: one per endpoint, each the same steps as its Kotlin twin. Thread-safe (immutable). */
     private static final class Face {
 
-        private static final Function<Object, Mono<ServerResponse>> OK_JSON =
-                value -> ServerResponse.ok().contentType(MediaType.APPLICATION_JSON).bodyValue(value);
+        private static final Function<Object, Mono<ServerResponse>> OK_JSON = JsonAnswers::ok;
 
         private final BoardService boards;
 
@@ -158,7 +156,7 @@ public class JavaBoardRoutes {
         }
 
         private static Mono<ServerResponse> created(String location, Object value) {
-            return ServerResponse.created(URI.create(location)).contentType(MediaType.APPLICATION_JSON).bodyValue(value);
+            return JsonAnswers.created(location, value);
         }
 
         private static HopTrace trace(ServerRequest request) {

@@ -29,12 +29,10 @@ import org.springframework.web.reactive.function.server.RouterFunction
 import org.springframework.web.reactive.function.server.ServerRequest
 import org.springframework.web.reactive.function.server.ServerResponse
 import org.springframework.web.reactive.function.server.awaitBodyOrNull
-import org.springframework.web.reactive.function.server.bodyValueAndAwait
 import org.springframework.web.reactive.function.server.buildAndAwait
 import org.springframework.web.reactive.function.server.coRouter
 import org.springframework.web.server.ServerWebInputException
 import tools.jackson.databind.JsonNode
-import java.net.URI
 
 /** What answers a request on this face. */
 private typealias Handler = suspend (ServerRequest) -> ServerResponse
@@ -131,10 +129,10 @@ class KotlinBoardRoutes {
             request.awaitBodyOrNull<JsonNode>() ?: throw ServerWebInputException("No request body")
 
         private suspend fun json(value: Any): ServerResponse =
-            ServerResponse.ok().contentType(MediaType.APPLICATION_JSON).bodyValueAndAwait(value)
+            JsonAnswers.ok(value).awaitSingle()
 
         private suspend fun created(location: String, value: Any): ServerResponse =
-            ServerResponse.created(URI.create(location)).contentType(MediaType.APPLICATION_JSON).bodyValueAndAwait(value)
+            JsonAnswers.created(location, value).awaitSingle()
 
         suspend fun createBoard(request: ServerRequest): ServerResponse {
             val trace = trace(request)
