@@ -122,6 +122,10 @@ class RingCancelEveryKindKotlinTest {
             val job = CoroutineScope(ui.dispatcher).launch { pool.open(p) }
             LoopHold(pool, null).use { ui.runUntilIdle() } // the open departs; the coroutine waits for it
             RingTestSupport.waitUntil({ pool.metrics.openFiles() == 1 }, "the open to succeed")
+            // The file is counted before the open's outcome is settled and its resumption queued: a
+            // cancel in between takes the path that waits on this pump for the outcome, after the
+            // test has stopped running the pump. Cancel once the resumption waits for the pump.
+            RingTestSupport.waitUntil({ ui.metrics.queueDepth() > 0 }, "the open's result to wait for the pump")
             job.cancel() // before the pump runs the resumption
             ui.runUntilIdle()
             assertTrue(job.isCancelled)
