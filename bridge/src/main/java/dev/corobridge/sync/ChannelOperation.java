@@ -129,7 +129,7 @@ final class ChannelOperation<T> extends ChannelWaiter implements Awaitable<T>, C
         }
         JoinerSlot.wake(this, JOINER);
         if (callbacks != null) {
-            OUTCOME.runCallbacks(callbacks, received ? new Outcome.Success<>(element()) : outcome);
+            OUTCOME.runCallbacks(callbacks, received ? receivedOutcome() : outcome);
         }
     }
 
@@ -199,7 +199,12 @@ final class ChannelOperation<T> extends ChannelWaiter implements Awaitable<T>, C
 
     /** The state {@code o} as callers see it: for {@link #RECEIVED}, the element's own outcome. */
     private Outcome<T> seen(Outcome<T> o) {
-        return o == (Object) RECEIVED ? new Outcome.Success<>(element()) : o;
+        return o == (Object) RECEIVED ? receivedOutcome() : o;
+    }
+
+    /** The outcome of a receive or next that got its element, as callers see it. */
+    private Outcome<T> receivedOutcome() {
+        return new Outcome.Success<>(element());
     }
 
     /** What a receive or next that got its element returns: the element, or it as a {@link Next}. */

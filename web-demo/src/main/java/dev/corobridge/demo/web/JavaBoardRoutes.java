@@ -155,10 +155,6 @@ public class JavaBoardRoutes {
             return outcome(start).flatMap(OK_JSON);
         }
 
-        private static Mono<ServerResponse> created(String location, Object value) {
-            return JsonAnswers.created(location, value);
-        }
-
         private static HopTrace trace(ServerRequest request) {
             return HopTraces.of(request.exchange());
         }
@@ -189,7 +185,7 @@ public class JavaBoardRoutes {
         Mono<ServerResponse> createBoard(ServerRequest request) {
             HopTrace trace = trace(request);
             return body(request).flatMap(body -> outcome(() -> boards.createBoardAsync(JsonInput.boardName(body), trace))
-                    .flatMap(board -> created("/api/boards/" + board.id(), board)));
+                    .flatMap(board -> JsonAnswers.created("/api/boards/" + board.id(), board)));
         }
 
         Mono<ServerResponse> listBoards(ServerRequest request) {
@@ -224,7 +220,7 @@ public class JavaBoardRoutes {
                 String text = JsonInput.noteText(body);
                 HopTrace trace = trace(request);
                 return outcome(() -> boards.addNoteAsync(id, text, trace))
-                        .flatMap(note -> created("/api/boards/" + id + "/notes/" + note.id(), note));
+                        .flatMap(note -> JsonAnswers.created("/api/boards/" + id + "/notes/" + note.id(), note));
             });
         }
 
