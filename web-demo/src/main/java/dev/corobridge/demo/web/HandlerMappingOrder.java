@@ -12,17 +12,21 @@ import org.springframework.web.reactive.result.method.annotation.RequestMappingH
  * {@value #ACTUATOR_ORDER}: the endpoints, their controllers and health's additional paths). For a
  * path that is not an endpoint's, the endpoints' mapping cannot tell that from the path alone: it
  * tests each of its mappings (health and its groups, info, metrics, prometheus, the links), method
- * and {@code Accept} header first and the path last, and answers nothing. Every request of the board and every ping paid that before reaching its own route (4 % of
- * a snapshot's samples, 8 % of a ping's, in a JFR of the service under load). With the functional
- * routes (both faces of the board) first and the annotated controllers ({@code /api/ping},
- * {@code /api/live}) second, a request of the service reaches its route at once and an actuator
- * request passes two mappings that do not match it.
+ * and {@code Accept} header first and the path last, and answers nothing. Every request of the
+ * board and every ping paid that before reaching its own route (4 % of a snapshot's samples, 8 % of
+ * a ping's, in a JFR of the service under load). With the functional routes (both faces of the
+ * board) first and the annotated controllers ({@code /api/ping}, {@code /api/live}) second, a
+ * request of the service reaches its route at once and an actuator request passes two mappings
+ * that do not match it.
  *
  * <p>The paths are disjoint ({@code /api/...} here, {@code /actuator/...} there), so the order changes
  * which mapping is asked first, never which one answers a request. Only the two mappings Spring's
  * WebFlux configuration declares are moved (by bean name and type); others, such as the actuator's
  * own {@code ControllerEndpointHandlerMapping} (a subclass of the annotated one) and the welcome
  * page's, keep their order.
+ *
+ * <p>Thread-safety: the post-processor runs once per bean while the context starts; the orders it
+ * sets are read when the {@code DispatcherHandler} sorts its mappings, before the first request.
  */
 @Configuration(proxyBeanMethods = false)
 public class HandlerMappingOrder {
