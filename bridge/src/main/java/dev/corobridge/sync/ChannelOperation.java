@@ -216,7 +216,6 @@ final class ChannelOperation<T> extends ChannelWaiter implements Awaitable<T>, C
 
     @Override
     public String toString() {
-        Outcome<T> o = outcomeOrNull();
-        return (mode == SEND ? "send" : mode == NEXT ? "next" : "receive") + (o == null ? "[pending]" : "[" + o + "]");
+        return (mode == SEND ? "send" : mode == NEXT ? "next" : "receive") + OutcomeFields.describeOutcome(outcomeOrNull());
     }
 }

@@ -170,8 +170,12 @@ public record OutcomeFields(VarHandle state, VarHandle withdrawn) {
 
     /** {@code owner}'s {@code toString()} suffix: {@code [outcome]} or {@code [pending]}. */
     public String describe(Object owner) {
-        Object s = state.getVolatile(owner);
-        return s instanceof Outcome<?> o ? "[" + o + "]" : "[pending]";
+        return describeOutcome(state.getVolatile(owner) instanceof Outcome<?> o ? o : null);
+    }
+
+    /** {@code outcome} as {@link #describe(Object)} shows an owner's: {@code [pending]} for {@code null}. */
+    public static String describeOutcome(Outcome<?> outcome) {
+        return outcome == null ? "[pending]" : "[" + outcome + "]";
     }
 
     /**

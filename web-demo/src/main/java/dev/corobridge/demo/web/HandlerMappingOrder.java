@@ -32,13 +32,13 @@ import org.springframework.web.reactive.result.method.annotation.RequestMappingH
 public class HandlerMappingOrder {
 
     /** Where Spring Boot puts the actuator's endpoint handler mappings. */
-    static final int ACTUATOR_ORDER = -100;
+    private static final int ACTUATOR_ORDER = -100;
 
     /** The functional routes: both faces of the board. */
-    static final int ROUTES_ORDER = ACTUATOR_ORDER - 2;
+    private static final int ROUTES_ORDER = ACTUATOR_ORDER - 2;
 
     /** The annotated controllers: ping and the live metrics. */
-    static final int ANNOTATED_ORDER = ACTUATOR_ORDER - 1;
+    private static final int ANNOTATED_ORDER = ACTUATOR_ORDER - 1;
 
     /** Static, so that the post-processor exists before the mappings it orders are created. */
     @Bean

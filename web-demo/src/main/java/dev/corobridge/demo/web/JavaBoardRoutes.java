@@ -1,7 +1,6 @@
 package dev.corobridge.demo.web;
 
 import java.util.List;
-import java.util.function.Function;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
@@ -133,8 +132,6 @@ public class JavaBoardRoutes {
     /** The handlers: one per endpoint, each the same steps as its Kotlin twin. Thread-safe (immutable). */
     private static final class Face {
 
-        private static final Function<Object, Mono<ServerResponse>> OK_JSON = JsonAnswers::ok;
-
         private final BoardService boards;
 
         Face(BoardService boards) {
@@ -152,7 +149,7 @@ public class JavaBoardRoutes {
         }
 
         private static <T> Mono<ServerResponse> json(Supplier<Task<T>> start) {
-            return outcome(start).flatMap(OK_JSON);
+            return outcome(start).flatMap(JsonAnswers::ok);
         }
 
         private static HopTrace trace(ServerRequest request) {
