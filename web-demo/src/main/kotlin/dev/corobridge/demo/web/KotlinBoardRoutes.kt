@@ -1,8 +1,6 @@
 package dev.corobridge.demo.web
 
 import dev.corobridge.bridge.HopTrace
-import dev.corobridge.context.ContextPropagation
-import dev.corobridge.context.PropagatedContext
 import dev.corobridge.demo.BoardService
 import dev.corobridge.demo.addNote
 import dev.corobridge.demo.awaitChange
@@ -15,11 +13,8 @@ import dev.corobridge.demo.list
 import dev.corobridge.demo.note
 import dev.corobridge.demo.stats
 import dev.corobridge.demo.web.PathEndpoints.Endpoint
-import dev.corobridge.reactor.ReactorContexts
-import kotlinx.coroutines.currentCoroutineContext
-import kotlinx.coroutines.reactor.ReactorContext
+import dev.corobridge.reactor.withSubscriberContext
 import kotlinx.coroutines.reactor.awaitSingle
-import kotlinx.coroutines.withContext
 import org.springframework.context.annotation.Bean
 import org.springframework.context.annotation.Configuration
 import org.springframework.http.HttpMethod
@@ -32,10 +27,20 @@ import org.springframework.web.reactive.function.server.awaitBodyOrNull
 import org.springframework.web.reactive.function.server.buildAndAwait
 import org.springframework.web.reactive.function.server.coRouter
 import org.springframework.web.server.ServerWebInputException
+import reactor.core.Fuseable
+import reactor.core.publisher.Mono
 import tools.jackson.databind.JsonNode
 
 /** What answers a request on this face. */
 private typealias Handler = suspend (ServerRequest) -> ServerResponse
+
+/**
+ * The response a Spring builder made. Its `build()` answers `Mono.just(response)`, a Reactor
+ * `ScalarCallable` whose value is there without a subscription, so it is taken at once; any other
+ * `Mono` is awaited. The Java face's `flatMap` takes such a value the same way.
+ */
+private suspend fun Mono<ServerResponse>.response(): ServerResponse =
+    (this as? Fuseable.ScalarCallable<*>)?.call() as ServerResponse? ?: awaitSingle()
 
 /**
  * The Kotlin face of the notes board, `/api/kt/boards/...`: the same flows as the Java
@@ -102,11 +107,9 @@ class KotlinBoardRoutes {
         // The request's MDC and trace, taken from its Reactor context (Reactor's default, limited,
         // propagation does not set them on the thread), are the handler's at every resume and travel
         // with every hop it makes, as a Java Task's do.
-        val reactor = currentCoroutineContext()[ReactorContext]?.context
-        val captured = if (reactor == null) ContextPropagation.capture() else ReactorContexts.capture(reactor)
-        return withContext(PropagatedContext(captured)) {
+        return withSubscriberContext {
             RequestLog.received(request)
-            val handler = choose(request) ?: return@withContext options().awaitSingle()
+            val handler = choose(request) ?: return@withSubscriberContext options().response()
             handler(request)
         }
     }
@@ -128,11 +131,10 @@ class KotlinBoardRoutes {
         private suspend fun body(request: ServerRequest): JsonNode =
             request.awaitBodyOrNull<JsonNode>() ?: throw ServerWebInputException("No request body")
 
-        private suspend fun json(value: Any): ServerResponse =
-            JsonAnswers.ok(value).awaitSingle()
+        private suspend fun json(value: Any): ServerResponse = JsonAnswers.ok(value).response()
 
         private suspend fun created(location: String, value: Any): ServerResponse =
-            JsonAnswers.created(location, value).awaitSingle()
+            JsonAnswers.created(location, value).response()
 
         suspend fun createBoard(request: ServerRequest): ServerResponse {
             val trace = trace(request)

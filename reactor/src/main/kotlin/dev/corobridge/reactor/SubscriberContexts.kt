@@ -1,0 +1,68 @@
+@file:JvmName("SubscriberContexts")
+
+package dev.corobridge.reactor
+
+import dev.corobridge.context.ContextPropagation
+import dev.corobridge.context.PropagatedContext
+import dev.corobridge.reactor.internal.SubscriberContext
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.currentCoroutineContext
+import kotlinx.coroutines.reactor.ReactorContext
+import kotlinx.coroutines.withContext
+import java.util.function.Supplier
+import kotlin.coroutines.intrinsics.startCoroutineUninterceptedOrReturn
+import kotlin.coroutines.intrinsics.suspendCoroutineUninterceptedOrReturn
+
+/**
+ * Runs [block] with the thread-bound context of the coroutine's Reactor subscriber (its
+ * [ReactorContext]) restored at every step, and returns its result: the suspending twin of
+ * [ReactorContexts.with], for a coroutine that a Reactor subscription started (Spring's `coRouter`
+ * handlers, kotlinx's `mono {}`), where Reactor's automatic context propagation is off (Spring Boot's
+ * default) and the request's MDC and trace are therefore on no thread.
+ *
+ * ```
+ * coRouter {
+ *     GET("/api/hello") {
+ *         withSubscriberContext {
+ *             log.info("hello")                                  // the request's MDC and trace are set
+ *             val greeting = Task.start(pump) { greet() }.await() // and the task carries them
+ *             ok().bodyValueAndAwait(greeting)
+ *         }
+ *     }
+ * }
+ * ```
+ *
+ * It does what `withContext(PropagatedContext(ReactorContexts.capture(reactorContext)), block)` does,
+ * with one opening of the context instead of two: the subscriber's values are set on the thread
+ * once, captured there, and [block]'s first step runs inside that same opening (its restore finds
+ * every value in place and sets nothing); later steps restore the captured values as any
+ * [PropagatedContext] does. An opening costs the registered accessors' `setValue` and `restore`;
+ * for an `Observation`, opening and closing its scope, which its tracing handler turns into span and
+ * MDC changes. Without a [ReactorContext] in the coroutine context, or with an empty one, the
+ * calling thread's current values are carried instead, as `PropagatedContext()` carries them.
+ *
+ * Everything else is `withContext`'s: [block] runs in place (no dispatch), in the caller's job
+ * (cancelling the caller cancels it), and its result or exception is the call's. When opening the
+ * subscriber's values fails (a registered accessor's `setValue` throws), the call throws that
+ * exception without running [block], and the thread is left with its own values.
+ *
+ * Needs `io.micrometer:context-propagation` on the class path to read the subscriber's values, as
+ * Reactor's own propagation does; without it the calling thread's values are carried. Safe from any
+ * coroutine; the values are set only on the threads [block]'s steps run on, and each thread's own
+ * values are back when a step ends.
+ */
+public suspend fun <T> withSubscriberContext(block: suspend CoroutineScope.() -> T): T {
+    val subscriber = currentCoroutineContext()[ReactorContext]?.context
+    if (subscriber == null || subscriber.isEmpty || !ContextPropagation.isEnabled()) {
+        return withContext(PropagatedContext(ContextPropagation.capture()), block)
+    }
+    return suspendCoroutineUninterceptedOrReturn { caller ->
+        // The first step runs while the subscriber's values are set: the step's restore finds them in
+        // place, and the opening closes when the step suspends or ends (the callback returns then).
+        SubscriberContext.with(subscriber, Supplier<Any?> {
+            val captured = ContextPropagation.capture()
+            val body: suspend () -> T = { withContext(PropagatedContext(captured), block) }
+            body.startCoroutineUninterceptedOrReturn(caller)
+        })
+    }
+}
