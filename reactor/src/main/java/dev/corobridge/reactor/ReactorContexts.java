@@ -39,7 +39,11 @@ public final class ReactorContexts {
 
     /**
      * Calls {@code body} with {@code context}'s registered values as the calling thread's, then puts
-     * the thread's own values back (also when {@code body} throws).
+     * the thread's own values back (also when {@code body} throws). A registered thread-local without
+     * a value in {@code context} is left as the thread has it. If an accessor refuses its value, the
+     * values set before it are put back and its exception is thrown without calling {@code body}; if
+     * putting a value back fails, every other value is still put back, then the first failure is
+     * thrown (added as suppressed to {@code body}'s exception when {@code body} threw).
      *
      * @throws NullPointerException if {@code context} or {@code body} is {@code null}
      */

@@ -4,12 +4,12 @@ package dev.corobridge.reactor
 
 import dev.corobridge.context.ContextPropagation
 import dev.corobridge.context.PropagatedContext
+import dev.corobridge.bridge.internal.UncaughtFailures
 import dev.corobridge.reactor.internal.SubscriberContext
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.reactor.ReactorContext
 import kotlinx.coroutines.withContext
-import java.util.function.Supplier
 import kotlin.coroutines.intrinsics.startCoroutineUninterceptedOrReturn
 import kotlin.coroutines.intrinsics.suspendCoroutineUninterceptedOrReturn
 
@@ -43,8 +43,11 @@ import kotlin.coroutines.intrinsics.suspendCoroutineUninterceptedOrReturn
  *
  * Everything else is `withContext`'s: [block] runs in place (no dispatch), in the caller's job
  * (cancelling the caller cancels it), and its result or exception is the call's. When opening the
- * subscriber's values fails (a registered accessor's `setValue` throws), the call throws that
- * exception without running [block], and the thread is left with its own values.
+ * subscriber's values fails (a registered accessor's `setValue` throws), the values set before it are
+ * put back and the call throws that exception without running [block]. A failure while the thread's
+ * own values are put back after the first step does not change the outcome: every other value is
+ * still put back, and the failure is reported to `Tasks.uncaughtFailureHandler()` (or added as
+ * suppressed to the block's exception when the first step threw).
  *
  * Needs `io.micrometer:context-propagation` on the class path to read the subscriber's values, as
  * Reactor's own propagation does; without it the calling thread's values are carried. Safe from any
@@ -58,11 +61,31 @@ public suspend fun <T> withSubscriberContext(block: suspend CoroutineScope.() ->
     }
     return suspendCoroutineUninterceptedOrReturn { caller ->
         // The first step runs while the subscriber's values are set: the step's restore finds them in
-        // place, and the opening closes when the step suspends or ends (the callback returns then).
-        SubscriberContext.with(subscriber, Supplier<Any?> {
+        // place. They are put back when the step suspends or ends (its start returns then).
+        val opened = SubscriberContext.open(subscriber) // a refused value: thrown, the block never runs
+        val firstStep: Any?
+        try {
             val captured = ContextPropagation.capture()
             val body: suspend () -> T = { withContext(PropagatedContext(captured), block) }
-            body.startCoroutineUninterceptedOrReturn(caller)
-        })
+            firstStep = body.startCoroutineUninterceptedOrReturn(caller)
+        } catch (e: Throwable) { // the block failed in its first step: that is the call's outcome
+            putBack(opened, e)
+            throw e
+        }
+        putBack(opened, null)
+        firstStep
+    }
+}
+
+/**
+ * Puts the thread's own values back after the first step. A failure there does not change the
+ * block's outcome (it may have suspended, and then the call must not fail as well as resume later):
+ * it is added to [failure], or reported to `Tasks.uncaughtFailureHandler()`, as a step's put-back is.
+ */
+private fun putBack(opened: Any?, failure: Throwable?) {
+    try {
+        SubscriberContext.close(opened)
+    } catch (e: Throwable) {
+        if (failure != null) failure.addSuppressed(e) else UncaughtFailures.report(null, e)
     }
 }

@@ -1,5 +1,6 @@
 package dev.corobridge.reactor
 
+import dev.corobridge.bridge.Tasks
 import dev.corobridge.context.ContextPropagation
 import io.micrometer.context.ContextRegistry
 import io.micrometer.context.ThreadLocalAccessor
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.BeforeAll
 import org.junit.jupiter.api.Test
 import reactor.util.context.Context
 import java.time.Duration
+import java.util.concurrent.CopyOnWriteArrayList
 import java.util.concurrent.CountDownLatch
 import java.util.concurrent.Executors
 import java.util.concurrent.TimeUnit
@@ -40,6 +42,7 @@ class SubscriberContextsTest {
     @AfterEach
     fun tearDown() {
         Tenant.local.remove()
+        Tenant.failPutBacks.set(0)
         ContextPropagation.setEnabled(true)
         worker.shutdown()
         assertTrue(worker.awaitTermination(30, TimeUnit.SECONDS))
@@ -139,6 +142,26 @@ class SubscriberContextsTest {
     }
 
     @Test
+    fun `a failed put-back after the first step is reported and the block's outcome stands`() {
+        val reported = CopyOnWriteArrayList<Throwable>()
+        val previous = Tasks.setUncaughtFailureHandler { _, e -> reported.add(e) }
+        try {
+            Tenant.failPutBacks.set(1)
+            val seen = mono {
+                withSubscriberContext {
+                    yield() // the first step suspends: its put-back fails after that
+                    Tenant.local.get()
+                }
+            }.contextWrite(Context.of(KEY, "acme")).block(WAIT)
+            assertEquals("acme", seen, "resumed once, with its value")
+            assertEquals(listOf("put-back refused"), reported.map { it.message })
+            assertNull(Tenant.local.get())
+        } finally {
+            Tasks.setUncaughtFailureHandler(previous)
+        }
+    }
+
+    @Test
     fun `without a subscriber's context the calling thread's values are carried`() = runBlocking {
         Tenant.local.set("own")
         try {
@@ -187,6 +210,14 @@ class SubscriberContextsTest {
         }
 
         override fun setValue() = local.remove()
+
+        /** Fails the next [failPutBacks] put-backs of "no value", after clearing it. */
+        val failPutBacks = AtomicInteger()
+
+        override fun restore() {
+            local.remove()
+            check(failPutBacks.getAndUpdate { maxOf(0, it - 1) } == 0) { "put-back refused" }
+        }
     }
 
     companion object {

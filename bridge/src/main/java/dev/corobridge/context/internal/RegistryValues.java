@@ -3,6 +3,7 @@ package dev.corobridge.context.internal;
 import io.micrometer.context.ContextAccessor;
 import io.micrometer.context.ContextRegistry;
 import io.micrometer.context.ThreadLocalAccessor;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -119,6 +120,39 @@ public final class RegistryValues {
             }
         }
         return true;
+    }
+
+    /**
+     * The values that {@code context} (a Reactor {@code Context}, or another context type known to
+     * the registry's context accessors) holds for the registered thread-locals, as a capture for
+     * {@link #install}: only the accessors with a value there, so installing it leaves every other
+     * thread-local as the thread has it (what Micrometer's {@code setThreadLocalsFrom} does, with
+     * this class's failure handling). Null when {@code context} holds none of them.
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public static Object readFrom(Object context) {
+        List<ThreadLocalAccessor<?>> registered = ContextRegistry.getInstance().getThreadLocalAccessors();
+        ContextAccessor reader = ContextRegistry.getInstance().getContextAccessorForRead(context);
+        ThreadLocalAccessor<?>[] accessors = null;
+        Object[] values = null;
+        int found = 0;
+        for (int i = 0, n = registered.size(); i < n; i++) { // by index: no iterator per read
+            ThreadLocalAccessor<?> accessor = registered.get(i);
+            Object value = reader.readValue(context, accessor.key());
+            if (value != null) {
+                if (accessors == null) {
+                    accessors = new ThreadLocalAccessor<?>[n - i];
+                    values = new Object[n - i];
+                }
+                accessors[found] = accessor;
+                values[found++] = value;
+            }
+        }
+        if (found == 0) {
+            return null;
+        }
+        return found == accessors.length ? new Captured(accessors, values)
+                : new Captured(Arrays.copyOf(accessors, found), Arrays.copyOf(values, found));
     }
 
     /**
