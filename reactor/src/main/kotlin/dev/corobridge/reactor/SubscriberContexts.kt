@@ -2,9 +2,9 @@
 
 package dev.corobridge.reactor
 
+import dev.corobridge.bridge.internal.UncaughtFailures
 import dev.corobridge.context.ContextPropagation
 import dev.corobridge.context.PropagatedContext
-import dev.corobridge.bridge.internal.UncaughtFailures
 import dev.corobridge.reactor.internal.SubscriberContext
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.currentCoroutineContext
