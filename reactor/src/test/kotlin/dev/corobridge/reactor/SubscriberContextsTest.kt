@@ -70,18 +70,20 @@ class SubscriberContextsTest {
     fun `the first step runs inside the one opening of the subscriber's values`() {
         val gate = CompletableDeferred<Unit>()
         val setsAtFirstStep = AtomicReference<Int>()
+        val firstStepRan = CountDownLatch(1)
         val setsAfterResume = AtomicReference<Int>()
         val before = Tenant.sets.get()
         val answer = mono {
             withSubscriberContext {
                 setsAtFirstStep.set(Tenant.sets.get() - before)
+                firstStepRan.countDown()
                 gate.await()
                 setsAfterResume.set(Tenant.sets.get() - before)
                 Tenant.local.get()
             }
         }.contextWrite(Context.of(KEY, "acme")).toFuture()
         // Capturing with ReactorContexts.capture and then restoring would set the value twice here.
-        awaitCondition { setsAtFirstStep.get() != null }
+        assertTrue(firstStepRan.await(30, TimeUnit.SECONDS), "the first step ran")
         assertEquals(1, setsAtFirstStep.get(), "one opening: the step's restore found the value in place")
         gate.complete(Unit)
         assertEquals("acme", answer.get(30, TimeUnit.SECONDS))
@@ -184,14 +186,6 @@ class SubscriberContextsTest {
         assertEquals("none", seen)
         assertEquals(sets, Tenant.sets.get(), "nothing was opened")
         assertFalse(ContextPropagation.isEnabled())
-    }
-
-    private fun awaitCondition(condition: () -> Boolean) {
-        val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30)
-        while (!condition()) {
-            assertTrue(System.nanoTime() < deadline, "timed out")
-            Thread.sleep(1)
-        }
     }
 
     /** A registered thread-local that counts its `setValue` calls and refuses [REFUSED]. */
