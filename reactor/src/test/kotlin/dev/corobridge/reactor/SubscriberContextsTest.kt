@@ -73,7 +73,7 @@ class SubscriberContextsTest {
         val firstStepRan = CountDownLatch(1)
         val setsAfterResume = AtomicReference<Int>()
         val before = Tenant.sets.get()
-        val answer = mono {
+        val answer = mono(onWorker) { // one thread: what is posted to it next runs after the first step suspended
             withSubscriberContext {
                 setsAtFirstStep.set(Tenant.sets.get() - before)
                 firstStepRan.countDown()
@@ -85,7 +85,7 @@ class SubscriberContextsTest {
         // Capturing with ReactorContexts.capture and then restoring would set the value twice here.
         assertTrue(firstStepRan.await(30, TimeUnit.SECONDS), "the first step ran")
         assertEquals(1, setsAtFirstStep.get(), "one opening: the step's restore found the value in place")
-        gate.complete(Unit)
+        worker.submit { gate.complete(Unit) }.get(30, TimeUnit.SECONDS) // a resume, never a step that did not suspend
         assertEquals("acme", answer.get(30, TimeUnit.SECONDS))
         assertEquals(2, setsAfterResume.get(), "one restore per later step")
     }
