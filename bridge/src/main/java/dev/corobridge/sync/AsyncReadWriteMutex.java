@@ -71,11 +71,14 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@link ReentrantLock}, tried a few times before blocking on it: it is held for a few steps),
  * sets the "queued" bit by compare-and-set and links itself at the tail of an intrusive doubly
  * linked queue. While that bit is set, every fast path fails (a reader or writer
- * sees the bit, a release cannot swap it away), so all changes of the state word go through the
- * guard: releases, grants, withdrawals and downgrades then run under it, and whichever of them
- * leaves the lock grantable to the head grants it there — unlinking the head writer, or the head's
- * run of readers, and updating the state word in the same guarded step — and clears the bit when
- * the queue empties. The granted requests are completed after the guard is released, so no user
+ * sees the bit, a release cannot swap it away) except one: a reader that is not the last one
+ * holding still releases by compare-and-set alone, because its release cannot let anyone in (a
+ * queued writer needs the lock free; queued readers wait only for a writer). Every other change of
+ * the state word goes through the guard: the last reader's release, a writer's release, grants,
+ * withdrawals and downgrades run under it, and whichever of them leaves the lock grantable to the
+ * head grants it there — unlinking the head writer, or the head's run of readers, and adding them
+ * to the state word by compare-and-set in the same guarded step — and clears the bit when the
+ * queue empties. The granted requests are completed after the guard is released, so no user
  * code runs under it; a grant and a withdrawal of the same request are ordered by the guard (the
  * one that finds it still queued wins). After every guarded step the head of the queue cannot be
  * granted, which is why no wake-up is lost.
@@ -283,10 +286,15 @@ public final class AsyncReadWriteMutex {
         }
     }
 
-    /** Releases one read hold. */
+    /**
+     * Releases one read hold. Lock-free while nobody waits, and also while other readers keep
+     * holding: such a release cannot make the head of the queue grantable (a queued writer needs
+     * the lock free, and queued readers are held back by a writer only), so it needs no guard.
+     * Only the last reader's release with requests waiting takes the guard and grants the head.
+     */
     void releaseRead() {
         long s;
-        while (((s = state) & QUEUED) == 0) {
+        while (((s = state) & QUEUED) == 0 || s >= 2 * READER) {
             checkReadHeld(s);
             if (STATE.compareAndSet(this, s, s - READER)) {
                 return;
@@ -388,25 +396,34 @@ public final class AsyncReadWriteMutex {
     }
 
     /**
-     * Under the guard, with the queue not empty (so the state word changes only under the guard):
-     * grants the head if the lock allows — a writer when nobody holds the lock, the head's run of
-     * readers when no writer holds it — and returns the granted requests chained by {@code next}.
+     * Under the guard, with the queue not empty: grants the head if the lock allows — a writer when
+     * nobody holds the lock, the head's run of readers when no writer holds it — and returns the
+     * granted requests chained by {@code next}. While the queue is not empty the state word changes
+     * only under the guard, except for a release by a reader that is not the last; so the decision
+     * made on one read of the word holds (such a release never frees the lock nor touches the
+     * writer bit), and the grant is applied to the word as a change by compare-and-set.
      */
     private ReadWriteRequest grantFromHead() {
         long s = state;
         ReadWriteRequest h = head;
         ReadWriteRequest first = null;
-        ReadWriteRequest last = null;
+        long add;
         if (h.write) {
-            if ((s & ~QUEUED) == 0) {
-                unlink(h);
-                s |= WRITER;
-                first = h;
+            if ((s & ~QUEUED) != 0) {
+                return null;
             }
-        } else if ((s & WRITER) == 0) {
+            unlink(h);
+            first = h;
+            add = WRITER;
+        } else {
+            if ((s & WRITER) != 0) {
+                return null;
+            }
+            ReadWriteRequest last = null;
+            add = 0;
             while (h != null && !h.write) {
                 unlink(h);
-                s += READER;
+                add += READER;
                 if (first == null) {
                     first = h;
                 } else {
@@ -416,13 +433,10 @@ public final class AsyncReadWriteMutex {
                 h = head;
             }
         }
-        if (first == null) {
-            return null;
-        }
-        if (head == null) {
-            s &= ~QUEUED;
-        }
-        state = s; // sole writer: QUEUED was set, so every fast path fails
+        long clear = head == null ? QUEUED : 0;
+        do {
+            s = state;
+        } while (!STATE.compareAndSet(this, s, (s + add) & ~clear));
         return first;
     }
 
