@@ -9,7 +9,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * does what a tracer's handler minimally does, and no more. Each observation gets a span id when it
  * starts; opening a scope of the observation on a thread makes that span the thread's current one
  * (a thread-local, as Brave's and OpenTelemetry's current-context storage are), remembering the
- * span it replaced; closing the scope puts that one back.
+ * span it replaced; closing the scope puts that one back (none: {@code null}, set like theirs,
+ * the thread-local's entry kept).
  *
  * <p>corobridge restores an {@link Observation} through Micrometer's
  * {@code ObservationThreadLocalAccessor}, which opens a scope of it on the thread the hop runs on
@@ -57,11 +58,10 @@ final class SpanScopeHandler implements ObservationHandler<Observation.Context> 
         if (s == null) {
             return; // closed more often than opened: nothing of ours to undo
         }
-        if (s.previous() == null) {
-            CURRENT.remove();
-        } else {
-            CURRENT.set(s.previous());
-        }
+        // Set, not remove, as Brave's scopes and OpenTelemetry's storage do: removing the thread's
+        // entry when the outermost scope closes made the next scope create it again (two map
+        // entries per restored hop), a cost no real tracer has.
+        CURRENT.set(s.previous());
     }
 
     @Override
