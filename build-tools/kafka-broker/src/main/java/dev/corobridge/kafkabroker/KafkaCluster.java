@@ -20,8 +20,10 @@ import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.Uuid;
 
@@ -153,7 +155,8 @@ public final class KafkaCluster implements AutoCloseable {
     }
 
     /**
-     * Creates a topic and returns once every partition has a leader and all its replicas in sync.
+     * Creates a topic and returns once every partition has a leader that serves it and all its
+     * replicas in sync ({@link #awaitFullyReplicated}), so that it takes writes at once.
      *
      * @param configs topic configs such as {@code min.insync.replicas}; the broker defaults otherwise
      */
@@ -174,7 +177,15 @@ public final class KafkaCluster implements AutoCloseable {
 
     /**
      * Waits until every partition of the topic has a leader and all its replicas in the ISR (after a
-     * broker restart: until it has caught up).
+     * broker restart: until it has caught up), and every leader answers for its partition.
+     *
+     * <p>The last part matters for a topic just created: a broker names the leader in its metadata
+     * a moment before that leader serves the partition, and an idempotent producer whose first
+     * request arrives in that moment is turned away (NOT_LEADER_OR_FOLLOWER) while its next request
+     * may be appended to the still empty partition; the broker (up to Kafka 4.4) then refuses
+     * every retry of the first one as out of order until it expires, its records lost. A
+     * ListOffsets request is answered by the partition's leader only once it serves the partition,
+     * as a produce request is, and writes nothing.
      *
      * @throws IllegalStateException with the last state seen, if that does not happen in time
      */
@@ -194,7 +205,17 @@ public final class KafkaCluster implements AutoCloseable {
                                 .append(" isr ").append(ids(p.isr())).append(" of ").append(ids(p.replicas())).append("; ");
                     }
                     if (ok) {
-                        return;
+                        Map<TopicPartition, OffsetSpec> ends = new LinkedHashMap<>();
+                        for (TopicPartitionInfo p : d.partitions()) {
+                            ends.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest());
+                        }
+                        try {
+                            admin.listOffsets(ends).all().get(5, TimeUnit.SECONDS);
+                            return;
+                        } catch (ExecutionException | TimeoutException notServing) {
+                            state.append("a leader does not serve yet: ").append(
+                                    notServing.getCause() == null ? notServing : notServing.getCause());
+                        }
                     }
                     last = state.toString();
                 } catch (ExecutionException | TimeoutException e) {

@@ -55,6 +55,48 @@ class KafkaClusterTest {
         assertNoBrokerLeft(started);
     }
 
+    /**
+     * A topic takes writes the moment {@code createTopic} returns. A partition whose leader is in
+     * the metadata but not yet serving turns an idempotent producer's first request away
+     * (NOT_LEADER_OR_FOLLOWER); the broker (up to Kafka 4.4) then appends the producer's next
+     * request to the empty partition and refuses every retry of the first as out of order until
+     * it expires, its records lost. Each topic here is written at once, several requests in flight
+     * per partition, so a topic returned too early shows as a send that fails.
+     */
+    @Test
+    void aTopicTakesOrderedWritesTheMomentItIsCreated() throws Exception {
+        try (KafkaCluster kafka = KafkaCluster.start(1, dir)) {
+            Properties p = new Properties();
+            p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+            p.put(ProducerConfig.ACKS_CONFIG, "all");
+            p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+            p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "5");
+            p.put(ProducerConfig.LINGER_MS_CONFIG, "0");
+            p.put(ProducerConfig.BATCH_SIZE_CONFIG, "256"); // many small requests, several in flight
+            p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "10000");
+            p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "5000");
+            p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+            p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+            for (int t = 0; t < TOPICS_WRITTEN_AT_ONCE; t++) {
+                String topic = "fresh-" + t;
+                kafka.createTopic(topic, 4, 1, Map.of());
+                try (KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
+                    List<java.util.concurrent.Future<RecordMetadata>> sent = new ArrayList<>();
+                    for (int i = 0; i < 200; i++) {
+                        sent.add(producer.send(new ProducerRecord<>(topic, i % 4, "k", "v" + i)));
+                    }
+                    for (int i = 0; i < sent.size(); i++) {
+                        RecordMetadata m = sent.get(i).get(60, TimeUnit.SECONDS);
+                        assertThat(m.offset()).as("%s record %d", topic, i).isEqualTo(i / 4);
+                    }
+                }
+            }
+        }
+    }
+
+    /** Fresh topics written at once by {@link #aTopicTakesOrderedWritesTheMomentItIsCreated}. */
+    private static final int TOPICS_WRITTEN_AT_ONCE = 20;
+
     @Test
     void threeBrokersKeepAcceptingAcksAllWritesWhenTheLeaderIsKilled() throws Exception {
         List<ProcessHandle> started = new ArrayList<>();
