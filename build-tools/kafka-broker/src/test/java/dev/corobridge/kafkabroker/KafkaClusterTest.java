@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -30,11 +31,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Real brokers: one broker round-trips acks=all records; three survive the SIGKILL of the leader
+ * Real brokers: one broker round-trips acks=all records; a topic takes ordered writes from several
+ * requests in flight the moment it is created; three survive the SIGKILL of the leader
  * with acks=all and min.insync.replicas=2 and take the killed broker back; close() and the shutdown
  * hook leave no broker process; a broker that cannot start fails the start with its log.
  */
 class KafkaClusterTest {
+
+    /** Fresh topics written at once by {@link #aTopicTakesOrderedWritesTheMomentItIsCreated}. */
+    private static final int TOPICS_WRITTEN_AT_ONCE = 20;
 
     @TempDir
     Path dir;
@@ -66,22 +71,17 @@ class KafkaClusterTest {
     @Test
     void aTopicTakesOrderedWritesTheMomentItIsCreated() throws Exception {
         try (KafkaCluster kafka = KafkaCluster.start(1, dir)) {
-            Properties p = new Properties();
-            p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-            p.put(ProducerConfig.ACKS_CONFIG, "all");
-            p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+            Properties p = producerConfig(kafka);
             p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "5");
             p.put(ProducerConfig.LINGER_MS_CONFIG, "0");
             p.put(ProducerConfig.BATCH_SIZE_CONFIG, "256"); // many small requests, several in flight
             p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "10000");
             p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "5000");
-            p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-            p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
             for (int t = 0; t < TOPICS_WRITTEN_AT_ONCE; t++) {
                 String topic = "fresh-" + t;
                 kafka.createTopic(topic, 4, 1, Map.of());
                 try (KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
-                    List<java.util.concurrent.Future<RecordMetadata>> sent = new ArrayList<>();
+                    List<Future<RecordMetadata>> sent = new ArrayList<>();
                     for (int i = 0; i < 200; i++) {
                         sent.add(producer.send(new ProducerRecord<>(topic, i % 4, "k", "v" + i)));
                     }
@@ -93,9 +93,6 @@ class KafkaClusterTest {
             }
         }
     }
-
-    /** Fresh topics written at once by {@link #aTopicTakesOrderedWritesTheMomentItIsCreated}. */
-    private static final int TOPICS_WRITTEN_AT_ONCE = 20;
 
     @Test
     void threeBrokersKeepAcceptingAcksAllWritesWhenTheLeaderIsKilled() throws Exception {
@@ -184,6 +181,11 @@ class KafkaClusterTest {
     }
 
     private static KafkaProducer<String, String> producer(KafkaCluster kafka) {
+        return new KafkaProducer<>(producerConfig(kafka));
+    }
+
+    /** An idempotent acks=all producer's settings for {@code kafka}, string keys and values. */
+    private static Properties producerConfig(KafkaCluster kafka) {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
         p.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -192,7 +194,7 @@ class KafkaClusterTest {
         p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        return new KafkaProducer<>(p);
+        return p;
     }
 
     /** Reads the topic from the beginning (no group) until {@code count} records arrived (bounded). */
