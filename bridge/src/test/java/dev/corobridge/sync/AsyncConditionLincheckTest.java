@@ -2,6 +2,7 @@ package dev.corobridge.sync;
 
 import dev.corobridge.bridge.Awaitable;
 import dev.corobridge.bridge.Outcome;
+import dev.corobridge.lincheck.NoExceptionVerifier;
 import dev.corobridge.lincheck.Scenarios;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,7 +14,6 @@ import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Options;
 import org.jetbrains.lincheck.datastructures.StressOptions;
 import org.jetbrains.lincheck.datastructures.Validate;
-import org.jetbrains.lincheck.datastructures.verifier.EpsilonVerifier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -211,7 +211,7 @@ class AsyncConditionLincheckTest {
                 .actorsPerThread(2)
                 .actorsBefore(0)
                 .actorsAfter(1)
-                .verifier(EpsilonVerifier.class);
+                .verifier(NoExceptionVerifier.class);
     }
 
     @Test

@@ -1,10 +1,10 @@
 package dev.corobridge.sync;
 
 import dev.corobridge.bridge.Awaitable;
+import dev.corobridge.lincheck.NoExceptionVerifier;
 import dev.corobridge.lincheck.Scenarios;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.StressOptions;
-import org.jetbrains.lincheck.datastructures.verifier.EpsilonVerifier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -54,7 +54,7 @@ class AsyncMutexLincheckTest {
                 .actorsPerThread(2)
                 .actorsBefore(0)
                 .actorsAfter(2)
-                .verifier(EpsilonVerifier.class)
+                .verifier(NoExceptionVerifier.class)
                 // Locked, then a waiter handed the lock by an unlock while it is being cancelled.
                 .addCustomScenario(Scenarios.scenario(Ops.class, "acquire; acquire", "",
                         "release", "cancel", "tryAcquire"))
@@ -70,7 +70,7 @@ class AsyncMutexLincheckTest {
                 .actorsPerThread(3)
                 .actorsBefore(0)
                 .actorsAfter(2)
-                .verifier(EpsilonVerifier.class)
+                .verifier(NoExceptionVerifier.class)
                 .check(Ops.class);
     }
 }

@@ -1,10 +1,10 @@
 package dev.corobridge.sync;
 
 import dev.corobridge.bridge.Awaitable;
+import dev.corobridge.lincheck.NoExceptionVerifier;
 import dev.corobridge.lincheck.Scenarios;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.StressOptions;
-import org.jetbrains.lincheck.datastructures.verifier.EpsilonVerifier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -55,7 +55,7 @@ class AsyncSemaphoreLincheckTest {
                 .actorsPerThread(2)
                 .actorsBefore(0)
                 .actorsAfter(2)
-                .verifier(EpsilonVerifier.class)
+                .verifier(NoExceptionVerifier.class)
                 // Both permits taken, then a waiter granted by a release while it is being cancelled.
                 .addCustomScenario(Scenarios.scenario(Ops.class, "acquire; acquire; acquire", "",
                         "release", "cancel", "tryAcquire"))
@@ -71,7 +71,7 @@ class AsyncSemaphoreLincheckTest {
                 .actorsPerThread(3)
                 .actorsBefore(0)
                 .actorsAfter(2)
-                .verifier(EpsilonVerifier.class)
+                .verifier(NoExceptionVerifier.class)
                 .check(Ops.class);
     }
 }

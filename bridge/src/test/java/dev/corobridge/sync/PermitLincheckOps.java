@@ -16,9 +16,9 @@ import org.jetbrains.lincheck.datastructures.Validate;
  * acquisition. The subclass says what acquiring and releasing are.
  *
  * <p>{@link #release()} releases "some permit the test holds", which is no atomic operation of the
- * primitive, so results are not checked for linearizability (the tests use Lincheck's
- * {@code EpsilonVerifier}); the invariants are, by {@link #permitsConserved()} after every
- * interleaving:
+ * primitive, so results are not checked for linearizability (the tests use
+ * {@link dev.corobridge.lincheck.NoExceptionVerifier}, which accepts any result but an
+ * exception); the invariants are, by {@link #permitsConserved()} after every interleaving:
  * <ul>
  *   <li>no more permits were ever held at once than exist (checked as each is obtained);</li>
  *   <li>permits are conserved: held by the test plus available equals the total;</li>

@@ -3,6 +3,7 @@ package dev.corobridge.pump;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.corobridge.lincheck.NoExceptionVerifier;
 import dev.corobridge.lincheck.Scenarios;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -16,7 +17,6 @@ import org.jetbrains.lincheck.datastructures.Options;
 import org.jetbrains.lincheck.datastructures.Param;
 import org.jetbrains.lincheck.datastructures.StressOptions;
 import org.jetbrains.lincheck.datastructures.Validate;
-import org.jetbrains.lincheck.datastructures.verifier.EpsilonVerifier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -99,7 +99,7 @@ class WakeupGateLincheckTest {
     private static <O extends Options<O, ?>> O withScenarios(O options) {
         return options
                 .iterations(0) // a random mix could wait for more items than are ever produced
-                .verifier(EpsilonVerifier.class) // nothing to linearize: the failures are hangs and @Validate
+                .verifier(NoExceptionVerifier.class) // nothing to linearize: the failures are hangs and @Validate
                 .addCustomScenario(Scenarios.parallel(Ops.class, "consume(4)", "produce; produce", "produce; produce"))
                 .addCustomScenario(Scenarios.parallel(Ops.class, "consume(1); consume(2)", "produce; produce", "produce"));
     }
@@ -159,7 +159,7 @@ class WakeupGateLincheckTest {
         LincheckAssertionError e = assertThrows(LincheckAssertionError.class, () -> new ModelCheckingOptions()
                 .iterations(0)
                 .invocationsPerIteration(100)
-                .verifier(EpsilonVerifier.class)
+                .verifier(NoExceptionVerifier.class)
                 .addGuarantee(parkBlocks())
                 .addCustomScenario(Scenarios.parallel(NeverUnparked.class, "consume", "produce"))
                 .check(NeverUnparked.class));

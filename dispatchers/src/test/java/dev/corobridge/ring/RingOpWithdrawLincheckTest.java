@@ -2,6 +2,7 @@ package dev.corobridge.ring;
 
 import dev.corobridge.bridge.ContextShutdownException;
 import dev.corobridge.bridge.Outcome;
+import dev.corobridge.lincheck.NoExceptionVerifier;
 import dev.corobridge.lincheck.Scenarios;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
@@ -9,7 +10,6 @@ import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Options;
 import org.jetbrains.lincheck.datastructures.StressOptions;
 import org.jetbrains.lincheck.datastructures.Validate;
-import org.jetbrains.lincheck.datastructures.verifier.EpsilonVerifier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -223,14 +223,14 @@ class RingOpWithdrawLincheckTest {
     private static <O extends Options<O, ?>> O withScenarios(O options) {
         return options
                 .iterations(0)
-                .verifier(EpsilonVerifier.class) // the property is checked by @Validate
+                .verifier(NoExceptionVerifier.class) // the property is checked by @Validate
                 .addCustomScenario(Scenarios.parallel(Ops.class, "cancel", "engineFinishes"));
     }
 
     private static <O extends Options<O, ?>> O engineFailures(O options) {
         return options
                 .iterations(0)
-                .verifier(EpsilonVerifier.class)
+                .verifier(NoExceptionVerifier.class)
                 .addCustomScenario(Scenarios.parallel(EngineFails.class, "cancel", "engineFails"))
                 .addCustomScenario(Scenarios.parallel(EngineFails.class, "cancel", "engineFailsWithErrno"))
                 .addCustomScenario(Scenarios.parallel(EngineFails.class, "cancel", "engineShutsDown"))
@@ -240,7 +240,7 @@ class RingOpWithdrawLincheckTest {
     private static <O extends Options<O, ?>> O connectArming(O options) {
         return options
                 .iterations(0)
-                .verifier(EpsilonVerifier.class)
+                .verifier(NoExceptionVerifier.class)
                 .addCustomScenario(Scenarios.parallel(ConnectArmsCanceller.class, "cancel", "connectCompletes"));
     }
 

@@ -14,7 +14,8 @@ import org.jetbrains.kotlinx.lincheck.execution.ExecutionScenario;
  *
  * <p>Random scenarios find most races; a hand-written one pins down a race that needs a particular
  * mix of operations (a registration, its withdrawal and a settle call), so that every run explores
- * it.
+ * it, or fixes a mix that must balance (an owner waiting for as many items as the producers
+ * publish).
  */
 public final class Scenarios {
 
