@@ -86,14 +86,14 @@ public class JavaBoardRoutes {
         PathEndpoints<HandlerFunction<ServerResponse>> changes = PathEndpoints.of(
                 endpoint(HttpMethod.GET, null, json, face::changes));
         return RouterFunctions.route()
-                .route(RequestPredicates.path("/api/boards"), answer(boardsPath))
-                .route(RequestPredicates.path("/api/boards/events"), answer(listEvents))
-                .route(RequestPredicates.path("/api/boards/{boardId}"), answer(board))
-                .route(RequestPredicates.path("/api/boards/{boardId}/notes"), answer(notes))
-                .route(RequestPredicates.path("/api/boards/{boardId}/notes/{noteId}"), answer(note))
-                .route(RequestPredicates.path("/api/boards/{boardId}/events"), answer(events))
-                .route(RequestPredicates.path("/api/boards/{boardId}/stats"), answer(stats))
-                .route(RequestPredicates.path("/api/boards/{boardId}/changes"), answer(changes))
+                .route(RequestPredicates.path("/api/boards"), answer("/api/boards", boardsPath))
+                .route(RequestPredicates.path("/api/boards/events"), answer("/api/boards/events", listEvents))
+                .route(RequestPredicates.path("/api/boards/{boardId}"), answer("/api/boards/{boardId}", board))
+                .route(RequestPredicates.path("/api/boards/{boardId}/notes"), answer("/api/boards/{boardId}/notes", notes))
+                .route(RequestPredicates.path("/api/boards/{boardId}/notes/{noteId}"), answer("/api/boards/{boardId}/notes/{noteId}", note))
+                .route(RequestPredicates.path("/api/boards/{boardId}/events"), answer("/api/boards/{boardId}/events", events))
+                .route(RequestPredicates.path("/api/boards/{boardId}/stats"), answer("/api/boards/{boardId}/stats", stats))
+                .route(RequestPredicates.path("/api/boards/{boardId}/changes"), answer("/api/boards/{boardId}/changes", changes))
                 .build();
     }
 
@@ -107,8 +107,20 @@ public class JavaBoardRoutes {
      * answer. A refusal or a handler's validation error becomes the {@code Mono}'s error, as a
      * thrown exception of an annotated handler does.
      */
-    private static HandlerFunction<ServerResponse> answer(PathEndpoints<HandlerFunction<ServerResponse>> path) {
-        return request -> {
+    private static HandlerFunction<ServerResponse> answer(String pattern, PathEndpoints<HandlerFunction<ServerResponse>> path) {
+        return new PathHandler("Java face " + pattern, path);
+    }
+
+    /**
+     * The handler of one path, named by it. WebFlux's {@code DispatcherHandler} describes the handler
+     * of every request it answers by the handler's {@code toString()}, so it is made once here; a
+     * lambda's would build a class name and an identity hash per request. Immutable; thread-safe.
+     */
+    private record PathHandler(String description, PathEndpoints<HandlerFunction<ServerResponse>> path)
+            implements HandlerFunction<ServerResponse> {
+
+        @Override
+        public Mono<ServerResponse> handle(ServerRequest request) {
             if (!RequestLog.enabled()) {
                 return dispatch(path, request);
             }
@@ -117,7 +129,12 @@ public class JavaBoardRoutes {
                 RequestLog.received(request);
                 return dispatch(path, request);
             }));
-        };
+        }
+
+        @Override
+        public String toString() {
+            return description;
+        }
     }
 
     private static Mono<ServerResponse> dispatch(PathEndpoints<HandlerFunction<ServerResponse>> path, ServerRequest request) {
