@@ -164,9 +164,15 @@ public final class BoardService {
         return change(trace, s -> s.prepareDeleteNote(boardId, noteId, expectedVersion)).thenOn(SAME_THREAD, Applied::note);
     }
 
-    /** Prepares a change on the pump, then commits it (made durable by the log, applied on the pump). */
+    /**
+     * Prepares a change on the pump and commits it (made durable by the log, applied on the pump).
+     * The prepare and the commit's start (the change's room under the limits, its append) are one
+     * pump step: no other change is prepared in between, and a request cancelled in the meantime
+     * cannot leave room held for a change that was never appended.
+     */
     private Task<Applied> change(HopTrace trace, Function<BoardStore, Change> prepare) {
-        return onPump(trace, "prepare", prepare).thenComposeOn(SAME_THREAD, change -> applier.commit(change, trace));
+        return onPump(trace, "prepare", s -> applier.commit(prepare.apply(s), trace))
+                .thenComposeOn(SAME_THREAD, committed -> committed);
     }
 
     // ------------------------------------------------------------------ reads

@@ -123,8 +123,15 @@ final class ChangeApplier implements ChangeSink {
      * Makes a prepared change durable; completes once the pump has applied it, with what was
      * applied, or fails with {@link BoardException} (the change lost a race, or the service cannot
      * take it). Cancelling the task only drops the answer: the change, once appended, is applied.
+     * Called on the pump, in the step that prepared the change: the change is counted against the
+     * store's limits from here ({@link BoardStore#reserve}) until it is applied or refused by the log.
      */
     Task<Applied> commit(Change change, HopTrace trace) {
+        try {
+            store.reserve(change); // on the pump, right after the prepare: the limits count changes under way
+        } catch (BoardException full) {
+            return Task.failed(full);
+        }
         long id = appendIds.incrementAndGet();
         // The apply runs in a pump task of the log's delivery, outside this request's tasks: the
         // writer carries its context (MDC, trace id) itself, so the apply's log line has it.
@@ -135,6 +142,7 @@ final class ChangeApplier implements ChangeSink {
             if (!(durable instanceof Outcome.Success<LogPosition>)) {
                 Writer refused = writers.remove(id);
                 if (refused != null) {
+                    releaseOnPump(change); // never applied here: its room is free again
                     refused.result.settle(refusal(durable));
                 }
             } else if (applyWait != null && writers.containsKey(id)) {
@@ -142,6 +150,15 @@ final class ChangeApplier implements ChangeSink {
             }
         });
         return Task.from(writer.result);
+    }
+
+    /** Gives back the room a change of a writer here held ({@link BoardStore#reserve}). */
+    private void releaseOnPump(Change change) {
+        try {
+            pump.execute(() -> store.release(change));
+        } catch (RejectedExecutionException terminated) {
+            // the pump has terminated: no change is prepared any more
+        }
     }
 
     /** Fails the writer of a durable change if it is not applied here within the apply wait. */
@@ -209,7 +226,12 @@ final class ChangeApplier implements ChangeSink {
             }
             try (RestoredContext restored = w.context.restore()) {
                 PumpSteps.record(pump, w.trace, "apply");
-                Applied applied = store.apply(c.change());
+                Applied applied;
+                try {
+                    applied = store.apply(c.change());
+                } finally {
+                    store.release(c.change()); // applied (or refused): counted by the store itself now
+                }
                 if (applyWait == null || w.acknowledged.isDone()) {
                     w.result.complete(applied);
                 } else {

@@ -58,6 +58,8 @@ public final class BoardStore {
     private final ToIntFunction<String> partitionOf;
     /** Cluster mode: boards created per partition (for the per-partition board limit). */
     private final int[] boardsPerPartition;
+    /** The store of one process: boards held by {@link #reserve} and not yet released. */
+    private int boardsUnderWay;
     private long nextBoard = 1;
     private long nextNote = 1;
     private long changesApplied;
@@ -143,8 +145,7 @@ public final class BoardStore {
         pump.checkAccess();
         checkOpen();
         if (boards.size() >= MAX_BOARDS) {
-            throw new BoardException(BoardException.Kind.CONFLICT, "the service holds the most boards allowed ("
-                    + MAX_BOARDS + ")");
+            throw tooManyBoards();
         }
         if (decidesAtApply()) {
             // 19 random digits (about 63 bits): the id syntax of the API (b and 1..19 digits).
@@ -159,8 +160,7 @@ public final class BoardStore {
         checkOpen();
         Board b = board(boardId);
         if (b.notes.size() >= MAX_NOTES_PER_BOARD) {
-            throw new BoardException(BoardException.Kind.CONFLICT,
-                    "board '" + boardId + "' is full: it has the most notes allowed (" + MAX_NOTES_PER_BOARD + ")");
+            throw full(b);
         }
         return new Change.AddNote(boardId, decidesAtApply() ? Change.AddNote.ID_AT_APPLY : "n" + nextNote++, text);
     }
@@ -177,6 +177,74 @@ public final class BoardStore {
         checkOpen();
         checkVersion(board(boardId), noteId, expectedVersion);
         return new Change.DeleteNote(boardId, noteId, expectedVersion);
+    }
+
+    // ---- room for changes under way (the store of one process) ----
+
+    /**
+     * Holds room for a prepared change while it is made durable, so that the limits hold for
+     * changes under way together: a board or note is counted against its limit from here until
+     * {@link #release} (after its apply, or when it was never written). Without it, every change
+     * prepared while the others were still being written saw the same room, and all of them were
+     * applied. Called once per prepared change, right after its prepare on the pump, before it is
+     * appended; a cluster replica's store checks its limits at apply instead and holds nothing.
+     *
+     * @throws BoardException (409) if the change would take the board or the service past its limit
+     *         counting the changes under way; nothing is held then
+     */
+    public void reserve(Change change) {
+        pump.checkAccess();
+        if (decidesAtApply()) {
+            return;
+        }
+        switch (change) {
+            case Change.CreateBoard c -> {
+                if (boards.size() + boardsUnderWay >= MAX_BOARDS) {
+                    throw tooManyBoards();
+                }
+                boardsUnderWay++;
+            }
+            case Change.AddNote c -> {
+                Board b = board(c.boardId());
+                if (b.notes.size() + b.notesUnderWay >= MAX_NOTES_PER_BOARD) {
+                    throw full(b);
+                }
+                b.notesUnderWay++;
+            }
+            default -> {
+                // edits and deletes take no room
+            }
+        }
+    }
+
+    /** Gives back the room {@link #reserve} held for {@code change}: it was applied, or never written. */
+    public void release(Change change) {
+        pump.checkAccess();
+        if (decidesAtApply()) {
+            return;
+        }
+        switch (change) {
+            case Change.CreateBoard c -> boardsUnderWay--;
+            case Change.AddNote c -> {
+                Board b = boards.get(c.boardId());
+                if (b != null) {
+                    b.notesUnderWay--;
+                }
+            }
+            default -> {
+                // nothing held
+            }
+        }
+    }
+
+    private static BoardException tooManyBoards() {
+        return new BoardException(BoardException.Kind.CONFLICT, "the service holds the most boards allowed ("
+                + MAX_BOARDS + ")");
+    }
+
+    private static BoardException full(Board b) {
+        return new BoardException(BoardException.Kind.CONFLICT,
+                "board '" + b.id + "' is full: it has the most notes allowed (" + MAX_NOTES_PER_BOARD + ")");
     }
 
     // ---- apply ----
@@ -225,8 +293,7 @@ public final class BoardStore {
                 if (decidesAtApply()) {
                     partition = Math.floorMod(partitionOf.applyAsInt(c.boardId()), boardsPerPartition.length);
                     if (boardsPerPartition[partition] >= boardsPerPartitionLimit()) {
-                        throw new BoardException(BoardException.Kind.CONFLICT, "the service holds the most boards allowed ("
-                                + MAX_BOARDS + ")");
+                        throw tooManyBoards();
                     }
                 }
                 Board b = new Board(c.boardId(), c.name());
@@ -244,8 +311,7 @@ public final class BoardStore {
                         throw new IllegalArgumentException("a note id decided at apply needs a cluster replica's store");
                     }
                     if (b.notes.size() >= MAX_NOTES_PER_BOARD) {
-                        throw new BoardException(BoardException.Kind.CONFLICT, "board '" + b.id
-                                + "' is full: it has the most notes allowed (" + MAX_NOTES_PER_BOARD + ")");
+                        throw full(b);
                     }
                     id = "n" + (b.notesAdded + 1);
                 }
@@ -505,6 +571,8 @@ public final class BoardStore {
         long revision;
         /** Notes ever added (a cluster replica's note ids come from it). */
         long notesAdded;
+        /** The store of one process: notes held by {@link #reserve} and not yet released. */
+        int notesUnderWay;
 
         Board(String id, String name) {
             this.id = id;
