@@ -6,6 +6,7 @@ import dev.corobridge.bridge.internal.OutcomeCell;
 import dev.corobridge.bridge.internal.OutcomeFields;
 import dev.corobridge.bridge.internal.StepObserver;
 import dev.corobridge.bridge.internal.StepObservation;
+import dev.corobridge.bridge.internal.TaskStep;
 import dev.corobridge.bridge.internal.TimeoutExpiry;
 import dev.corobridge.context.CapturedContext;
 import dev.corobridge.context.ContextPropagation;
@@ -609,7 +610,7 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
 
     /** Runs a stage on {@code executor}, settling this task with its outcome or what it throws. */
     private void runOn(Executor executor, String ctx, String note, Callable<Outcome<T>> stage) {
-        submit(executor, ctx, () -> runStep(ctx, note, stage));
+        submit(executor, ctx, new Stage<>(this, ctx, note, stage));
     }
 
     /**
@@ -724,7 +725,7 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
     }
 
     /** The body of {@link #start(Executor, Callable)}: what {@link #runOn} does, in one object. */
-    private static final class Start<T> implements Runnable, Callable<Outcome<T>> {
+    private static final class Start<T> implements TaskStep, Callable<Outcome<T>> {
         private final Task<T> task;
         private final String ctx;
         private final String note;
@@ -745,6 +746,25 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
         @Override
         public Outcome<T> call() throws Exception {
             return new Outcome.Success<>(body.call());
+        }
+
+        @Override
+        public void dropped(ContextShutdownException cause) {
+            task.decide(new Outcome.Cancelled<>(cause));
+        }
+    }
+
+    /** A later step of a chain ({@link #runOn}), handed to its executor. */
+    private record Stage<T>(Task<T> task, String ctx, String note, Callable<Outcome<T>> stage) implements TaskStep {
+
+        @Override
+        public void run() {
+            task.runStep(ctx, note, stage);
+        }
+
+        @Override
+        public void dropped(ContextShutdownException cause) {
+            task.decide(new Outcome.Cancelled<>(cause));
         }
     }
 

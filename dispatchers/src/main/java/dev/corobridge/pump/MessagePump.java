@@ -376,7 +376,9 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
      * continuation runs on the fallback executor so it can finish. Due-later coroutine timers are
      * handled the same way; {@link #schedule} tasks not yet due are counted as abandoned.
      * Calling again never extends an earlier deadline. A pump whose loop never started terminates
-     * at once, reporting what was posted to it as abandoned.
+     * at once, reporting what was posted to it as abandoned. A {@code Task}'s step among the abandoned
+     * tasks ({@code Task.start(pump, ...)}, a {@code thenOn(pump, ...)} stage) cancels its task with a
+     * {@link PumpShutdownException}, as a rejected start does: nobody waits for it forever.
      */
     public CompletableFuture<ShutdownReport> shutdown(Duration gracePeriod) {
         return lifecycle.shutdown(Objects.requireNonNull(gracePeriod, "gracePeriod"));
@@ -384,7 +386,9 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
 
     /**
      * Cancels every tracked coroutine and terminates at the next loop iteration without waiting
-     * for them; what is left is listed in the report. Like {@code ExecutorService.shutdownNow()}.
+     * for them; what is left is listed in the report. Like {@code ExecutorService.shutdownNow()},
+     * except that a {@code Task} whose step it drops is cancelled with a {@link PumpShutdownException}
+     * rather than left pending.
      */
     public CompletableFuture<ShutdownReport> shutdownNow() {
         return lifecycle.shutdownNow();

@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
 
+import dev.corobridge.bridge.internal.TaskStep;
+
 /**
  * What a shutting-down pump still holds — the coroutines of its scope, queued tasks, completions and
  * coroutine resumptions, pending timers — and how each is settled, so that nothing is silently
@@ -21,7 +23,8 @@ import java.util.Queue;
  *       pump's own no-op nudges are dropped; a {@link TimerInsertion} is run (bookkeeping, so the
  *       timer is settled below); a coroutine resumption is sent to the fallback executor after its
  *       coroutine was cancelled (dropping it would leave the coroutine, and a {@code withContext}
- *       caller on another thread, hanging forever); anything else is an abandoned task. Then every
+ *       caller on another thread, hanging forever); anything else is an abandoned task, and a
+ *       {@code Task}'s step among them cancels its task with a {@link PumpShutdownException}. Then every
  *       pending timer is abandoned: a coroutine timer's {@code onAbandon} moves it to the fallback,
  *       a {@code schedule} timer is counted. The live coroutines are described before the
  *       resumptions are sent, so that the report does not depend on how fast the fallback runs.</li>
@@ -69,6 +72,7 @@ final class PumpLeftovers {
     Settlement settle(boolean graceful) {
         List<Runnable> abandonedTasks = new ArrayList<>();
         List<Runnable> resumptions = new ArrayList<>();
+        List<TaskStep> dropped = new ArrayList<>();
         Queue<Runnable> tasks = pump.tasks;
         Queue<Runnable> completions = pump.completions;
         Runnable r;
@@ -93,6 +97,9 @@ final class PumpLeftovers {
                 resumptions.add(task);
             } else {
                 abandonedTasks.add(task);
+                if (task instanceof TaskStep step) {
+                    dropped.add(step);
+                }
             }
         }
         int abandonedTimers = 0;
@@ -105,6 +112,15 @@ final class PumpLeftovers {
                 } catch (Throwable e) {
                     runner.reportFailure(e);
                 }
+            }
+        }
+        // A Task's step is abandoned too, and its task cancelled, as a rejected one is: whoever
+        // waits for the task learns that it will not run instead of waiting forever.
+        for (TaskStep step : dropped) {
+            try {
+                step.dropped(new PumpShutdownException(pump.name, "terminated forcibly; the task was dropped before it ran"));
+            } catch (Throwable e) {
+                runner.reportFailure(e);
             }
         }
         List<String> abandonedCoroutines = PumpCoroutines.describeLiveChildren(pump.getScope());

@@ -9,12 +9,18 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
+
+import dev.corobridge.bridge.ContextShutdownException;
+import dev.corobridge.bridge.Outcome;
+import dev.corobridge.bridge.Task;
 
 /** Java-side shutdown paths: rejection after termination, reports, and every way to stop. */
 class ShutdownTest {
@@ -92,6 +98,43 @@ class ShutdownTest {
         assertFalse(r.graceful());
         assertEquals(1, r.abandonedTasks().size());
         assertTrue(r.abandonedTasks().contains(queued));
+    }
+
+    @Test
+    void tasksWhoseStepsShutdownNowDropsAreCancelledNotLeftPending() throws Exception {
+        MessagePump p = MessagePump.start("now-tasks");
+        CountDownLatch inTask = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        p.execute(() -> {
+            inTask.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        assertTrue(inTask.await(WAIT.toSeconds(), TimeUnit.SECONDS));
+        Task<Integer> started = Task.start(p, () -> 7);
+        Task<Integer> stage = Task.completed(1).thenOn(p, v -> v + 1);
+        CompletableFuture<ShutdownReport> f = p.shutdownNow();
+        release.countDown();
+        ShutdownReport r = f.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertEquals(2, r.abandonedTasks().size(), r.toString());
+        for (Task<Integer> t : List.of(started, stage)) {
+            CancellationException e = assertThrows(CancellationException.class, () -> t.join(WAIT));
+            assertTrue(e instanceof ContextShutdownException, String.valueOf(e));
+            assertTrue(t.outcomeOrNull() instanceof Outcome.Cancelled<Integer> c && c.cause() instanceof PumpShutdownException,
+                    String.valueOf(t.outcomeOrNull()));
+        }
+    }
+
+    @Test
+    void aTaskPostedToAPumpThatNeverRanIsCancelledWhenItShutsDown() throws Exception {
+        MessagePump p = MessagePump.create("never-ran-task");
+        Task<Integer> started = Task.start(p, () -> 1);
+        ShutdownReport r = p.shutdown().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertEquals(1, r.abandonedTasks().size());
+        assertThrows(ContextShutdownException.class, () -> started.join(WAIT));
     }
 
     @Test
