@@ -94,6 +94,7 @@ public final class EventSource<T> {
         Object t = terminal.get();
         if (t != null) {
             terminate(channel, t);
+            subscriptions.remove(s); // ended at once: not open, and not kept until its subscriber closes it
         }
         return s.stream;
     }

@@ -82,6 +82,17 @@ class EventSourceTest {
     }
 
     @Test
+    void aSubscriptionToAClosedSourceEndsAtOnceAndIsNotCountedOrKept() throws Exception {
+        EventSource<String> source = new EventSource<>();
+        source.close();
+        for (int i = 0; i < 100; i++) {
+            EventStream<String> late = source.subscribe(); // never closed by its subscriber
+            assertTrue(late.nextAsync().join(WAIT).isEnd());
+        }
+        assertEquals(0, source.getSubscriberCount(), "ended subscriptions are neither open nor kept");
+    }
+
+    @Test
     void failingTheSourceDeliversTheFailureAfterTheBufferedEvents() throws Exception {
         EventSource<String> source = new EventSource<>();
         EventStream<String> s = source.subscribe();
