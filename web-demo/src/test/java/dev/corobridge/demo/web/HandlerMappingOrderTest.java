@@ -78,6 +78,22 @@ class HandlerMappingOrderTest extends LiveServiceTestBase {
         assertThat(page.body()).contains("id=\"notes\"");
     }
 
+    @Test
+    void theHeadOfThePageIsItsGetWithoutTheBody() throws Exception {
+        try (RawHttp c = new RawHttp(port)) {
+            c.send("HEAD / HTTP/1.1\r\nHost: localhost\r\nAccept: text/html\r\n\r\n");
+            assertThat(c.readStatusLine()).isEqualTo("HTTP/1.1 200 OK");
+            java.util.Map<String, String> headers = new java.util.HashMap<>();
+            for (String h = c.readLine(); !h.isEmpty(); h = c.readLine()) {
+                headers.put(h.substring(0, h.indexOf(':')).toLowerCase(java.util.Locale.ROOT), h.substring(h.indexOf(':') + 1).trim());
+            }
+            assertThat(headers.get("content-type")).startsWith("text/html");
+            RawHttp.Response get = c.exchange(request("GET", "/", List.of("Accept: text/html"), null));
+            assertThat(get.status()).as("no body followed the HEAD answer: the next answer reads whole").isEqualTo(200);
+            assertThat(headers.get("content-length")).isEqualTo(String.valueOf(get.body().getBytes(java.nio.charset.StandardCharsets.UTF_8).length));
+        }
+    }
+
     /** The first mapping of {@code type}; -1 if none. */
     private static int indexOf(List<HandlerMapping> asked, Class<?> type) {
         for (int i = 0; i < asked.size(); i++) {

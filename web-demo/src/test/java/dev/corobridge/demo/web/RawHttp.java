@@ -95,6 +95,11 @@ public final class RawHttp implements AutoCloseable {
         return line();
     }
 
+    /** Reads one line of a head (without its line end). */
+    public String readLine() throws IOException {
+        return line();
+    }
+
     /** Whether the server closed the connection (reads until the end of the stream). */
     public boolean closedByServer() throws IOException {
         return in.read() < 0;
