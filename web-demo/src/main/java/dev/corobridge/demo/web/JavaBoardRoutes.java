@@ -258,7 +258,7 @@ public class JavaBoardRoutes {
         Mono<ServerResponse> deleteNote(ServerRequest request) {
             String b = boardId(request);
             String n = noteId(request);
-            long version = JsonInput.version(query(request, "expectedVersion"), "expectedVersion", Change.ANY_VERSION);
+            long version = JsonInput.version(query(request, "expectedVersion"), "expectedVersion", 1, Change.ANY_VERSION);
             HopTrace trace = trace(request);
             return outcome(() -> boards.deleteNoteAsync(b, n, version, trace))
                     .flatMap(deleted -> ServerResponse.noContent().build());
@@ -282,7 +282,7 @@ public class JavaBoardRoutes {
          */
         Mono<ServerResponse> changes(ServerRequest request) {
             String id = boardId(request);
-            long revision = JsonInput.version(query(request, "after"), "after", 0);
+            long revision = JsonInput.version(query(request, "after"), "after", 0, 0);
             HopTrace trace = trace(request);
             return json(() -> boards.awaitChangeAsync(id, revision, trace));
         }

@@ -92,20 +92,23 @@ public final class JsonInput {
         return true;
     }
 
-    /** An optional version query parameter; {@code fallback} when absent. */
-    public static long version(String value, String name, long fallback) {
+    /**
+     * An optional number query parameter of at least {@code min} ({@code expectedVersion}: 1, a note's
+     * first version; {@code after}: 0, a new board's revision); {@code fallback} when absent.
+     */
+    public static long version(String value, String name, long min, long fallback) {
         if (value == null) {
             return fallback;
         }
         try {
             long v = Long.parseLong(value);
-            if (v >= 0) {
+            if (v >= min) {
                 return v;
             }
         } catch (NumberFormatException ignored) {
             // below
         }
-        throw invalid("'" + name + "' must be a whole number >= 0, was '" + printable(value) + "'");
+        throw invalid("'" + name + "' must be a whole number >= " + min + ", was '" + printable(value) + "'");
     }
 
     private static void object(JsonNode body, Set<String> allowed) {

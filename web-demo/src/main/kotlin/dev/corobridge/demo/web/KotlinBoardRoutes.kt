@@ -175,7 +175,7 @@ class KotlinBoardRoutes {
         suspend fun deleteNote(request: ServerRequest): ServerResponse {
             val b = boardId(request)
             val n = noteId(request)
-            val version = JsonInput.version(query(request, "expectedVersion"), "expectedVersion", Change.ANY_VERSION)
+            val version = JsonInput.version(query(request, "expectedVersion"), "expectedVersion", 1, Change.ANY_VERSION)
             boards.deleteNote(b, n, version, trace(request))
             return ServerResponse.noContent().buildAndAwait()
         }
@@ -195,7 +195,7 @@ class KotlinBoardRoutes {
          */
         suspend fun changes(request: ServerRequest): ServerResponse {
             val id = boardId(request)
-            val revision = JsonInput.version(query(request, "after"), "after", 0)
+            val revision = JsonInput.version(query(request, "after"), "after", 0, 0)
             return json(boards.awaitChange(id, revision, trace(request)))
         }
     }
