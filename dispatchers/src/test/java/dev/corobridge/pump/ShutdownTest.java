@@ -25,6 +25,22 @@ import dev.corobridge.bridge.Task;
 /** Java-side shutdown paths: rejection after termination, reports, and every way to stop. */
 class ShutdownTest {
 
+    /** Runs a task on {@code p} that blocks the pump until the returned latch opens; returns once it runs. */
+    private static CountDownLatch blockWithATask(MessagePump p) throws InterruptedException {
+        CountDownLatch inTask = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        p.execute(() -> {
+            inTask.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        assertTrue(inTask.await(WAIT.toSeconds(), TimeUnit.SECONDS));
+        return release;
+    }
+
     @Test
     void afterTerminationPostsAreRejectedNeverDropped() throws Exception {
         MessagePump p = MessagePump.start("rejecting");
@@ -79,17 +95,7 @@ class ShutdownTest {
     @Test
     void shutdownNowAbandonsQueuedWorkAndReturnsIt() throws Exception {
         MessagePump p = MessagePump.start("now");
-        CountDownLatch inTask = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        p.execute(() -> {
-            inTask.countDown();
-            try {
-                release.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        assertTrue(inTask.await(WAIT.toSeconds(), TimeUnit.SECONDS));
+        CountDownLatch release = blockWithATask(p);
         Runnable queued = () -> { throw new AssertionError("abandoned task ran"); };
         p.execute(queued);
         CompletableFuture<ShutdownReport> f = p.shutdownNow();
@@ -103,17 +109,7 @@ class ShutdownTest {
     @Test
     void tasksWhoseStepsShutdownNowDropsAreCancelledNotLeftPending() throws Exception {
         MessagePump p = MessagePump.start("now-tasks");
-        CountDownLatch inTask = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        p.execute(() -> {
-            inTask.countDown();
-            try {
-                release.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        assertTrue(inTask.await(WAIT.toSeconds(), TimeUnit.SECONDS));
+        CountDownLatch release = blockWithATask(p);
         Task<Integer> started = Task.start(p, () -> 7);
         Task<Integer> stage = Task.completed(1).thenOn(p, v -> v + 1);
         CompletableFuture<ShutdownReport> f = p.shutdownNow();
