@@ -71,12 +71,6 @@ import reactor.netty.NettyPipeline;
  *     armed at the end of a read in which the body did not complete, so a request that arrives in
  *     one read (nearly all) costs none. The application, still reading the body, sees a client
  *     abort.</li>
- * <li><b>A request that closes the connection</b> ({@code Connection: close}, or HTTP/1.0 without
- *     keep-alive) is the last one served: bytes read after it are dropped (RFC 9112, section 9.6).
- *     When it comes pipelined, behind requests not yet answered, it goes on to Reactor Netty as kept
- *     alive (which otherwise left it, and at times the ones before it, unanswered with the
- *     connection open), and its own answer gets {@code Connection: close} here and closes the
- *     connection once written.</li>
  * <li><b>Tracking for the shutdown drain.</b> The connection is reported to the
  *     {@link ConnectionTracker}: busy from its accept until its first answer is written (or fails to
  *     be), and again from each further request until that one's answer is. Once the service shuts
@@ -118,15 +112,6 @@ final class ExchangeHandler extends ChannelDuplexHandler {
     private boolean closeAfterAnswer;
     /** A refusal or an expiry: the connection is closing, nothing read counts any more. */
     private boolean closing;
-    /** The newest request read asks to close the connection once answered ({@code Connection: close}, or HTTP/1.0). */
-    private boolean closeRequested;
-    /** That request was read whole: the requests after it are not served, and their bytes are dropped. */
-    private boolean lastRequestRead;
-    /**
-     * That request came pipelined, behind requests not yet answered: it went on to Reactor Netty as
-     * kept alive, and its own answer says {@code Connection: close} and closes the connection.
-     */
-    private boolean lastCloses;
     /** A body that failed to decode while no answer was under way: Reactor Netty's empty answer to it follows. */
     private Throwable bodyRefusal;
     /** The body of the newest request is being read; {@link #bodyDueAt} is when it must be complete. */
@@ -153,7 +138,7 @@ final class ExchangeHandler extends ChannelDuplexHandler {
     private final ChannelInboundHandlerAdapter bytes = new ChannelInboundHandlerAdapter() {
         @Override
         public void channelRead(ChannelHandlerContext bytesCtx, Object msg) {
-            if (unanswered.isEmpty() && !bodyUnderWay && !lastRequestRead) { // a body's bytes have the body's deadline, even once answered
+            if (unanswered.isEmpty() && !bodyUnderWay) { // a body's bytes have the body's deadline, even once answered
                 headBegan(bytesCtx);
             }
             bytesCtx.fireChannelRead(msg);
@@ -190,7 +175,7 @@ final class ExchangeHandler extends ChannelDuplexHandler {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (closing || lastRequestRead) {
+        if (closing) {
             ReferenceCountUtil.release(msg);
             return;
         }
@@ -207,16 +192,6 @@ final class ExchangeHandler extends ChannelDuplexHandler {
                 refuse(ctx, refusal);
                 return;
             }
-            if (!HttpUtil.isKeepAlive(request)) {
-                closeRequested = true;
-                if (!unanswered.isEmpty()) {
-                    // Reactor Netty, given a request that closes while it still answers one before it,
-                    // answers neither it nor (sometimes) the ones between: it goes on as kept alive, and
-                    // this handler closes the connection after its answer.
-                    HttpUtil.setKeepAlive(request, true);
-                    lastCloses = true;
-                }
-            }
             unanswered.add(request.protocolVersion());
             bodyUnderWay = !(msg instanceof LastHttpContent);
             bodyDueAt = System.nanoTime() + transport.bodyTimeoutNanos;
@@ -226,8 +201,7 @@ final class ExchangeHandler extends ChannelDuplexHandler {
         if (msg instanceof LastHttpContent) {
             bodyUnderWay = false;
             bodyExpiry = cancel(bodyExpiry);
-            lastRequestRead = closeRequested; // what comes after a request that closes is not served (RFC 9112, 9.6)
-            nextHeadBegun = !lastRequestRead && backlog.bytes() > 0; // asked before the decoder goes on with them
+            nextHeadBegun = backlog.bytes() > 0; // asked before the decoder goes on with them
             if (nextHeadBegun && unanswered.isEmpty()) {
                 headBegan(ctx); // this request was answered before its body ended
             }
@@ -249,10 +223,6 @@ final class ExchangeHandler extends ChannelDuplexHandler {
         if (msg instanceof HttpResponse response && response.status().codeClass() != HttpStatusClass.INFORMATIONAL) {
             answerBegun = true;
             HttpResponse answer = withProblemForEmptyRefusal(response);
-            if (lastCloses && unanswered.size() == 1) { // the answer to the pipelined request that closes
-                HttpUtil.setKeepAlive(answer, false);
-                closeAfterAnswer = true;
-            }
             if (transport.state.isShuttingDown()) {
                 HttpUtil.setKeepAlive(answer, false);
                 closeAfterAnswer = true;
@@ -407,7 +377,7 @@ final class ExchangeHandler extends ChannelDuplexHandler {
 
     /** A request's head began (its first bytes are read, or now count): its deadline starts unless one runs. */
     private void headBegan(ChannelHandlerContext anyCtx) {
-        if (headStartedAt == NO_HEAD && !closing && !lastRequestRead) {
+        if (headStartedAt == NO_HEAD && !closing) {
             headStartedAt = anyCtx.executor().ticker().nanoTime();
             if (headerCheck == null) {
                 headerCheck = anyCtx.executor().schedule(this::headerCheckDue, transport.headerTimeoutNanos, TimeUnit.NANOSECONDS);
