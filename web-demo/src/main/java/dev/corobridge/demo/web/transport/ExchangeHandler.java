@@ -71,6 +71,14 @@ import reactor.netty.NettyPipeline;
  *     armed at the end of a read in which the body did not complete, so a request that arrives in
  *     one read (nearly all) costs none. The application, still reading the body, sees a client
  *     abort.</li>
+ * <li><b>A request that closes the connection</b> ({@code Connection: close}, or HTTP/1.0 without
+ *     keep-alive) is the last one served: the requests before it are answered, then it, with
+ *     {@code Connection: close}, and then the connection closes; whatever is read after it is
+ *     dropped (RFC 9112, section 9.6). It goes on to Reactor Netty as kept alive, and this handler
+ *     closes the connection after its answer: Reactor Netty, told to close by a request that arrives
+ *     before it has finished with the one before (pipelined, or a ping answered within the same
+ *     read), answers that one with a close and never the closing request, or answers neither and
+ *     leaves the connection open.</li>
  * <li><b>Tracking for the shutdown drain.</b> The connection is reported to the
  *     {@link ConnectionTracker}: busy from its accept until its first answer is written (or fails to
  *     be), and again from each further request until that one's answer is. Once the service shuts
@@ -112,6 +120,10 @@ final class ExchangeHandler extends ChannelDuplexHandler {
     private boolean closeAfterAnswer;
     /** A refusal or an expiry: the connection is closing, nothing read counts any more. */
     private boolean closing;
+    /** The newest request read asks to close the connection once answered ({@code Connection: close}, or HTTP/1.0). */
+    private boolean closeRequested;
+    /** That request was read whole: nothing after it is served, and what is read is dropped. */
+    private boolean lastRequestRead;
     /** A body that failed to decode while no answer was under way: Reactor Netty's empty answer to it follows. */
     private Throwable bodyRefusal;
     /** The body of the newest request is being read; {@link #bodyDueAt} is when it must be complete. */
@@ -138,7 +150,7 @@ final class ExchangeHandler extends ChannelDuplexHandler {
     private final ChannelInboundHandlerAdapter bytes = new ChannelInboundHandlerAdapter() {
         @Override
         public void channelRead(ChannelHandlerContext bytesCtx, Object msg) {
-            if (unanswered.isEmpty() && !bodyUnderWay) { // a body's bytes have the body's deadline, even once answered
+            if (unanswered.isEmpty() && !bodyUnderWay && !lastRequestRead) { // a body's bytes have the body's deadline, even once answered
                 headBegan(bytesCtx);
             }
             bytesCtx.fireChannelRead(msg);
@@ -175,7 +187,7 @@ final class ExchangeHandler extends ChannelDuplexHandler {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (closing) {
+        if (closing || lastRequestRead) {
             ReferenceCountUtil.release(msg);
             return;
         }
@@ -193,6 +205,10 @@ final class ExchangeHandler extends ChannelDuplexHandler {
                 return;
             }
             unanswered.add(request.protocolVersion());
+            if (!HttpUtil.isKeepAlive(request)) {
+                closeRequested = true;
+                HttpUtil.setKeepAlive(request, true); // this handler closes after its answer (see the class comment)
+            }
             bodyUnderWay = !(msg instanceof LastHttpContent);
             bodyDueAt = System.nanoTime() + transport.bodyTimeoutNanos;
         } else if (msg instanceof HttpContent content && content.decoderResult().isFailure()) {
@@ -201,7 +217,8 @@ final class ExchangeHandler extends ChannelDuplexHandler {
         if (msg instanceof LastHttpContent) {
             bodyUnderWay = false;
             bodyExpiry = cancel(bodyExpiry);
-            nextHeadBegun = backlog.bytes() > 0; // asked before the decoder goes on with them
+            lastRequestRead = closeRequested;
+            nextHeadBegun = !lastRequestRead && backlog.bytes() > 0; // asked before the decoder goes on with them
             if (nextHeadBegun && unanswered.isEmpty()) {
                 headBegan(ctx); // this request was answered before its body ended
             }
@@ -223,6 +240,10 @@ final class ExchangeHandler extends ChannelDuplexHandler {
         if (msg instanceof HttpResponse response && response.status().codeClass() != HttpStatusClass.INFORMATIONAL) {
             answerBegun = true;
             HttpResponse answer = withProblemForEmptyRefusal(response);
+            if (closeRequested && unanswered.size() <= 1) { // the answer to the request that closes
+                HttpUtil.setKeepAlive(answer, false);
+                closeAfterAnswer = true;
+            }
             if (transport.state.isShuttingDown()) {
                 HttpUtil.setKeepAlive(answer, false);
                 closeAfterAnswer = true;
@@ -377,7 +398,7 @@ final class ExchangeHandler extends ChannelDuplexHandler {
 
     /** A request's head began (its first bytes are read, or now count): its deadline starts unless one runs. */
     private void headBegan(ChannelHandlerContext anyCtx) {
-        if (headStartedAt == NO_HEAD && !closing) {
+        if (headStartedAt == NO_HEAD && !closing && !lastRequestRead) {
             headStartedAt = anyCtx.executor().ticker().nanoTime();
             if (headerCheck == null) {
                 headerCheck = anyCtx.executor().schedule(this::headerCheckDue, transport.headerTimeoutNanos, TimeUnit.NANOSECONDS);
