@@ -21,6 +21,7 @@ import org.springframework.web.server.ServerWebInputException;
 import org.springframework.web.server.WebExceptionHandler;
 import org.springframework.web.reactive.resource.NoResourceFoundException;
 import reactor.core.publisher.Mono;
+import tools.jackson.core.JacksonException;
 
 import dev.corobridge.bridge.ContextShutdownException;
 import dev.corobridge.bridge.TaskTimeoutException;
@@ -199,15 +200,13 @@ public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
                 return "the request body is missing; a JSON object is expected";
             }
         }
-        Throwable cause = in.getCause();
-        if (cause instanceof DecodingException d) {
-            String m = d.getMessage() == null ? "" : d.getMessage();
-            int nl = m.indexOf('\n');
-            m = nl >= 0 ? m.substring(0, nl) : m;
-            // "JSON decoding error: Unexpected character ..." without Jackson's source excerpt.
-            int src = m.indexOf(" at [Source");
-            m = src >= 0 ? m.substring(0, src) : m;
-            return "malformed JSON: " + JsonInput.printable(withoutParserTerms(m), 200);
+        for (Throwable t = in.getCause(); t != null; t = t.getCause()) {
+            if (t instanceof JacksonException syntax) {
+                return JsonSyntaxDetail.of(syntax);
+            }
+        }
+        if (in.getCause() instanceof DecodingException) {
+            return "malformed JSON: the body is not a valid JSON value";
         }
         String reason = in.getReason();
         if (reason == null) {
@@ -216,27 +215,6 @@ public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
         int signature = reason.indexOf(" for: "); // Spring appends the handler method's signature
         return JsonInput.printable(signature >= 0 ? reason.substring(0, signature) : reason, 200);
     }
-
-    /**
-     * Jackson's message without the parser's own vocabulary: Spring's "JSON decoding error: " prefix,
-     * asides that name Jackson's types ("(bound as `tools.jackson.databind.JsonNode`)",
-     * "(`JsonToken.START_OBJECT`)") and the switch that refused ("not allowed as per
-     * `DeserializationFeature.FAIL_ON_TRAILING_TOKENS`"). What remains says what is wrong with the JSON.
-     */
-    static String withoutParserTerms(String message) {
-        String m = message.startsWith("JSON decoding error: ") ? message.substring("JSON decoding error: ".length()) : message;
-        m = PARSER_ASIDE.matcher(m).replaceAll("");
-        m = PARSER_SWITCH.matcher(m).replaceAll("");
-        m = QUOTED_TYPE.matcher(m).replaceAll("");
-        return m.replace("`", "").replaceAll("\\s{2,}", " ").trim();
-    }
-
-    /** "(... `x` ...)" with no nested parentheses: an aside that quotes an implementation name. */
-    private static final java.util.regex.Pattern PARSER_ASIDE = java.util.regex.Pattern.compile("\\s*\\([^()]*`[^()]*\\)");
-    /** ": not allowed as per `Feature.NAME`" and the like. */
-    private static final java.util.regex.Pattern PARSER_SWITCH = java.util.regex.Pattern.compile(":?\\s*[^:;.]*\\bas per `[^`]*`");
-    /** Any other back-quoted dotted name (a Java type or constant). */
-    private static final java.util.regex.Pattern QUOTED_TYPE = java.util.regex.Pattern.compile("`[^`\\s]*\\.[^`\\s]*`");
 
     private static Problem problem(int status, String title, String detail, HttpHeaders headers) {
         return new Problem(status, ProblemJson.type(title), title, detail, headers == null || headers.isEmpty() ? null : headers);

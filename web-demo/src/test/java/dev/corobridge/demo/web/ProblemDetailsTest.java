@@ -44,8 +44,9 @@ class ProblemDetailsTest extends LiveServiceTestBase {
 
     /**
      * Jackson's messages name its own types and switches ("bound as `tools.jackson.databind.JsonNode`",
-     * "DeserializationFeature.FAIL_ON_TRAILING_TOKENS"): a malformed body's detail keeps only what
-     * is wrong with the JSON, on both faces.
+     * "Feature 'ALLOW_COMMENTS' not enabled", "enable to allow") and some are cut short ("(start
+     * marker"): a malformed body's detail says, in the service's words, what is wrong with the JSON
+     * and where, on both faces.
      */
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"/api", "/api/kt"})
@@ -53,14 +54,20 @@ class ProblemDetailsTest extends LiveServiceTestBase {
         String b = createBoard(face, "malformed");
         String before = state();
         List<String> bodies = List.of("{\"name\":\"a\"} {\"name\":\"b\"}", "{\"name\":\"a\"} x", "{\"name\":\"a\"}]",
-                "{\"name\":\"a\",}", "{\"name\":", "{name:\"a\"}", "{\"name\":\"a\" \"b\"}", "nul", "{\"name\":01}");
+                "{\"name\":\"a\",}", "{\"name\":", "{name:\"a\"}", "{\"name\":\"a\" \"b\"}", "nul", "{\"name\":01}",
+                "{\"name\":\"a\"", "[1,2", "{\"name\":\"a\" // note\n}", "{\"name\":\"a\" /* note */}", "{\"name\": NaN}",
+                "{\"name\":\"\\x\"}", "{\"name\":\"a\\u00\"}", "{\"name\":\"a\u0001\"}", " ", "{\"name\":\"a\",\"name\":\"b\"}",
+                "{\"name\":+1}", "{\"name\" \"a\"}", "[".repeat(600) + "]".repeat(600), "{\"name\":" + "9".repeat(1200) + "}");
         SoftAssertions softly = new SoftAssertions();
         for (String path : List.of(face + "/boards", face + "/boards/" + b + "/notes")) {
             for (String body : bodies) {
                 String detail = problem(exchange(json("POST", path, body.getBytes(StandardCharsets.UTF_8))), 400);
-                softly.assertThat(detail).as("%s %s", path, body).startsWith("malformed JSON")
-                        .doesNotContainIgnoringCase("jackson").doesNotContain("Feature").doesNotContain("bound as")
-                        .doesNotContain("`").doesNotContain("java.").doesNotContain("dev.corobridge");
+                softly.assertThat(detail).as("%s %s", path, body).matches("malformed JSON( at line \\d+(, column \\d+)?)?: .+")
+                        .doesNotContainIgnoringCase("jackson").doesNotContainIgnoringCase("feature").doesNotContain("bound as")
+                        .doesNotContainIgnoringCase("enable").doesNotContain("marker").doesNotContain("code ")
+                        .doesNotContain("`").doesNotContain("java.").doesNotContain("dev.corobridge").doesNotContain("not valid JSON");
+                softly.assertThat(detail.chars().filter(ch -> ch == '(').count()).as("%s %s: balanced", path, detail)
+                        .isEqualTo(detail.chars().filter(ch -> ch == ')').count());
             }
         }
         softly.assertAll();
