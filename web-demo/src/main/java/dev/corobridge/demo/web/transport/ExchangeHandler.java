@@ -41,7 +41,7 @@ import reactor.netty.NettyPipeline;
  *     (anything else that is not HTTP/1.1), and so does, with {@code 400}, a request whose target is
  *     not a URI (a NUL or another control character, a space, a backslash, a bracket, a broken
  *     percent escape: Spring would answer an empty 400), an HTTP/1.1 request without a {@code Host}
- *     header, any request with more than one, and a request line of HTTP major version 0 or 3 and up
+ *     header, any request with more than one or with one that is not a host and optional port, and a request line of HTTP major version 0 or 3 and up
  *     (RFC 9112: the request's authority or framing is unknown). The handler answers it itself,
  *     {@code Connection: close}, and closes the connection lingering ({@link LingeringClose}, so the
  *     answer is not lost to a reset): after such a request nothing tells where the next one starts.
@@ -313,7 +313,63 @@ final class ExchangeHandler extends ChannelDuplexHandler {
         if (hosts == 0 && version.majorVersion() == 1 && version.minorVersion() >= 1) {
             return new UnservableRequest("an HTTP/1.1 request needs a Host header; send exactly one");
         }
+        if (hosts == 1 && !isHost(request.headers().get(HttpHeaderNames.HOST))) {
+            return new UnservableRequest("the Host header is not a host name or address with an optional port");
+        }
         return null;
+    }
+
+    /**
+     * Whether a {@code Host} value is {@code uri-host [":" port]} (RFC 9112, section 3.2; RFC 3986,
+     * section 3.2.2): a registered name (letters, digits, {@code -._~}, sub-delimiters and percent
+     * escapes) or an IPv4 address, or an IP literal in brackets, then at most one port of up to
+     * 65535. Empty is allowed (a target without an authority).
+     */
+    static boolean isHost(String value) {
+        int end = value.length();
+        int colon = value.lastIndexOf(':');
+        int hostEnd = end;
+        if (value.startsWith("[")) {
+            int close = value.indexOf(']');
+            if (close < 0) {
+                return false;
+            }
+            for (int i = 1; i < close; i++) {
+                char c = value.charAt(i);
+                if (!(isAsciiLetterOrDigit(c) || c == ':' || c == '.')) {
+                    return false;
+                }
+            }
+            hostEnd = close + 1;
+            if (hostEnd < end && value.charAt(hostEnd) != ':') {
+                return false;
+            }
+        } else {
+            if (colon >= 0) {
+                hostEnd = colon;
+            }
+            for (int i = 0; i < hostEnd; i++) {
+                char c = value.charAt(i);
+                if (!(isAsciiLetterOrDigit(c) || "-._~!$&'()*+,;=%".indexOf(c) >= 0)) {
+                    return false;
+                }
+            }
+        }
+        if (hostEnd == end) {
+            return true;
+        }
+        int port = 0;
+        for (int i = hostEnd + 1; i < end; i++) { // empty port allowed (RFC 3986: port = *DIGIT)
+            char c = value.charAt(i);
+            if (c < '0' || c > '9' || (port = port * 10 + (c - '0')) > 65535) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean isAsciiLetterOrDigit(char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
     }
 
     /** A request head that decoded but cannot be served (see {@link #notServable}); its message is the detail. */

@@ -83,7 +83,8 @@ class TransportProblemTest extends LiveServiceTestBase {
 
     /**
      * RFC 9112 section 3.2: an HTTP/1.1 request carries exactly one {@code Host} header, and no
-     * request carries two; a server answers 400 otherwise. A request line of another HTTP major
+     * request carries two, nor one that is not a host and optional port (RFC 3986, section 3.2.2;
+     * a port up to 65535); a server answers 400 otherwise. A request line of another HTTP major
      * version than 1 is refused like the HTTP/2 one above. HTTP/1.0 needs no {@code Host}.
      */
     @Test
@@ -95,12 +96,19 @@ class TransportProblemTest extends LiveServiceTestBase {
         refused("two Host headers", ascii("GET /api/ping HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n"), 400);
         refused("the same Host twice", ascii("GET /api/ping HTTP/1.1\r\nHost: x\r\nHost: x\r\n\r\n"), 400);
         refused("two Host headers in HTTP/1.0", ascii("GET /api/ping HTTP/1.0\r\nHost: x\r\nHost: y\r\n\r\n"), 400);
+        for (String host : new String[] {"a b", "x:99999999", "x:65536", "x:80:80", "x:8o", "a/b", "a@b", "[::1", "x\u007f", "a\"b"}) {
+            refused("Host: " + host, ascii("GET /api/ping HTTP/1.1\r\nHost: " + host + "\r\n\r\n"), 400);
+        }
         refused("HTTP/3.0", ascii("GET /api/ping HTTP/3.0\r\nHost: x\r\n\r\n"), 400);
         refused("HTTP/0.9 with a version", ascii("GET /api/ping HTTP/0.9\r\nHost: x\r\n\r\n"), 400);
         assertThat(state()).isEqualTo(before);
         try (RawHttp c = new RawHttp(port)) {
             c.send(ascii("GET /api/ping HTTP/1.0\r\n\r\n"));
             assertThat(c.read().status()).as("HTTP/1.0 without Host").isEqualTo(200);
+        }
+        for (String host : new String[] {"localhost", "localhost:8080", "127.0.0.1:1", "[::1]:443", "xn--bcher-kva.example", "a_b.local", ""}) {
+            assertThat(exchange(ascii("GET /api/ping HTTP/1.1\r\nHost: " + host + "\r\n\r\n")).status())
+                    .as("Host: %s", host).isEqualTo(200);
         }
         assertThat(exchange(request("GET", "/api/ping", java.util.List.of(), null)).status()).isEqualTo(200);
     }
