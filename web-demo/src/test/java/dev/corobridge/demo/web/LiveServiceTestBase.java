@@ -79,13 +79,19 @@ public abstract class LiveServiceTestBase {
         return r.body().isEmpty() ? null : JSON.readTree(r.body());
     }
 
-    /** Asserts a problem JSON answer with this status whose detail shows no internals; returns the detail. */
+    /**
+     * Asserts a problem JSON answer with this status whose detail shows no internals, whose title is
+     * the status line's reason phrase, and whose instance, if any, is a path; returns the detail.
+     */
     protected static String problem(RawHttp.Response r, int status) {
         assertThat(r.status()).as("status of %s", r).isEqualTo(status);
         assertThat(r.header("content-type")).as("content type of %s", r).startsWith("application/problem+json");
         JsonNode p = JSON.readTree(r.body());
         assertThat(p.path("status").asInt()).isEqualTo(status);
-        assertThat(p.path("title").asString()).isNotBlank();
+        assertThat(p.path("title").asString()).isNotBlank().as("title and status line of %s", r).isEqualTo(r.reason());
+        if (p.has("instance")) { // the request's path; absent where the request's target could not be read
+            assertThat(p.path("instance").isString() && !p.path("instance").asString().isEmpty()).as("instance of %s", r).isTrue();
+        }
         String detail = p.path("detail").asString();
         assertThat(detail).as("detail of %s", r).isNotBlank().doesNotMatch(INTERNALS);
         return detail;

@@ -74,6 +74,24 @@ class ProblemDetailsTest extends LiveServiceTestBase {
         assertThat(state()).isEqualTo(before);
     }
 
+    /**
+     * A problem's title is the reason phrase of its status line, RFC 9110's (413 "Content Too Large",
+     * where Netty's older phrase was "Request Entity Too Large"), and its {@code instance} is the
+     * request's path or absent, never {@code null} or empty (both checked by {@link #problem}).
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"/api", "/api/kt"})
+    void theTitleIsTheStatusLinesReasonAndTheInstanceAPath(String face) throws Exception {
+        String b = createBoard(face, "titles");
+        problem(exchange(json("POST", face + "/boards/" + b + "/notes", "{\"text\":\"" + "x".repeat(70_000) + "\"}")), 413);
+        problem(exchange(request("GET", face + "/boards/b99999", List.of(), null)), 404);
+        problem(exchange(request("DELETE", face + "/boards", List.of(), null)), 405);
+        problem(exchange(request("GET", face + "/boards/" + b, List.of("Accept: text/csv"), null)), 406);
+        problem(exchange(request("POST", face + "/boards", List.of("Content-Type: text/plain", "Content-Length: 1"), "x".getBytes())), 415);
+        problem(exchange(request("GET", "/api/ping?" + "q".repeat(5000), List.of(), null)), 414);
+        problem(exchange(request("OPTIONS", "*", List.of(), null)), 404); // a target that is no path: no instance
+    }
+
     @Test
     void healthShowsNoDetailsToAnAnonymousClient() throws Exception {
         RawHttp.Response r = exchange(request("GET", "/actuator/health", List.of(), null));

@@ -21,7 +21,7 @@ import java.util.Map;
 public final class RawHttp implements AutoCloseable {
 
     /** A response; header names in lower case. */
-    public record Response(int status, Map<String, String> headers, String body) {
+    public record Response(int status, Map<String, String> headers, String body, String reason) {
         public String header(String name) {
             return headers.get(name.toLowerCase(Locale.ROOT));
         }
@@ -87,7 +87,8 @@ public final class RawHttp implements AutoCloseable {
         if (body.length < length) {
             throw new EOFException("connection closed in a body");
         }
-        return new Response(Integer.parseInt(status.substring(9, 12)), headers, new String(body, StandardCharsets.UTF_8));
+        return new Response(Integer.parseInt(status.substring(9, 12)), headers, new String(body, StandardCharsets.UTF_8),
+                status.length() > 13 ? status.substring(13) : "");
     }
 
     /** Reads a response's status line only (the start of a stream, say). */

@@ -240,6 +240,9 @@ final class ExchangeHandler extends ChannelDuplexHandler {
         if (msg instanceof HttpResponse response && response.status().codeClass() != HttpStatusClass.INFORMATIONAL) {
             answerBegun = true;
             HttpResponse answer = withProblemForEmptyRefusal(response);
+            if (answer.status().code() >= 400) {
+                answer.setStatus(ReasonPhrases.current(answer.status())); // the phrase that is the problem's title
+            }
             if (closeRequested && unanswered.size() <= 1) { // the answer to the request that closes
                 HttpUtil.setKeepAlive(answer, false);
                 closeAfterAnswer = true;

@@ -35,11 +35,12 @@ public final class ProblemJson {
     /**
      * The JSON document of a problem.
      *
-     * @param instance the request's path, or null where it is unknown or unreadable
+     * @param instance the request's path, or null (or empty) where it is unknown or unreadable: the
+     *     member is left out then (RFC 9457 makes every member optional)
      */
     public static String json(int status, String title, String detail, String instance) {
         return "{\"type\":" + quote(type(title)) + ",\"title\":" + quote(title) + ",\"status\":" + status + ",\"detail\":"
-                + quote(detail) + ",\"instance\":" + quote(instance) + "}";
+                + quote(detail) + (instance == null || instance.isEmpty() ? "" : ",\"instance\":" + quote(instance)) + "}";
     }
 
     /**
@@ -48,8 +49,9 @@ public final class ProblemJson {
      * the caller says whether the connection stays open.
      */
     static FullHttpResponse response(HttpResponseStatus status, String detail) {
-        byte[] json = json(status.code(), status.reasonPhrase(), detail, null).getBytes(StandardCharsets.UTF_8);
-        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(json));
+        HttpResponseStatus current = ReasonPhrases.current(status);
+        byte[] json = json(current.code(), current.reasonPhrase(), detail, null).getBytes(StandardCharsets.UTF_8);
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, current, Unpooled.wrappedBuffer(json));
         response.headers().set(HttpHeaderNames.CONTENT_TYPE, MEDIA_TYPE).setInt(HttpHeaderNames.CONTENT_LENGTH, json.length);
         return response;
     }
