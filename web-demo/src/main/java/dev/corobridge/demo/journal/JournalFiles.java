@@ -20,7 +20,9 @@ import dev.corobridge.demo.board.Change;
  * keeping bytes beside the journal, cutting a torn tail, and replacing the journal with a rewritten
  * one. Every step is durable before the next ({@code fsync} of the file, then of the directory),
  * and the journal's name always points at a complete file: at any crash point it is the old file
- * or the new one. Stateless; not for concurrent use on one journal (start-up is single-threaded).
+ * or the new one. A step that fails deletes the file it was writing (a partial copy aside, a
+ * partial rewrite), so a start retried after a failure (a full disk) finds nothing left over.
+ * Stateless; not for concurrent use on one journal (start-up is single-threaded).
  */
 final class JournalFiles {
 
@@ -40,9 +42,21 @@ final class JournalFiles {
                 ch.write(b);
             }
             ch.force(true);
+            syncDirectory(journal);
+        } catch (IOException | RuntimeException e) {
+            deleteQuietly(aside, e); // a partial copy is no copy; a retried start makes a new one
+            throw e;
         }
-        syncDirectory(journal);
         return aside;
+    }
+
+    /** Deletes a file this class was making when {@code failure} happened; a failure to delete is added to it. */
+    private static void deleteQuietly(Path file, Exception failure) {
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException e) {
+            failure.addSuppressed(e);
+        }
     }
 
     /** Cuts the journal to {@code length} bytes; writes the file header if that leaves none. */
@@ -69,6 +83,35 @@ final class JournalFiles {
     static Path replace(Path journal, List<Change> changes, String kind) throws IOException {
         Path tmp = journal.resolveSibling(journal.getFileName() + ".rewrite");
         Files.deleteIfExists(tmp);
+        try {
+            writeRewrite(tmp, changes);
+        } catch (IOException | RuntimeException e) {
+            deleteQuietly(tmp, e);
+            throw e;
+        }
+        Path aside = newSibling(journal, kind);
+        try {
+            Files.createLink(aside, journal); // the old bytes stay under the new name, no copy
+        } catch (UnsupportedOperationException | IOException e) {
+            try {
+                Files.copy(journal, aside, StandardCopyOption.COPY_ATTRIBUTES);
+                try (FileChannel ch = FileChannel.open(aside, StandardOpenOption.WRITE)) {
+                    ch.force(true);
+                }
+            } catch (IOException | RuntimeException copyFailed) {
+                deleteQuietly(aside, copyFailed);
+                deleteQuietly(tmp, copyFailed);
+                throw copyFailed;
+            }
+        }
+        syncDirectory(journal);
+        Files.move(tmp, journal, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        syncDirectory(journal);
+        return aside;
+    }
+
+    /** Writes the rewritten journal to {@code tmp}, durably. */
+    private static void writeRewrite(Path tmp, List<Change> changes) throws IOException {
         try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
             ByteBuffer buf = ByteBuffer.allocate(WRITE_CHUNK + JournalCodec.HEADER + JournalCodec.MAX_PAYLOAD);
             buf.put(JournalCodec.fileHeader());
@@ -83,19 +126,6 @@ final class JournalFiles {
             drain(ch, buf);
             ch.force(true);
         }
-        Path aside = newSibling(journal, kind);
-        try {
-            Files.createLink(aside, journal); // the old bytes stay under the new name, no copy
-        } catch (UnsupportedOperationException | IOException e) {
-            Files.copy(journal, aside, StandardCopyOption.COPY_ATTRIBUTES);
-            try (FileChannel ch = FileChannel.open(aside, StandardOpenOption.WRITE)) {
-                ch.force(true);
-            }
-        }
-        syncDirectory(journal);
-        Files.move(tmp, journal, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        syncDirectory(journal);
-        return aside;
     }
 
     private static void drain(FileChannel ch, ByteBuffer buf) throws IOException {

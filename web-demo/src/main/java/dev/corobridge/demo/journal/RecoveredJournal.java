@@ -123,7 +123,8 @@ record RecoveredJournal(RingFile file, List<JournalScan.Entry> kept, long end, l
                 throw new JournalCorruptedException(path, scan);
             }
             List<JournalScan.Entry> kept = scan.records();
-            Path aside = JournalFiles.replace(file, changesOf(kept), "damaged");
+            Path aside = mending(file, "rewriting it without the damaged records",
+                    () -> JournalFiles.replace(file, changesOf(kept), "damaged"));
             JournalRepairReport report = new JournalRepairReport(aside, kept.size(), scan.damages());
             LOG.warn("Journal: repaired " + file + ": " + report);
             for (JournalDamage d : scan.damages()) {
@@ -136,16 +137,21 @@ record RecoveredJournal(RingFile file, List<JournalScan.Entry> kept, long end, l
         if (scan.verdict() == JournalScan.Verdict.TORN_TAIL) {
             int offset = (int) scan.tailOffset();
             tornBytes = scan.size() - offset;
-            tornCopy = JournalFiles.keepAside(file, "torn-" + offset, data, offset, scan.size());
+            String tail = "the torn tail (" + tornBytes + " bytes at offset " + offset + ")";
+            tornCopy = mending(file, "keeping " + tail + " aside",
+                    () -> JournalFiles.keepAside(file, "torn-" + offset, data, offset, scan.size()));
             if (scan.format() == JournalCodec.FORMAT) {
-                JournalFiles.cut(file, offset);
+                mending(file, "cutting " + tail, () -> {
+                    JournalFiles.cut(file, offset);
+                    return null;
+                });
             }
             LOG.warn("Journal: cut a torn tail at offset " + offset + " of " + file + " (" + tornBytes
                     + " bytes dropped; kept in " + tornCopy + "): " + scan.damages().getFirst().reason());
         }
         if (scan.format() != JournalCodec.FORMAT) {
             List<JournalScan.Entry> kept = scan.kept();
-            Path old = JournalFiles.replace(file, changesOf(kept), "format1");
+            Path old = mending(file, "rewriting it from format 1", () -> JournalFiles.replace(file, changesOf(kept), "format1"));
             LOG.info("Journal: rewrote " + file + " from format 1 in format " + JournalCodec.FORMAT + " (" + kept.size()
                     + " records); the old file is kept as " + old);
             return new Mended(new JournalRecoveryReport(tornBytes, tornCopy, null), true, false);
@@ -153,10 +159,27 @@ record RecoveredJournal(RingFile file, List<JournalScan.Entry> kept, long end, l
         JournalRecoveryReport cut = tornBytes == 0 ? JournalRecoveryReport.NOTHING
                 : new JournalRecoveryReport(tornBytes, tornCopy, null);
         if (scan.size() == 0 || scan.tailOffset() == 0) {
-            JournalFiles.initialise(file);
+            mending(file, "writing the file header of a new journal", () -> {
+                JournalFiles.initialise(file);
+                return null;
+            });
             return new Mended(cut, false, true);
         }
         return new Mended(cut, false, false);
+    }
+
+    /** One step of the file surgery. */
+    private interface Step<T> {
+        T run() throws IOException;
+    }
+
+    /** Runs a step of {@link #mend}; its failure becomes a {@link JournalMendingException} naming it. */
+    private static <T> T mending(Path file, String what, Step<T> step) throws JournalMendingException {
+        try {
+            return step.run();
+        } catch (IOException e) {
+            throw new JournalMendingException(file, what, e);
+        }
     }
 
     private static List<Change> changesOf(List<JournalScan.Entry> entries) {

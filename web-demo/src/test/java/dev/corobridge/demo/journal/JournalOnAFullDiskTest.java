@@ -1,0 +1,118 @@
+package dev.corobridge.demo.journal;
+
+import static dev.corobridge.demo.journal.TestAppends.append;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import dev.corobridge.demo.board.Change;
+import dev.corobridge.ring.RingPool;
+
+/**
+ * A start on a full disk, where the journal must be mended (a torn tail kept aside and cut): the
+ * open fails with a {@link JournalMendingException} that names the step and the kernel's reason,
+ * the journal is byte for byte as it was, and no partial file is left beside it, so starts retried
+ * until space is freed do not pile up empty copies. Once space is freed, the same journal opens
+ * and the torn tail is kept and cut as usual.
+ *
+ * <p>The disk is a 256 KiB tmpfs mounted for the test; where mounting is not allowed (no root, a
+ * restricted container) the test is skipped.
+ */
+class JournalOnAFullDiskTest extends JournalFixture {
+
+    private Path mount;
+
+    JournalOnAFullDiskTest(RingPool pool) {
+        super(pool);
+    }
+
+    @BeforeEach
+    void mountASmallDisk() throws Exception {
+        mount = Files.createDirectory(dir.resolve("small-disk"));
+        assumeTrue(run("mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", mount.toString()),
+                "a tmpfs can be mounted here (needs root and a mount-capable sandbox)");
+    }
+
+    @AfterEach
+    void unmount() throws Exception {
+        if (mount != null) {
+            run("umount", "-l", mount.toString());
+        }
+    }
+
+    @Test
+    void aTornTailThatCannotBeKeptAsideFailsTheStartCleanlyUntilSpaceIsFreed() throws Exception {
+        Path file = mount.resolve("journal.log");
+        try (Journal j = Journal.open(pool, file, T)) {
+            append(j, new Change.CreateBoard("b1", "full disk")).join(T);
+            for (int i = 1; i <= 20; i++) {
+                append(j, new Change.AddNote("b1", "n" + i, "note " + i + " " + "x".repeat(200))).join(T);
+            }
+        }
+        byte[] whole = Files.readAllBytes(file);
+        byte[] torn = Arrays.copyOf(whole, whole.length - 7); // the last write cut short
+        Files.write(file, torn);
+        Path filler = mount.resolve("filler");
+        fill(filler);
+
+        for (int attempt = 0; attempt < 3; attempt++) { // a service restarted in a loop
+            Throwable refused = catchThrowable(() -> Journal.open(pool, file, T).close());
+            assertThat(refused).isInstanceOf(JournalMendingException.class)
+                    .hasMessageContaining("torn tail").hasMessageContaining("No space left on device");
+            assertThat(Files.readAllBytes(file)).as("the journal is untouched").isEqualTo(torn);
+            assertThat(siblings()).as("nothing left beside the journal").containsExactlyInAnyOrder("journal.log", "filler");
+        }
+
+        Files.delete(filler);
+        try (Journal j = Journal.open(pool, file, T)) {
+            assertThat(j.replayed()).hasSize(20); // the last note's record was torn
+            assertThat(j.recovery().tornBytes()).isPositive();
+            assertThat(j.recovery().tornTailCopy()).exists();
+        }
+    }
+
+    private List<String> siblings() throws IOException {
+        try (Stream<Path> files = Files.list(mount)) {
+            return files.map(p -> p.getFileName().toString()).toList();
+        }
+    }
+
+    /** Writes {@code filler} until the disk is full. */
+    private static void fill(Path filler) throws IOException {
+        byte[] block = new byte[4096];
+        try (OutputStream out = Files.newOutputStream(filler)) {
+            while (true) {
+                out.write(block);
+            }
+        } catch (IOException full) {
+            assertThat(full).hasMessageContaining("No space left on device");
+        }
+        try (OutputStream out = Files.newOutputStream(filler, java.nio.file.StandardOpenOption.APPEND)) {
+            for (int i = 0; i < 4096; i++) {
+                out.write(0); // the last bytes of the last block
+                out.flush();
+            }
+        } catch (IOException full) {
+            // full to the byte
+        }
+    }
+
+    private static boolean run(String... command) throws Exception {
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        p.getInputStream().readAllBytes();
+        return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
+    }
+}
