@@ -8,6 +8,7 @@ import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.AbstractServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
@@ -35,7 +36,8 @@ import dev.corobridge.demo.web.transport.ServiceState;
  * the body's length is unknown, RFC 9112 section 6.3), a {@code Content-Encoding} the service does
  * not decode (415: the body would be read as if it were plain), more than one {@code Content-Type}
  * (400: which one applies is a guess), and a body that is not well-formed UTF-8 ({@link Utf8Validator},
- * 400, checked as the body streams in).
+ * 400, checked as the body streams in). An {@code Accept} that refuses types with {@code q=0} is
+ * rewritten so that Spring's negotiation honours the refusal ({@link RefusedMediaTypes}).
  *
  * <p>In cluster mode every {@code /api} answer names the replica that served it in the
  * {@value #SERVED_BY} header (behind a load balancer, the one the client reached).
@@ -93,6 +95,13 @@ public final class RequestGuardFilter implements WebFilter, Ordered {
             return new Limited(exchange.getRequest(), maxBody, false).getBody().doOnNext(DataBufferUtils::release)
                     .then(Mono.error(() -> new BoardException(BoardException.Kind.UNAVAILABLE, "the service is shutting down")));
         }
+        List<MediaType> accept = RefusedMediaTypes.accept(exchange.getRequest().getHeaders());
+        return checkFraming(accept == null ? exchange : exchange.mutate().request(r -> r.headers(h -> h.setAccept(accept))).build(),
+                chain);
+    }
+
+    /** The checks of the request's framing and body (see the class comment), then the chain. */
+    private Mono<Void> checkFraming(ServerWebExchange exchange, WebFilterChain chain) {
         HttpHeaders headers = exchange.getRequest().getHeaders();
         List<String> transferCodings = headers.getValuesAsList(HttpHeaders.TRANSFER_ENCODING);
         if (!transferCodings.isEmpty() && !(transferCodings.size() == 1 && transferCodings.get(0).equalsIgnoreCase("chunked"))) {

@@ -92,6 +92,28 @@ class ProblemDetailsTest extends LiveServiceTestBase {
         problem(exchange(request("OPTIONS", "*", List.of(), null)), 404); // a target that is no path: no instance
     }
 
+    /**
+     * RFC 9110, section 12.5.1: a media range with {@code q=0} is "not acceptable", and the most
+     * specific range that matches a type decides its weight. Spring's negotiation ignored the zero
+     * and served JSON to a client that refused it.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"/api", "/api/kt"})
+    void aTypeTheClientRefusesWithQZeroIsNotServed(String face) throws Exception {
+        String b = createBoard(face, "q zero");
+        for (String refusing : List.of("application/json;q=0", "application/json; q=0.000", "*/*;q=0",
+                "application/json;q=0, */*", "application/*;q=0, text/*", "text/html, application/json;q=0")) {
+            problem(exchange(request("GET", face + "/boards/" + b, List.of("Accept: " + refusing), null)), 406);
+        }
+        for (String taking : List.of("application/json;q=0.001", "application/*;q=0, application/json", "*/*;q=0, application/json",
+                "text/event-stream;q=0, application/json;q=0.5", "application/json;q=0.0001", "*/*;q=0.5")) {
+            assertThat(exchange(request("GET", face + "/boards/" + b, List.of("Accept: " + taking), null)).status())
+                    .as("Accept: %s", taking).isEqualTo(200);
+        }
+        assertThat(exchange(request("GET", face + "/boards/" + b + "/events", List.of("Accept: text/event-stream;q=0, */*"), null))
+                .status()).as("an event stream refused").isEqualTo(406);
+    }
+
     @Test
     void healthShowsNoDetailsToAnAnonymousClient() throws Exception {
         RawHttp.Response r = exchange(request("GET", "/actuator/health", List.of(), null));
