@@ -73,8 +73,9 @@ import reactor.netty.NettyPipeline;
  *     abort.</li>
  * <li><b>A request that closes the connection</b> ({@code Connection: close}, or HTTP/1.0 without
  *     keep-alive) is the last one served: the requests before it are answered, then it, with
- *     {@code Connection: close}, and then the connection closes; whatever is read after it is
- *     dropped (RFC 9112, section 9.6). It goes on to Reactor Netty as kept alive, and this handler
+ *     {@code Connection: close}, and then the connection closes lingering ({@link LingeringClose}:
+ *     requests the client sent after it must not turn into a reset that destroys that answer);
+ *     whatever is read after it is dropped (RFC 9112, section 9.6). It goes on to Reactor Netty as kept alive, and this handler
  *     closes the connection after its answer: Reactor Netty, told to close by a request that arrives
  *     before it has finished with the one before (pipelined, or a ping answered within the same
  *     read), answers that one with a close and never the closing request, or answers neither and
@@ -265,11 +266,16 @@ final class ExchangeHandler extends ChannelDuplexHandler {
                 headBegan(ctx); // its first bytes came with the request just answered
             }
             boolean close = closeAfterAnswer;
+            // The client asked to close: it may have sent more, which a plain close would answer
+            // with a reset that can destroy this answer in its buffer.
+            boolean linger = close && closeRequested;
             closeAfterAnswer = false;
             p = promise.unvoid();
             p.addListener(written -> { // written or failed: the connection is closing in the latter case anyway
                 answered();
-                if (close) {
+                if (linger) {
+                    LingeringClose.of(ctx);
+                } else if (close) {
                     ctx.close();
                 }
             });
