@@ -26,8 +26,9 @@ import dev.corobridge.bridge.internal.TaskStep;
  *       caller on another thread, hanging forever); anything else is an abandoned task, and a
  *       {@code Task}'s step among them cancels its task with a {@link PumpShutdownException}. Then every
  *       pending timer is abandoned: a coroutine timer's {@code onAbandon} moves it to the fallback,
- *       a {@code schedule} timer is counted. The live coroutines are described before the
- *       resumptions are sent, so that the report does not depend on how fast the fallback runs.</li>
+ *       a {@code schedule} timer is counted. The live coroutines are described before any timer
+ *       is abandoned, step dropped or resumption sent (each can resume a coroutine on the fallback
+ *       executor), so that the report does not depend on how fast the fallback runs.</li>
  * </ul>
  *
  * <p><b>Memory effects.</b> {@link #settle} drains the queues after the admission word was closed:
@@ -102,6 +103,9 @@ final class PumpLeftovers {
                 }
             }
         }
+        // Described before any timer is abandoned, step dropped or resumption sent: each of those can
+        // resume a coroutine on the fallback executor, where it may finish before the report is made.
+        List<String> abandonedCoroutines = PumpCoroutines.describeLiveChildren(pump.getScope());
         int abandonedTimers = 0;
         for (PumpTimer t : pump.timers.abandonAll()) {
             if (t.onAbandon == null) {
@@ -123,8 +127,6 @@ final class PumpLeftovers {
                 runner.reportFailure(e);
             }
         }
-        List<String> abandonedCoroutines = PumpCoroutines.describeLiveChildren(pump.getScope());
-        // After the description, so that the report does not depend on how fast the fallback runs.
         for (Runnable resumption : resumptions) {
             try {
                 PumpCoroutines.resumeOnFallback(resumption, new PumpShutdownException(pump.name,

@@ -158,6 +158,36 @@ class PumpShutdownTest {
         assertTrue(finishedOn.await().isKotlinxWorker(), finishedOn.await().name)
     }
 
+    /**
+     * A coroutine that ignores cancellation in a `delay` is listed as abandoned although the forced
+     * termination abandons its timer, which cancels the delay and so sends the coroutine to the
+     * fallback executor, where it may finish before the report is made. An inline fallback makes it
+     * finish there at once: it was missing from the report ("0 coroutines") whenever the fallback
+     * was quick enough.
+     */
+    @Test
+    fun `a coroutine whose delay the termination abandons is listed however fast the fallback runs`() = pumpTest {
+        val pump = startPump("abandoned-delay") {
+            shutdownGracePeriod(Duration.ofMillis(200))
+            fallbackExecutor { it.run() }
+        }
+        val delaying = CompletableDeferred<Unit>()
+        val stubborn = pump.scope.launch(CoroutineName("stubborn-delay")) {
+            withContext(NonCancellable) {
+                delaying.complete(Unit)
+                delay(60_000)
+            }
+        }
+        delaying.await()
+
+        val report = pump.shutdown().await()
+
+        assertFalse(report.graceful(), report.toString())
+        assertEquals(1, report.abandonedCoroutines().size, report.toString())
+        assertEquals(stubborn.toString().substringAfterLast('@'), report.abandonedCoroutines().single().substringAfterLast('@'))
+        stubborn.join() // its delay was cancelled: it finished on the fallback
+    }
+
     @Test
     fun `shutdownNow terminates without waiting for the grace period and lists leftovers`() = pumpTest {
         // A day-long grace period: a shutdownNow that waited for it would hit the test's bound.
