@@ -34,8 +34,10 @@ import kotlinx.coroutines.Job;
  *       another context or thread (see {@link Task#getTrace()}).</li>
  * </ul>
  *
- * <p><b>Thread-safety.</b> Safe from any thread; {@link #joinAll()} and {@link #close()} block and
- * therefore refuse to run on a thread that must never block (use {@link #joinAllAsync()} there).
+ * <p><b>Thread-safety.</b> Safe from any thread; {@link #joinAll()} and {@link #close()} block until
+ * the children have finished, and therefore refuse to wait on a thread that must never block (use
+ * {@link #joinAllAsync()} there); like {@link Awaitable#join()}, they return there without refusing
+ * when every child has already finished.
  */
 public final class TaskScope implements AutoCloseable {
 
@@ -89,7 +91,8 @@ public final class TaskScope implements AutoCloseable {
      * Waits until every child forked so far has finished. If one failed, the siblings were cancelled
      * and the first failure is rethrown here (unchecked as is, checked in a {@link CompletionException}).
      *
-     * @throws IllegalStateException if called on a thread that must never block
+     * @throws IllegalStateException if called, while a child has not finished, on a thread that must
+     *     never block
      */
     public void joinAll() throws InterruptedException {
         Throwable failure = joinAllAsync().join();

@@ -39,7 +39,11 @@ public interface FlowEmitter<T> {
      */
     Awaitable<Void> emitAsync(T value);
 
-    /** Emits {@code value} if there is room now; {@code false} if the buffer is full or the flow has ended. */
+    /**
+     * Emits {@code value} if there is room now; {@code false} if the buffer is full or the flow has ended.
+     *
+     * @throws NullPointerException if {@code value} is null
+     */
     boolean tryEmit(T value);
 
     /** Completes the flow after the values emitted so far. */

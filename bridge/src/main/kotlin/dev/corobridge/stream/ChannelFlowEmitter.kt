@@ -17,9 +17,12 @@ internal class ChannelFlowEmitter<T>(private val scope: ProducerScope<T>) : Flow
     @Volatile
     private var ended = false
 
-    override fun emitAsync(value: T): Awaitable<Void?> = ChannelFaces.send(scope.channel, requireNotNull(value) { "value" })
+    override fun emitAsync(value: T): Awaitable<Void?> = ChannelFaces.send(scope.channel, nonNull(value))
 
-    override fun tryEmit(value: T): Boolean = scope.channel.trySend(requireNotNull(value) { "value" }).isSuccess
+    override fun tryEmit(value: T): Boolean = scope.channel.trySend(nonNull(value)).isSuccess
+
+    /** A Java caller's null, refused as the channels and event sources refuse it (not Kotlin's IllegalArgumentException). */
+    private fun nonNull(value: T): T = value ?: throw NullPointerException("value")
 
     override fun complete() {
         scope.channel.close()

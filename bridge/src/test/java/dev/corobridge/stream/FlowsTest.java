@@ -87,6 +87,20 @@ class FlowsTest {
         assertThrows(IllegalArgumentException.class, () -> Flows.create(-1, emitter -> { }));
     }
 
+    /** A null value is refused with a {@code NullPointerException}, as the channels and event sources refuse it. */
+    @Test
+    void anEmitterRefusesNullWithANullPointerException() throws Exception {
+        List<Throwable> refusals = new ArrayList<>();
+        kotlinx.coroutines.flow.Flow<String> flow = Flows.create(1, emitter -> {
+            refusals.add(assertThrows(NullPointerException.class, () -> emitter.emitAsync(null)));
+            refusals.add(assertThrows(NullPointerException.class, () -> emitter.tryEmit(null)));
+            assertTrue(emitter.tryEmit("after"));
+            emitter.complete();
+        });
+        assertEquals(List.of("after"), drain(EventStreams.from(flow)));
+        assertEquals(2, refusals.size());
+    }
+
     private static <T> List<T> drain(EventStream<T> s) throws Exception {
         List<T> out = new ArrayList<>();
         try (s) {
