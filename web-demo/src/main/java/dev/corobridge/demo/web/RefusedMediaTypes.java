@@ -2,7 +2,6 @@ package dev.corobridge.demo.web;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 import org.springframework.http.HttpHeaders;
@@ -64,11 +63,26 @@ final class RefusedMediaTypes {
         return kept.isEmpty() ? List.of(NOTHING_WRITTEN) : kept;
     }
 
-    /** Whether some value has a {@code q} parameter that starts with 0 (a quick scan before parsing). */
-    private static boolean mayWeighZero(List<String> values) {
+    /**
+     * Whether some value may have a {@code q} parameter that starts with 0 ({@code q=0},
+     * {@code Q = 0.000}): a scan without allocation before parsing, as most requests send an
+     * {@code Accept} without one.
+     */
+    static boolean mayWeighZero(List<String> values) {
         for (String v : values) {
-            if (v.toLowerCase(Locale.ROOT).replace(" ", "").contains("q=0")) {
-                return true;
+            for (int i = v.indexOf('='); i >= 0; i = v.indexOf('=', i + 1)) {
+                int before = i - 1;
+                while (before >= 0 && v.charAt(before) == ' ') {
+                    before--;
+                }
+                int after = i + 1;
+                while (after < v.length() && v.charAt(after) == ' ') {
+                    after++;
+                }
+                if (before >= 0 && (v.charAt(before) == 'q' || v.charAt(before) == 'Q')
+                        && after < v.length() && v.charAt(after) == '0') {
+                    return true;
+                }
             }
         }
         return false;
