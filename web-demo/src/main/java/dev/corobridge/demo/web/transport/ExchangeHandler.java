@@ -41,8 +41,9 @@ import reactor.netty.NettyPipeline;
  *     (anything else that is not HTTP/1.1), and so does, with {@code 400}, a request whose target is
  *     not a URI (a NUL or another control character, a space, a backslash, a bracket, a broken
  *     percent escape: Spring would answer an empty 400), an HTTP/1.1 request without a {@code Host}
- *     header, any request with more than one or with one that is not a host and optional port, and a request line of HTTP major version 0 or 3 and up
- *     (RFC 9112: the request's authority or framing is unknown). The handler answers it itself,
+ *     header, any request with more than one or with one that is not a host and optional port, and
+ *     a request line of HTTP major version 0 or 3 and up (RFC 9112: the request's authority or
+ *     framing is unknown). The handler answers it itself,
  *     {@code Connection: close}, and closes the connection lingering ({@link LingeringClose}, so the
  *     answer is not lost to a reset): after such a request nothing tells where the next one starts.
  *     Reactor Netty, which sees the request only after this handler, never sees it.</li>
@@ -75,11 +76,11 @@ import reactor.netty.NettyPipeline;
  *     keep-alive) is the last one served: the requests before it are answered, then it, with
  *     {@code Connection: close}, and then the connection closes lingering ({@link LingeringClose}:
  *     requests the client sent after it must not turn into a reset that destroys that answer);
- *     whatever is read after it is dropped (RFC 9112, section 9.6). It goes on to Reactor Netty as kept alive, and this handler
- *     closes the connection after its answer: Reactor Netty, told to close by a request that arrives
- *     before it has finished with the one before (pipelined, or a ping answered within the same
- *     read), answers that one with a close and never the closing request, or answers neither and
- *     leaves the connection open.</li>
+ *     whatever is read after it is dropped (RFC 9112, section 9.6). It goes on to Reactor Netty as
+ *     kept alive, and this handler closes the connection after its answer: Reactor Netty, told to
+ *     close by a request that arrives before it has finished with the one before (pipelined, or a
+ *     ping answered within the same read), answers that one with a close and never the closing
+ *     request, or answers neither and leaves the connection open.</li>
  * <li><b>Tracking for the shutdown drain.</b> The connection is reported to the
  *     {@link ConnectionTracker}: busy from its accept until its first answer is written (or fails to
  *     be), and again from each further request until that one's answer is. Once the service shuts
