@@ -225,6 +225,7 @@ public final class SuiteRun {
             case "SyncReadWriteMutexBenchmark" -> {
                 for (String readers : List.of("1", "8", "64")) {
                     readWriteGoal(g, rs, readers, "javaFaceVirtualThreads", "rrwlVirtualThreads", 1.0);
+                    readWriteReference(g, rs, readers, "javaFaceVirtualThreads", "rrwlFairVirtualThreads");
                     readWriteGoal(g, rs, readers, "kotlinFace", "kotlinxMutex", 1.3);
                 }
             }
@@ -237,6 +238,16 @@ public final class SuiteRun {
 
     /** One read-write mutex goal: {@code ours} takes at most {@code limit} × the time of {@code peer}. */
     private static void readWriteGoal(StringBuilder g, List<RunResult> rs, String readers, String ours, String peer, double limit) {
+        readWriteRatio(g, rs, readers, ours, peer, limit);
+    }
+
+    /** Beside a goal, no verdict: {@code ours} against a reference row (the peer in another mode). */
+    private static void readWriteReference(StringBuilder g, List<RunResult> rs, String readers, String ours, String reference) {
+        readWriteRatio(g, rs, readers, ours, reference, null);
+    }
+
+    /** {@code ours}' time per lock over {@code peer}'s, with a verdict against {@code limit} unless it is null. */
+    private static void readWriteRatio(StringBuilder g, List<RunResult> rs, String readers, String ours, String peer, Double limit) {
         RunResult o = find(rs, Map.of("impl", ours, "readersPerWriter", readers));
         RunResult p = find(rs, Map.of("impl", peer, "readersPerWriter", readers));
         if (o == null || p == null) {
@@ -244,8 +255,10 @@ public final class SuiteRun {
         }
         double on = 1e9 / opsPerSec(o);
         double pn = 1e9 / opsPerSec(p);
-        g.append(String.format(Locale.ROOT, "- readersPerWriter=%s %s: %.0f ns = %.2f× %s (%.0f ns) <= %.1f: %s%n",
-                readers, ours, on, on / pn, peer, pn, limit, on <= limit * pn ? "MET" : "MISSED"));
+        String verdict = limit == null ? "(reference)"
+                : String.format(Locale.ROOT, "<= %.1f: %s", limit, on <= limit * pn ? "MET" : "MISSED");
+        g.append(String.format(Locale.ROOT, "- readersPerWriter=%s %s: %.0f ns = %.2f× %s (%.0f ns) %s%n",
+                readers, ours, on, on / pn, peer, pn, verdict));
     }
 
     private static RunResult find(List<RunResult> rs, Map<String, String> want) {

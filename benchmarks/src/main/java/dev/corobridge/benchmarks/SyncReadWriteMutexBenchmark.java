@@ -39,6 +39,9 @@ import org.openjdk.jmh.runner.IterationType;
  *       {@code try (var r = rw.readLockAsync().join()) { … }} (and {@code writeLockAsync()});</li>
  *   <li>{@code rrwlVirtualThreads} — the JDK peer a Java user would pick:
  *       {@link ReentrantReadWriteLock} (non-fair, its default) in virtual threads;</li>
+ *   <li>{@code rrwlFairVirtualThreads} — the same lock in its fair mode (FIFO order, as
+ *       {@link AsyncReadWriteMutex} always grants): a reference that tells the cost of the order from
+ *       the cost of the implementation. Not a goal's peer;</li>
  *   <li>{@code kotlinFace} — {@link AsyncReadWriteMutex}'s Kotlin face ({@code withReadLock} /
  *       {@code withWriteLock}) in coroutines on {@code Dispatchers.Default};</li>
  *   <li>{@code kotlinxMutex} — what a Kotlin user has instead (kotlinx has no read-write mutex):
@@ -69,7 +72,7 @@ public class SyncReadWriteMutexBenchmark {
     /** Carrier threads of the virtual-thread scheduler. */
     private static final String CARRIERS = "ForkJoinPool-";
 
-    @Param({"javaFaceVirtualThreads", "rrwlVirtualThreads", "kotlinFace", "kotlinxMutex"})
+    @Param({"javaFaceVirtualThreads", "rrwlVirtualThreads", "rrwlFairVirtualThreads", "kotlinFace", "kotlinxMutex"})
     public String impl;
 
     @Param({"1", "8", "64"})
@@ -77,6 +80,7 @@ public class SyncReadWriteMutexBenchmark {
 
     private final AsyncReadWriteMutex rw = new AsyncReadWriteMutex();
     private final ReentrantReadWriteLock rrwl = new ReentrantReadWriteLock();
+    private final ReentrantReadWriteLock fairRrwl = new ReentrantReadWriteLock(true);
     private final Mutex kotlinxMutex = MutexKt.Mutex(false);
     /** The guarded data: read by readers, one cell incremented per write. */
     final long[] cells = new long[CELLS];
@@ -88,7 +92,8 @@ public class SyncReadWriteMutexBenchmark {
         spell.invoked(WORKERS * OPS_PER_WORKER);
         long result = switch (impl) {
             case "javaFaceVirtualThreads" -> onVirtualThreads(this::javaFaceWorker);
-            case "rrwlVirtualThreads" -> onVirtualThreads(this::rrwlWorker);
+            case "rrwlVirtualThreads" -> onVirtualThreads(worker -> rrwlWorker(rrwl, worker));
+            case "rrwlFairVirtualThreads" -> onVirtualThreads(worker -> rrwlWorker(fairRrwl, worker));
             case "kotlinFace" -> ReadWriteLoads.kotlinFace(rw, cells, WORKERS, OPS_PER_WORKER, readersPerWriter);
             case "kotlinxMutex" -> ReadWriteLoads.kotlinx(kotlinxMutex, cells, WORKERS, OPS_PER_WORKER, readersPerWriter);
             default -> throw new IllegalArgumentException("unknown impl " + impl);
@@ -128,7 +133,7 @@ public class SyncReadWriteMutexBenchmark {
         return seen;
     }
 
-    private long rrwlWorker(int worker) {
+    private long rrwlWorker(ReentrantReadWriteLock rrwl, int worker) {
         long seen = 0;
         for (int i = 0; i < OPS_PER_WORKER; i++) {
             if (writes(worker, i, readersPerWriter)) {
@@ -185,8 +190,9 @@ public class SyncReadWriteMutexBenchmark {
         if (probe == null) {
             throw new IllegalStateException("no iteration ran");
         }
-        if (rw.isLocked() || rw.hasWaiters() || rrwl.isWriteLocked() || rrwl.getReadLockCount() != 0 || kotlinxMutex.isLocked()) {
-            throw new IllegalStateException("a lock is still held after the run: " + rw + ", " + rrwl + ", " + kotlinxMutex);
+        if (rw.isLocked() || rw.hasWaiters() || rrwl.isWriteLocked() || rrwl.getReadLockCount() != 0
+                || fairRrwl.isWriteLocked() || fairRrwl.getReadLockCount() != 0 || kotlinxMutex.isLocked()) {
+            throw new IllegalStateException("a lock is still held after the run: " + rw + ", " + rrwl + ", " + fairRrwl + ", " + kotlinxMutex);
         }
         Report.result("SyncReadWriteMutexBenchmark",
                 Map.of("impl", impl, "readersPerWriter", Integer.toString(readersPerWriter)), probe.values());
