@@ -3,18 +3,22 @@ package dev.corobridge.demo.web;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayOutputStream;
+import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 import java.util.List;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import tools.jackson.databind.JsonNode;
 
 /**
  * Strict input on both faces: every ill-formed UTF-8 sequence (the Unicode standard's definition:
  * overlong forms, surrogates, code points above U+10FFFF, stray or missing continuation bytes) and
  * duplicate JSON keys are refused with 400; a body in a content coding the service does not decode
  * is 415; a transfer coding other than {@code chunked} and two {@code Content-Type} headers are 400.
+ * A body is read as UTF-8 whatever the {@code charset} label says (a body in another encoding is
+ * 400, an unknown charset name 415).
  * Nothing is journaled. A well-formed id of a board or note that does not exist is 404.
  */
 class StrictInputTest extends LiveServiceTestBase {
@@ -108,6 +112,33 @@ class StrictInputTest extends LiveServiceTestBase {
         // "identity" is no coding at all.
         ok(request("POST", face + "/boards", List.of("Content-Type: application/json", "Content-Encoding: identity",
                 "Content-Length: " + body.length), body), 201);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"/api", "/api/kt"})
+    void aBodyIsReadAsUtf8WhateverItsCharsetLabel(String face) throws Exception {
+        String b = createBoard(face, "charsets");
+        String text = "caf\u00e9";
+        // application/json defines no charset (RFC 8259, section 11): a label changes nothing.
+        for (String charset : List.of("utf-8", "\"UTF-8\"", "utf-16", "utf-16le", "iso-8859-1", "utf-32")) {
+            byte[] body = ("{\"text\":\"" + text + "\"}").getBytes(StandardCharsets.UTF_8);
+            JsonNode note = ok(request("POST", face + "/boards/" + b + "/notes", List.of(
+                    "Content-Type: application/json; charset=" + charset, "Content-Length: " + body.length), body), 201);
+            assertThat(note.path("text").asString()).as("UTF-8 body labelled %s", charset).isEqualTo(text);
+        }
+        String before = state();
+        // A body in another encoding is not UTF-8, whatever its label says.
+        for (Charset charset : List.of(StandardCharsets.UTF_16, StandardCharsets.UTF_16LE, StandardCharsets.ISO_8859_1)) {
+            byte[] body = ("{\"text\":\"" + text + "\"}").getBytes(charset);
+            assertThat(problem(exchange(request("POST", face + "/boards/" + b + "/notes", List.of(
+                    "Content-Type: application/json; charset=" + charset.name(), "Content-Length: " + body.length), body)), 400))
+                    .as("%s body", charset).contains("UTF-8");
+        }
+        // A charset nobody knows: the media type is not one the service takes.
+        byte[] body = "{\"text\":\"x\"}".getBytes(StandardCharsets.UTF_8);
+        problem(exchange(request("POST", face + "/boards/" + b + "/notes", List.of(
+                "Content-Type: application/json; charset=x-made-up", "Content-Length: " + body.length), body)), 415);
+        assertThat(state()).isEqualTo(before);
     }
 
     @ParameterizedTest(name = "{0}")
