@@ -147,7 +147,7 @@ final class BlockingEngine implements RingEngine {
     /** {@code opened}: the path, for an open (its failures are told apart by the path's state). */
     private <R, T> void run(RingOp<T> op, String kind, boolean runsAtShutdown, Path opened, Call<R> call,
                             java.util.function.Function<R, T> map, java.util.function.Consumer<R> undo) {
-        inFlight.incrementAndGet();
+        op.countIn(inFlight);
         metrics.submitted(kind);
         Runnable task = () -> {
             if (shutdownReason != null && !runsAtShutdown) {
@@ -180,7 +180,7 @@ final class BlockingEngine implements RingEngine {
         try {
             files.execute(task);
         } catch (RejectedExecutionException e) {
-            inFlight.decrementAndGet();
+            op.countOut();
             op.shutDown("the fallback file executor rejected the operation: " + e.getMessage());
         }
     }
@@ -195,7 +195,7 @@ final class BlockingEngine implements RingEngine {
 
     private void settle(RingOp<?> op, Runnable outcome) {
         Runnable r = () -> {
-            inFlight.decrementAndGet();
+            op.countOut(); // a no-op if cancel() withdrew it, which counted it out then
             metrics.completed();
             outcome.run();
         };

@@ -97,6 +97,10 @@ public final class RingOp<T> implements Awaitable<T> {
     /** What closes the value if its awaiter left (a file, a connection, a server); may be null. */
     private volatile java.util.function.Consumer<? super T> releaser;
     private final AtomicBoolean released = new AtomicBoolean();
+    /** The engine's count of operations in flight, once it counted this one in ({@link #countIn}). */
+    private volatile AtomicInteger inFlight;
+    /** Set once this operation was counted out of {@link #inFlight} (by the engine or by a withdrawal). */
+    private final AtomicBoolean countedOut = new AtomicBoolean();
 
     RingOp(String operation, String target) {
         this(operation, target, PENDING);
@@ -137,6 +141,9 @@ public final class RingOp<T> implements Awaitable<T> {
         int p;
         while ((p = phase.get()) == PENDING || p == WITHDRAWABLE) {
             if (phase.compareAndSet(p, WITHDRAWN)) {
+                if (p == PENDING) {
+                    countOut(); // it will never run: out of the in-flight count before anyone sees it decided
+                }
                 boolean decided = promise.cancel(cancellation());
                 if (p == WITHDRAWABLE) {
                     runCanceller(); // stop the work; the engine undoes whatever completes anyway
@@ -189,6 +196,28 @@ public final class RingOp<T> implements Awaitable<T> {
     }
 
     // ------------------------------------------------------------------ engine side
+
+    /**
+     * The engine took the operation: counts it in {@code counter} until {@link #countOut()}. The
+     * count goes down exactly once, by whichever comes first: the engine settling the operation, or
+     * {@link #cancel()} withdrawing it before it started, which decides it at once — then it is
+     * not in flight any more, although the engine only finds that out when it gets to it.
+     */
+    void countIn(AtomicInteger counter) {
+        counter.incrementAndGet();
+        inFlight = counter;
+        if (phase.get() == WITHDRAWN) {
+            countOut(); // withdrawn before it was counted in: cancel() found no counter to count out of
+        }
+    }
+
+    /** Counts the operation out of its engine's in-flight count; only the first call does anything. */
+    void countOut() {
+        AtomicInteger c = inFlight;
+        if (c != null && countedOut.compareAndSet(false, true)) {
+            c.decrementAndGet();
+        }
+    }
 
     /**
      * The engine is about to hand the operation to the kernel, for good: {@code false} if

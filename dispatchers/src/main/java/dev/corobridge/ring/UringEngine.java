@@ -322,13 +322,13 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
      */
     private void submit(RingOp<?> op, String kind, byte opcode, RingFile file, long off, long addr, int len, int opFlags,
                         Object pinned, int mode, Completion completion) {
-        inFlight.incrementAndGet();
+        op.countIn(inFlight);
         metrics.submitted(kind);
         Submission s = new Submission(op, kind, opcode, file, off, addr, len, opFlags, pinned, mode, completion);
         try {
             onLoop(() -> accept(s));
         } catch (java.util.concurrent.RejectedExecutionException e) {
-            finish(pinned); // the loop has terminated: settle here rather than never
+            finish(op, pinned); // the loop has terminated: settle here rather than never
             op.shutDown("the ring's event loop has terminated");
         }
     }
@@ -346,7 +346,7 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
         RingFile file = s.file;
         if (file != null) {
             if (file.closeAccepted) {
-                finish(s.pinned);
+                finish(s.op, s.pinned);
                 metrics.failed(s.kind, Errno.EBADF);
                 s.op.fail(new RingIoException(s.kind, file.getPath().toString(), Errno.EBADF,
                         "the file was closed before the operation reached its ring"));
@@ -368,12 +368,12 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
         assert inLoop() : "issue off the ring's loop thread";
         RingOp<?> op = s.op;
         if (shuttingDown && !s.runsAtShutdown()) {
-            finish(s.pinned);
+            finish(s.op, s.pinned);
             op.shutDown(shutdownReason);
             return;
         }
         if (!(s.mode == UNDOABLE ? op.startWithdrawable() : op.start())) {
-            finish(s.pinned); // cancel() withdrew it before it started: it is cancelled already
+            finish(s.op, s.pinned); // cancel() withdrew it before it started: it is cancelled already
             return;
         }
         int slot = free[--freeTop];
@@ -427,7 +427,7 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
         int res = e.res();
         // Counted out before the outcome is published: whoever sees the operation done (a callback
         // on this thread, an awaiter, pool shutdown counting what is left) must not still count it.
-        inFlight.decrementAndGet();
+        p.op.countOut();
         metrics.completed();
         try {
             if (res < 0 && -res == Errno.ECANCELED && shuttingDown) {
@@ -447,8 +447,8 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
     }
 
     /** An operation that ends without a kernel completion: counted out, its buffer released. */
-    private void finish(Object pinned) {
-        inFlight.decrementAndGet();
+    private void finish(RingOp<?> op, Object pinned) {
+        op.countOut(); // a no-op if cancel() withdrew it, which counted it out then
         release(pinned);
     }
 

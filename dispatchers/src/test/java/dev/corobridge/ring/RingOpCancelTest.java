@@ -97,11 +97,17 @@ class RingOpCancelTest {
             RingFile f = await(pool.openAsync(p, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.READ));
             RingOp<Integer> write;
             try (Hold hold = new Hold(pool)) {
+                Ring ring = pool.getRings().get(0);
+                int inFlightBefore = ring.getInFlight();
                 write = f.writeAsync(ByteBuffer.wrap("never".getBytes(StandardCharsets.US_ASCII)), 0);
+                assertEquals(inFlightBefore + 1, ring.getInFlight());
                 assertFalse(write.started());
                 assertTrue(write.cancel(), "nothing started yet: this call decides");
                 assertTrue(write.isDone(), "decided by the call that returned true");
                 assertTrue(write.outcomeOrNull().isCancelled(), String.valueOf(write.outcomeOrNull()));
+                // Counted out when it was decided, not when the held ring gets to it: nothing of it is in flight.
+                assertEquals(inFlightBefore, ring.getInFlight(), "a withdrawn operation still counted in flight");
+                assertEquals(inFlightBefore, pool.getMetrics().inFlight());
                 assertFalse(write.cancel(), "a second call decides nothing");
             }
             assertThrows(CancellationException.class, () -> await(write));

@@ -10,6 +10,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,7 +18,9 @@ import org.junit.jupiter.api.Test;
  * start / commit / settle on another, many times, lined up by a barrier so that every interleaving
  * comes up. Whatever the order: exactly one side decides; {@code cancel()} returns {@code true} if
  * and only if the outcome is then a cancellation it decided; an engine that lost the race never
- * starts the work, or undoes its result; one that won settles with its real result.
+ * starts the work, or undoes its result; one that won settles with its real result. The engine's
+ * in-flight count goes down exactly once per operation, and by the time anyone can see a withdrawn
+ * operation decided, it is down already.
  */
 class RingOpRaceTest {
 
@@ -41,23 +44,31 @@ class RingOpRaceTest {
         try {
             for (int i = 0; i < ROUNDS; i++) {
                 RingOp<Integer> op = new RingOp<>("race", "r" + i);
+                AtomicInteger inFlight = new AtomicInteger();
+                op.countIn(inFlight);
                 AtomicBoolean started = new AtomicBoolean();
                 AtomicBoolean undone = new AtomicBoolean();
                 AtomicBoolean askedKernel = new AtomicBoolean();
                 Future<Boolean> cancel = two.submit(() -> {
                     go.await();
-                    return op.cancel();
+                    boolean decided = op.cancel();
+                    if (decided && !undoable) {
+                        assertEquals(0, inFlight.get(), "decided by a withdrawal, yet still counted in flight");
+                    }
+                    return decided;
                 });
                 Future<?> engine = two.submit(() -> {
                     go.await();
                     if (!(undoable ? op.startWithdrawable() : op.start())) {
-                        return null; // withdrawn before it started
+                        op.countOut(); // withdrawn before it started: the engine drops it
+                        return null;
                     }
                     started.set(true);
                     op.armCancel(() -> {
                         askedKernel.set(true);
                         return false;
                     });
+                    op.countOut(); // the work's result is in (the kernel's completion)
                     if (undoable && !op.commit()) {
                         undone.set(true); // the result came in after cancel() withdrew the operation
                         return null;
@@ -73,6 +84,7 @@ class RingOpRaceTest {
                 engine.get(30, TimeUnit.SECONDS);
                 Outcome<Integer> o = op.outcomeOrNull();
                 assertTrue(o != null, "every round settles");
+                assertEquals(0, inFlight.get(), "counted out exactly once");
                 if (cancelled) {
                     decidedByCancel++;
                     assertTrue(o.isCancelled(), "cancel() said it decided: " + o);
