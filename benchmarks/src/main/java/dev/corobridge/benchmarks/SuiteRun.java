@@ -225,7 +225,7 @@ public final class SuiteRun {
             case "SyncReadWriteMutexBenchmark" -> {
                 for (String readers : List.of("1", "8", "64")) {
                     readWriteGoal(g, rs, readers, "javaFaceVirtualThreads", "rrwlVirtualThreads", 1.0);
-                    readWriteReference(g, rs, readers, "javaFaceVirtualThreads", "rrwlFairVirtualThreads");
+                    readWriteGoal(g, rs, readers, "javaFaceVirtualThreads", "rrwlFairVirtualThreads", null); // a reference, no verdict
                     readWriteGoal(g, rs, readers, "kotlinFace", "kotlinxMutex", 1.3);
                 }
             }
@@ -236,18 +236,11 @@ public final class SuiteRun {
         return g.toString();
     }
 
-    /** One read-write mutex goal: {@code ours} takes at most {@code limit} × the time of {@code peer}. */
-    private static void readWriteGoal(StringBuilder g, List<RunResult> rs, String readers, String ours, String peer, double limit) {
-        readWriteRatio(g, rs, readers, ours, peer, limit);
-    }
-
-    /** Beside a goal, no verdict: {@code ours} against a reference row (the peer in another mode). */
-    private static void readWriteReference(StringBuilder g, List<RunResult> rs, String readers, String ours, String reference) {
-        readWriteRatio(g, rs, readers, ours, reference, null);
-    }
-
-    /** {@code ours}' time per lock over {@code peer}'s, with a verdict against {@code limit} unless it is null. */
-    private static void readWriteRatio(StringBuilder g, List<RunResult> rs, String readers, String ours, String peer, Double limit) {
+    /**
+     * One read-write mutex goal: {@code ours} takes at most {@code limit} × the time of {@code peer};
+     * with {@code limit} null, the ratio to a reference row (the peer in another mode), no verdict.
+     */
+    private static void readWriteGoal(StringBuilder g, List<RunResult> rs, String readers, String ours, String peer, Double limit) {
         RunResult o = find(rs, Map.of("impl", ours, "readersPerWriter", readers));
         RunResult p = find(rs, Map.of("impl", peer, "readersPerWriter", readers));
         if (o == null || p == null) {

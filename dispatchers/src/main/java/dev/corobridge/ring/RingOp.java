@@ -6,6 +6,8 @@ import dev.corobridge.bridge.HopTrace;
 import dev.corobridge.bridge.Outcome;
 import dev.corobridge.bridge.Promise;
 import dev.corobridge.bridge.Registration;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -78,6 +80,16 @@ public final class RingOp<T> implements Awaitable<T> {
     private static final int COMMITTED = 2;
     private static final int WITHDRAWN = 3;
 
+    private static final VarHandle IN_FLIGHT;
+
+    static {
+        try {
+            IN_FLIGHT = MethodHandles.lookup().findVarHandle(RingOp.class, "inFlight", AtomicInteger.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     /**
      * Engine side: asks whoever holds the operation (the kernel, the transport, the ring's record)
      * to stop it. Called at most a few times, from any thread: must be idempotent and must not block.
@@ -97,10 +109,11 @@ public final class RingOp<T> implements Awaitable<T> {
     /** What closes the value if its awaiter left (a file, a connection, a server); may be null. */
     private volatile java.util.function.Consumer<? super T> releaser;
     private final AtomicBoolean released = new AtomicBoolean();
-    /** The engine's count of operations in flight, once it counted this one in ({@link #countIn}). */
+    /**
+     * The engine's count of operations in flight while this one is counted in it: set by
+     * {@link #countIn}, taken back (null) by the one {@link #countOut()} that counts it out.
+     */
     private volatile AtomicInteger inFlight;
-    /** Set once this operation was counted out of {@link #inFlight} (by the engine or by a withdrawal). */
-    private final AtomicBoolean countedOut = new AtomicBoolean();
 
     RingOp(String operation, String target) {
         this(operation, target, PENDING);
@@ -213,8 +226,8 @@ public final class RingOp<T> implements Awaitable<T> {
 
     /** Counts the operation out of its engine's in-flight count; only the first call does anything. */
     void countOut() {
-        AtomicInteger c = inFlight;
-        if (c != null && countedOut.compareAndSet(false, true)) {
+        AtomicInteger c = (AtomicInteger) IN_FLIGHT.getAndSet(this, (AtomicInteger) null);
+        if (c != null) {
             c.decrementAndGet();
         }
     }

@@ -328,7 +328,7 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
         try {
             onLoop(() -> accept(s));
         } catch (java.util.concurrent.RejectedExecutionException e) {
-            finish(op, pinned); // the loop has terminated: settle here rather than never
+            finish(s); // the loop has terminated: settle here rather than never
             op.shutDown("the ring's event loop has terminated");
         }
     }
@@ -346,7 +346,7 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
         RingFile file = s.file;
         if (file != null) {
             if (file.closeAccepted) {
-                finish(s.op, s.pinned);
+                finish(s);
                 metrics.failed(s.kind, Errno.EBADF);
                 s.op.fail(new RingIoException(s.kind, file.getPath().toString(), Errno.EBADF,
                         "the file was closed before the operation reached its ring"));
@@ -368,12 +368,12 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
         assert inLoop() : "issue off the ring's loop thread";
         RingOp<?> op = s.op;
         if (shuttingDown && !s.runsAtShutdown()) {
-            finish(s.op, s.pinned);
+            finish(s);
             op.shutDown(shutdownReason);
             return;
         }
         if (!(s.mode == UNDOABLE ? op.startWithdrawable() : op.start())) {
-            finish(s.op, s.pinned); // cancel() withdrew it before it started: it is cancelled already
+            finish(s); // cancel() withdrew it before it started: it is cancelled already
             return;
         }
         int slot = free[--freeTop];
@@ -447,9 +447,9 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
     }
 
     /** An operation that ends without a kernel completion: counted out, its buffer released. */
-    private void finish(RingOp<?> op, Object pinned) {
-        op.countOut(); // a no-op if cancel() withdrew it, which counted it out then
-        release(pinned);
+    private void finish(Submission s) {
+        s.op.countOut(); // a no-op if cancel() withdrew it, which counted it out then
+        release(s.pinned);
     }
 
     private static void release(Object pinned) {
