@@ -76,10 +76,18 @@ final class PumpLeftovers {
         List<TaskStep> dropped = new ArrayList<>();
         Queue<Runnable> tasks = pump.tasks;
         Queue<Runnable> completions = pump.completions;
-        Runnable r;
-        while ((r = tasks.poll()) != null || (r = completions.poll()) != null) {
-            if (graceful) {
-                runner.runTask(r); // raced in before admission closed: still ours to run
+        while (true) {
+            Runnable r = tasks.poll();
+            boolean completion = r == null;
+            if (completion && (r = completions.poll()) == null) {
+                break;
+            }
+            if (graceful) { // raced in before admission closed: still ours to run
+                if (completion) {
+                    runner.runCompletion(r);
+                } else {
+                    runner.runTask(r);
+                }
                 continue;
             }
             Runnable task = r instanceof TimedTask tt ? tt.task : r;

@@ -167,8 +167,7 @@ final class PumpLoop {
         q = completions;
         budget = batchSize;
         while (budget-- > 0 && !lc.isAbandoning() && (r = q.poll()) != null) {
-            run.runTask(r);
-            counters.count(Counter.COMPLETIONS_RUN);
+            run.runCompletion(r);
             n++;
         }
         return n;

@@ -2,7 +2,9 @@ package dev.corobridge.pump;
 
 /**
  * A point-in-time snapshot of a pump's counters. Counters are cumulative since the pump was
- * created; read two snapshots and subtract for rates.
+ * created; read two snapshots and subtract for rates. A unit of work (a task, a completion, a timer)
+ * is counted when it starts, so a caller that has seen what it did finds it counted, and a task that
+ * reads the metrics on the pump finds itself counted.
  *
  * @param pumpName              the pump
  * @param state                 {@code NEW}, {@code RUNNING}, {@code SHUTTING_DOWN} or {@code TERMINATED}

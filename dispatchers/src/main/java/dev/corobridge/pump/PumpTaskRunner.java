@@ -31,20 +31,29 @@ final class PumpTaskRunner {
         this.handler = handler;
     }
 
-    /** Runs a task taken from a queue (unwrapping a sampled one) and counts it as a dispatch. */
+    /**
+     * Runs a task taken from a queue (unwrapping a sampled one), counted as a dispatch when it
+     * starts: a caller that has seen what the task did finds it counted.
+     */
     void runTask(Runnable r) {
         if (r instanceof TimedTask tt) {
             counters.recordLatency(clock.nanoTime() - tt.enqueuedAt);
             r = tt.task;
         }
-        run(r);
         counters.count(Counter.DISPATCHES);
+        run(r);
     }
 
-    /** Runs a due timer's action and counts it as fired. */
+    /** Runs an external completion: a dispatch, and of them a completion, counted as it starts. */
+    void runCompletion(Runnable r) {
+        counters.count(Counter.COMPLETIONS_RUN);
+        runTask(r);
+    }
+
+    /** Runs a due timer's action, counted as fired when it starts. */
     void runTimer(PumpTimer t) {
-        run(t.action);
         counters.count(Counter.TIMERS_FIRED);
+        run(t.action);
     }
 
     /** Runs user code between the two steps of the task sequence; a failure is counted and reported. */

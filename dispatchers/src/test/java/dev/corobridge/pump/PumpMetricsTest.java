@@ -6,8 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 class PumpMetricsTest {
@@ -40,6 +42,54 @@ class PumpMetricsTest {
         }
     }
 
+    /**
+     * Work is counted when it starts: a caller that has seen what a task, a timer or a delivered
+     * completion did finds it counted, even while it still runs (a count made after the run lagged
+     * one unit behind what the caller had seen).
+     */
+    @Test
+    void workIsCountedWhenItStartsSoWhatACallerSawIsCounted() throws Exception {
+        MessagePump pump = MessagePump.start("counted-at-start");
+        try {
+            PumpMetrics m = whileRunning(pump, pump::execute);
+            assertEquals(1, m.dispatches(), "a running task: " + m);
+
+            // Scheduled from this thread: a hand-over task (a dispatch), then the timer itself.
+            m = whileRunning(pump, action -> pump.schedule(action, Duration.ofMillis(1)));
+            assertEquals(1, m.timersFired(), "a running timer: " + m);
+            assertEquals(2, m.dispatches(), "the timer is not a dispatch, its hand-over is: " + m);
+
+            m = whileRunning(pump, pump::deliver);
+            assertEquals(1, m.completionsDelivered(), "a running completion: " + m);
+            assertEquals(3, m.dispatches(), "a completion is a dispatch: " + m);
+        } finally {
+            stop(pump);
+        }
+    }
+
+    /**
+     * Hands {@code start} an action that signals it runs and then waits; returns {@code pump}'s
+     * metrics read off the pump while the action is still running, then lets it finish.
+     */
+    private static PumpMetrics whileRunning(MessagePump pump, Consumer<Runnable> start) throws Exception {
+        CompletableFuture<Void> running = new CompletableFuture<>();
+        CountDownLatch release = new CountDownLatch(1);
+        start.accept(() -> {
+            running.complete(null);
+            try {
+                release.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        try {
+            running.get(30, TimeUnit.SECONDS);
+            return pump.getMetrics();
+        } finally {
+            release.countDown();
+        }
+    }
+
     @Test
     void countsDispatchesLatencyTimersAndWakeups() throws Exception {
         MessagePump pump = MessagePump.start(PumpConfig.builder("metrics").latencySampleEvery(1)
@@ -61,8 +111,9 @@ class PumpMetricsTest {
             pump.schedule(() -> { }, Duration.ofHours(1));
             PumpMetrics m = onPump(pump, pump::getMetrics);
             assertEquals("RUNNING", m.state());
-            // 100 posts + the blocking task + the hand-over of the timer scheduled off the pump.
-            assertEquals(102, m.dispatches());
+            // 100 posts + the blocking task + the hand-over of the timer scheduled off the pump + the
+            // reading task itself (counted as it starts).
+            assertEquals(103, m.dispatches());
             assertEquals(1, m.pendingTimers());
             assertTrue(m.latencySamples() >= 101, "every post sampled: " + m.latencySamples());
             assertTrue(m.queueLatencyMaxNanos() > 0);
