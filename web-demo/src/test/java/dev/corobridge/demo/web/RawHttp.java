@@ -119,6 +119,14 @@ public final class RawHttp implements AutoCloseable {
         return b.toString(StandardCharsets.ISO_8859_1);
     }
 
+    /**
+     * Half-closes the connection: no more bytes from this side (a FIN), while the answers can still
+     * be read, as a client that sends its requests and then shuts its output does.
+     */
+    public void shutdownOutput() throws IOException {
+        socket.shutdownOutput();
+    }
+
     /** Resets the connection (RST): {@code SO_LINGER} 0, then close, as a client that aborts does. */
     public void reset() throws IOException {
         socket.setSoLinger(true, 0);

@@ -11,8 +11,11 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelPromise;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -81,6 +84,17 @@ import reactor.netty.NettyPipeline;
  *     close by a request that arrives before it has finished with the one before (pipelined, or a
  *     ping answered within the same read), answers that one with a close and never the closing
  *     request, or answers neither and leaves the connection open.</li>
+ * <li><b>A client that ends its side of the connection</b> (a half-close: it shuts its output down
+ *     after its requests and reads on; or it closed the connection, which looks the same) has the
+ *     requests it sent whole answered for up to {@link #HALF_CLOSE_GRACE_MILLIS} (1 s), and then the connection
+ *     closes, the last answer with {@code Connection: close} if it had not begun. The connection
+ *     allows half-closure, so the end of stream reaches this handler as an event instead of closing
+ *     the connection at once, which lost every answer not yet written (one after a pump hop, say)
+ *     whenever the end of stream came first. A request still unanswered after the grace (a long poll)
+ *     is cancelled by the close, as a client that left is owed; an event stream ends at once, since
+ *     it would never end by itself. A body the end of stream cuts short gets {@code 400} and the
+ *     connection closes (as at the body deadline); with nothing left to answer (a head cut short
+ *     included), or once the connection is closing, it closes at once.</li>
  * <li><b>Tracking for the shutdown drain.</b> The connection is reported to the
  *     {@link ConnectionTracker}: busy from its accept until its first answer is written (or fails to
  *     be), and again from each further request until that one's answer is. Once the service shuts
@@ -103,6 +117,12 @@ import reactor.netty.NettyPipeline;
 final class ExchangeHandler extends ChannelDuplexHandler {
 
     private static final Log LOG = LogFactory.getLog(ExchangeHandler.class);
+    /**
+     * How long the requests of a client that ended its side of the connection are still answered:
+     * long enough for any answer the service is computing, short enough that a long poll of a client
+     * that left is cancelled soon.
+     */
+    static final long HALF_CLOSE_GRACE_MILLIS = 1_000;
     /** The handler's name in the pipeline, and its byte hook's. */
     static final String NAME = "corobridge.demo.exchange";
     static final String BYTES = "corobridge.demo.exchange.bytes";
@@ -126,6 +146,12 @@ final class ExchangeHandler extends ChannelDuplexHandler {
     private boolean closeRequested;
     /** That request was read whole: nothing after it is served, and what is read is dropped. */
     private boolean lastRequestRead;
+    /** The client shut its output down: nothing more arrives; close once the requests read are answered. */
+    private boolean inputShut;
+    /** The answer under way is an event stream (it ends only when the connection does). */
+    private boolean streamUnderWay;
+    /** Closes a half-closed connection whose requests are still unanswered after the grace. */
+    private ScheduledFuture<?> halfCloseExpiry;
     /** A body that failed to decode while no answer was under way: Reactor Netty's empty answer to it follows. */
     private Throwable bodyRefusal;
     /** The body of the newest request is being read; {@link #bodyDueAt} is when it must be complete. */
@@ -166,6 +192,8 @@ final class ExchangeHandler extends ChannelDuplexHandler {
     /** Adds a handler (and its byte hook) to a new connection's pipeline, around the HTTP/1.1 codec if there is one. */
     static void install(ChannelPipeline pipeline, HttpTransport transport) {
         ExchangeHandler handler = new ExchangeHandler(transport);
+        // A client's end of stream becomes an event here, not a close: see "A client that half-closes".
+        pipeline.channel().config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
         ChannelHandler codec = pipeline.get(NettyPipeline.HttpCodec);
         if (codec != null) {
             handler.backlog = DecoderBacklog.of(codec);
@@ -245,7 +273,8 @@ final class ExchangeHandler extends ChannelDuplexHandler {
             if (answer.status().code() >= 400) {
                 answer.setStatus(ReasonPhrases.current(answer.status())); // the phrase that is the problem's title
             }
-            if (closeRequested && unanswered.size() <= 1) { // the answer to the request that closes
+            streamUnderWay = isEventStream(answer);
+            if ((closeRequested || inputShut) && unanswered.size() <= 1) { // the last answer: the connection closes after it
                 HttpUtil.setKeepAlive(answer, false);
                 closeAfterAnswer = true;
             }
@@ -259,14 +288,22 @@ final class ExchangeHandler extends ChannelDuplexHandler {
             out = answer;
         }
         ChannelPromise p = promise;
+        if (inputShut && streamUnderWay && !closing) { // a stream to a client that ended its side: it would never end
+            closing = true;
+            p = promise.unvoid();
+            p.addListener(written -> ctx.close());
+        }
         if (msg instanceof LastHttpContent && answerBegun) {
             // The final answer is written whole: the next one answers the next request.
             answerBegun = false;
+            streamUnderWay = false;
             unanswered.poll();
             if (unanswered.isEmpty() && nextHeadBegun) {
                 headBegan(ctx); // its first bytes came with the request just answered
             }
-            boolean close = closeAfterAnswer;
+            // A half-closed client whose last request's answer had begun before its end of stream
+            // came: nothing more will arrive, so close once this answer is written.
+            boolean close = closeAfterAnswer || (inputShut && unanswered.isEmpty());
             // The client asked to close: it may have sent more, which a plain close would answer
             // with a reset that can destroy this answer in its buffer.
             boolean linger = close && closeRequested;
@@ -282,6 +319,75 @@ final class ExchangeHandler extends ChannelDuplexHandler {
             });
         }
         ctx.write(out, p);
+    }
+
+    /**
+     * The client ended its side of the connection (a half-close, or a close). With nothing left to
+     * answer, while the connection lingers after its last answer, or with an event stream under way,
+     * it closes now; a body under way is cut short ({@link #bodyCutShort}); otherwise it closes once
+     * the requests read are answered, after the grace at the latest, or as a refusal under way
+     * closes it.
+     */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof ChannelInputShutdownEvent) {
+            inputShut = true;
+            boolean lingering = ctx.channel() instanceof DuplexChannel duplex && duplex.isOutputShutdown();
+            if (lingering || (unanswered.isEmpty() && !closing) || (streamUnderWay && !closing)) {
+                closing = true;
+                cancelDeadlines();
+                ctx.close();
+            } else if (bodyUnderWay && !closing) {
+                bodyCutShort(ctx);
+            } else if (!closing) {
+                halfCloseExpiry = ctx.executor().schedule(this::halfCloseGraceOver, HALF_CLOSE_GRACE_MILLIS, TimeUnit.MILLISECONDS);
+            }
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
+    /** The grace of a half-closed connection is over: what is still unanswered is cancelled by the close. */
+    private void halfCloseGraceOver() {
+        halfCloseExpiry = null;
+        if (closing || unanswered.isEmpty() || !ctx.channel().isActive()) {
+            return; // answered meanwhile: the last answer closed it, or is closing it
+        }
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("Connection from " + ctx.channel().remoteAddress() + " closed: its client ended its side "
+                    + HALF_CLOSE_GRACE_MILLIS + " ms ago and " + unanswered.size() + " request(s) are still unanswered");
+        }
+        closing = true;
+        cancelDeadlines();
+        ctx.close();
+    }
+
+    /** Whether {@code answer} is an event stream ({@code text/event-stream}). */
+    private static boolean isEventStream(HttpResponse answer) {
+        String type = answer.headers().get(HttpHeaderNames.CONTENT_TYPE);
+        return type != null && type.regionMatches(true, 0, "text/event-stream", 0, "text/event-stream".length());
+    }
+
+    /**
+     * The client's end of stream came in a request body, which can now never complete: as when its
+     * deadline passes, {@code 400} if nothing of the answer was sent and no other request waits for
+     * one, then the connection closes. The application, still reading the body, sees a client abort.
+     */
+    private void bodyCutShort(ChannelHandlerContext ctx) {
+        bodyUnderWay = false;
+        boolean answer = unanswered.size() == 1 && !answerBegun;
+        String what = "a request body cut short by the client's end of stream";
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("Connection from " + ctx.channel().remoteAddress() + " closed" + (answer ? " with 400" : "") + ": " + what);
+        }
+        transport.faults.record(ctx.channel(), what);
+        if (answer) {
+            closeWithProblem(ctx, HttpResponseStatus.BAD_REQUEST,
+                    "the request body ended before it was complete: the client shut its side of the connection down");
+        } else {
+            closing = true;
+            cancelDeadlines();
+            ctx.close();
+        }
     }
 
     @Override
@@ -528,6 +634,7 @@ final class ExchangeHandler extends ChannelDuplexHandler {
         headerCheck = cancel(headerCheck);
         headStartedAt = NO_HEAD;
         bodyExpiry = cancel(bodyExpiry);
+        halfCloseExpiry = cancel(halfCloseExpiry);
     }
 
     /** Cancels {@code expiry} if there is one; returns {@code null}, for {@code expiry = cancel(expiry)}. */
