@@ -35,11 +35,7 @@ class HalfClosedRequestsTest extends LiveServiceTestBase {
     private static final int ROUNDS = 25;
 
     private String createBoard() throws Exception {
-        try (RawHttp c = new RawHttp(port)) {
-            RawHttp.Response r = c.exchange(RawHttp.json("POST", "/api/boards", "{\"name\":\"half-closed\"}"));
-            assertThat(r.status()).isEqualTo(201);
-            return r.body().replaceAll("(?s).*\"id\":\"(b\\d+)\".*", "$1");
-        }
+        return createBoard("/api", "half-closed");
     }
 
     static Stream<Arguments> targetsAndRequestsBefore() {

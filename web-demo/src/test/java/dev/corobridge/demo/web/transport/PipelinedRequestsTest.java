@@ -52,11 +52,7 @@ class PipelinedRequestsTest extends LiveServiceTestBase {
     }
 
     private String createBoard() throws Exception {
-        try (RawHttp c = new RawHttp(port)) {
-            RawHttp.Response r = c.exchange(RawHttp.json("POST", "/api/boards", "{\"name\":\"pipelined\"}"));
-            assertThat(r.status()).isEqualTo(201);
-            return r.body().replaceAll("(?s).*\"id\":\"(b\\d+)\".*", "$1");
-        }
+        return createBoard("/api", "pipelined");
     }
 
     static Stream<Arguments> targetsAndRequestsBefore() {
