@@ -1,11 +1,10 @@
 package dev.corobridge.pump;
 
+import dev.corobridge.bridge.internal.TerminationFuture;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -61,7 +60,8 @@ final class PumpLifecycle {
     /** The pump's state word; this class is its only writer. */
     private final AtomicInteger state;
     private final PumpLeftovers leftovers;
-    private final CompletableFuture<ShutdownReport> termination = new CompletableFuture<>();
+    /** Every future of it handed out is complete before {@link #awaitTermination} returns true. */
+    private final TerminationFuture<ShutdownReport> termination = new TerminationFuture<>();
 
     private final Object lock = new Object();
     private boolean loopStarted; // guarded by lock
@@ -179,7 +179,7 @@ final class PumpLifecycle {
                 break;
             }
         }
-        return termination.copy();
+        return termination.handOut();
     }
 
     /** See {@link MessagePump#shutdownNow()}. */
@@ -205,24 +205,18 @@ final class PumpLifecycle {
 
     /** The report, once terminated; a future of it otherwise (a copy: callers cannot complete it). */
     CompletableFuture<ShutdownReport> termination() {
-        return termination.copy();
+        return termination.handOut();
     }
 
     /** Waits for termination; {@code false} on timeout or if the loop failed. Any thread but the loop's. */
     boolean awaitTermination(Duration timeout) throws InterruptedException {
-        try {
-            termination.get(PumpDurations.saturatedNanos(timeout), TimeUnit.NANOSECONDS);
-            return true;
-        } catch (TimeoutException e) {
-            return false;
-        } catch (ExecutionException e) {
-            return false; // the loop failed; termination() carries the PumpLoopFailedException
-        }
+        // false also if the loop failed: termination() carries the PumpLoopFailedException
+        return termination.await(PumpDurations.saturatedNanos(timeout)) && !termination.isFailed();
     }
 
     /** Whether the termination future completed exceptionally (the loop failed). */
     boolean terminationFailed() {
-        return termination.isCompletedExceptionally();
+        return termination.isFailed();
     }
 
     // ------------------------------------------------------------------ loop side
@@ -313,7 +307,7 @@ final class PumpLifecycle {
         try {
             LOG.log(System.Logger.Level.ERROR, failed.getMessage(), failed);
         } finally {
-            termination.completeExceptionally(failed);
+            termination.fail(failed);
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.corobridge.ring;
 
 import io.netty.channel.ChannelFuture;
+import dev.corobridge.bridge.internal.TerminationFuture;
 import io.netty.channel.IoEventLoopGroup;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -8,10 +9,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -40,7 +39,9 @@ import java.util.concurrent.locks.LockSupport;
  * </ul>
  *
  * <p><b>Memory effects.</b> The shut-down flag is volatile and set before phase 1 touches anything;
- * everything phase 2 did <i>happens-before</i> the termination future completes.
+ * everything phase 2 did <i>happens-before</i> the termination future completes. Each caller of
+ * {@link #start} gets a future of its own, and every one is complete before {@link #awaitTermination}
+ * and {@link #isTerminated} report the termination ({@link TerminationFuture}).
  *
  * <p><b>Thread-safety.</b> Safe from any thread; {@link #start} runs once (synchronised), later
  * calls return the same termination.
@@ -57,7 +58,7 @@ final class RingPoolShutdown {
     private final Set<RingFile> openFiles = ConcurrentHashMap.newKeySet();
     private final Set<RingConnection> openConnections = ConcurrentHashMap.newKeySet();
     private final Set<RingServer> openServers = ConcurrentHashMap.newKeySet();
-    private final CompletableFuture<Void> termination = new CompletableFuture<>();
+    private final TerminationFuture<Void> termination = new TerminationFuture<>();
     private volatile boolean shutdown;
 
     /**
@@ -76,7 +77,7 @@ final class RingPoolShutdown {
     }
 
     boolean isTerminated() {
-        return termination.isDone();
+        return termination.isSettled();
     }
 
     /** Files opened through the pool and not closed. */
@@ -124,7 +125,7 @@ final class RingPoolShutdown {
     /** Phase 1 now, phase 2 on a thread of its own; see the class comment. Returns the termination. */
     synchronized CompletableFuture<Void> start(Duration gracePeriod) {
         if (shutdown) {
-            return termination.copy();
+            return termination.handOut();
         }
         shutdown = true;
         String reason = "RingPool '" + name + "' is shutting down";
@@ -147,7 +148,7 @@ final class RingPoolShutdown {
         long deadline = System.nanoTime() + gracePeriod.toNanos();
         Thread.ofPlatform().name(name + "-shutdown").daemon(true)
                 .start(() -> finish(deadline, gracePeriod, serverCloses));
-        return termination.copy();
+        return termination.handOut();
     }
 
     /**
@@ -215,7 +216,7 @@ final class RingPoolShutdown {
             RingPoolTerminationException failed = new RingPoolTerminationException(name, problems);
             errors.forEach(failed::addSuppressed);
             LOG.log(System.Logger.Level.WARNING, failed.getMessage());
-            termination.completeExceptionally(failed);
+            termination.fail(failed);
         }
     }
 
@@ -224,20 +225,13 @@ final class RingPoolShutdown {
      * without limit, a negative one not at all.
      */
     boolean awaitTermination(Duration timeout) throws InterruptedException {
-        try {
-            long nanos = timeout.isNegative() ? 0 : timeout.compareTo(Duration.ofDays(365)) > 0 ? Long.MAX_VALUE : timeout.toNanos();
-            termination.get(nanos, TimeUnit.NANOSECONDS);
-            return true;
-        } catch (TimeoutException e) {
-            return false;
-        } catch (ExecutionException e) {
-            return false; // terminated, but not cleanly: see the future's exception
-        }
+        long nanos = timeout.isNegative() ? 0 : timeout.compareTo(Duration.ofDays(365)) > 0 ? Long.MAX_VALUE : timeout.toNanos();
+        return termination.await(nanos) && !termination.isFailed(); // false if not cleanly: see the future's exception
     }
 
     /** Whether termination completed, not cleanly. */
     boolean terminationFailed() {
-        return termination.isCompletedExceptionally();
+        return termination.isFailed();
     }
 
     /** Why an operation is refused once the pool is shut down. */

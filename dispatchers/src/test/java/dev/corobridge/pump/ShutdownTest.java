@@ -41,6 +41,24 @@ class ShutdownTest {
         return release;
     }
 
+    /**
+     * Once {@code awaitTermination} has returned true, every future {@code shutdown} and
+     * {@code termination} handed out is complete: a caller may look at it next. They were copies
+     * that the termination completed through dependent actions, which could still be running when a
+     * woken waiter returned; many rounds, as it was a race.
+     */
+    @Test
+    void everyTerminationFutureIsCompleteOnceAwaitTerminationReturns() throws Exception {
+        for (int round = 0; round < 10_000; round++) {
+            MessagePump pump = MessagePump.start("terminated-" + round);
+            CompletableFuture<ShutdownReport> first = pump.termination();
+            CompletableFuture<ShutdownReport> second = pump.shutdown(Duration.ZERO);
+            assertTrue(pump.awaitTermination(WAIT), "round " + round);
+            assertTrue(first.isDone() && second.isDone(), "round " + round + ": a termination future not complete yet");
+            assertTrue(pump.termination().isDone(), "round " + round + ": a termination future taken after it");
+        }
+    }
+
     @Test
     void afterTerminationPostsAreRejectedNeverDropped() throws Exception {
         MessagePump p = MessagePump.start("rejecting");

@@ -41,6 +41,29 @@ class RingPoolTerminationTest {
         done.get(0, TimeUnit.SECONDS);
     }
 
+    /**
+     * Once {@code awaitTermination} has returned (or {@code isTerminated} says so), every future
+     * {@code shutdown} handed out is complete: a caller may look at it next. The futures were copies
+     * that the termination completed through dependent actions, which could still be running when a
+     * woken waiter returned; many rounds, as it was a race.
+     */
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void everyShutdownFutureIsCompleteOnceTerminationIsSeen(Transport transport) throws Exception {
+        for (int round = 0; round < 1_000; round++) {
+            RingPool pool = pool(transport);
+            CompletableFuture<Void> first = pool.shutdown(Duration.ZERO);
+            CompletableFuture<Void> second = pool.shutdown(Duration.ZERO);
+            if (round % 2 == 0) {
+                assertTrue(pool.awaitTermination(Duration.ofMinutes(2)), "round " + round);
+            } else {
+                waitUntil(pool::isTerminated, "termination");
+            }
+            assertTrue(first.isDone() && second.isDone(), "round " + round + ": a shutdown future not complete yet");
+            assertTrue(pool.shutdown(Duration.ZERO).isDone(), "round " + round + ": a shutdown after termination");
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(Transport.class)
     void awaitTerminationIsFalseWhenTheLoopsDidNotStop(Transport transport) throws Exception {
