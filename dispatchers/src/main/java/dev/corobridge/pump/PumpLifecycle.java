@@ -3,8 +3,10 @@ package dev.corobridge.pump;
 import dev.corobridge.bridge.internal.TerminationFuture;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -60,7 +62,7 @@ final class PumpLifecycle {
     /** The pump's state word; this class is its only writer. */
     private final AtomicInteger state;
     private final PumpLeftovers leftovers;
-    /** Every future of it handed out is complete before {@link #awaitTermination} returns true. */
+    /** Handed to every caller as it is: one future, which only this class completes ({@link TerminationFuture}). */
     private final TerminationFuture<ShutdownReport> termination = new TerminationFuture<>();
 
     private final Object lock = new Object();
@@ -179,7 +181,7 @@ final class PumpLifecycle {
                 break;
             }
         }
-        return termination.handOut();
+        return termination;
     }
 
     /** See {@link MessagePump#shutdownNow()}. */
@@ -203,20 +205,26 @@ final class PumpLifecycle {
         }
     }
 
-    /** The report, once terminated; a future of it otherwise (a copy: callers cannot complete it). */
+    /** The report, once terminated; a future of it otherwise (shared: callers cannot complete it). */
     CompletableFuture<ShutdownReport> termination() {
-        return termination.handOut();
+        return termination;
     }
 
     /** Waits for termination; {@code false} on timeout or if the loop failed. Any thread but the loop's. */
     boolean awaitTermination(Duration timeout) throws InterruptedException {
-        // false also if the loop failed: termination() carries the PumpLoopFailedException
-        return termination.await(PumpDurations.saturatedNanos(timeout)) && !termination.isFailed();
+        try {
+            termination.get(PumpDurations.saturatedNanos(timeout), TimeUnit.NANOSECONDS);
+            return true;
+        } catch (TimeoutException e) {
+            return false;
+        } catch (ExecutionException e) {
+            return false; // the loop failed; termination() carries the PumpLoopFailedException
+        }
     }
 
     /** Whether the termination future completed exceptionally (the loop failed). */
     boolean terminationFailed() {
-        return termination.isFailed();
+        return termination.isCompletedExceptionally();
     }
 
     // ------------------------------------------------------------------ loop side
@@ -259,7 +267,7 @@ final class PumpLifecycle {
 
     /** Terminates: settles leftovers and timers, completes the termination with the report. */
     private void terminate(boolean graceful) {
-        termination.complete(settle(graceful));
+        termination.settle(settle(graceful));
     }
 
     /**

@@ -1,7 +1,7 @@
 package dev.corobridge.ring;
 
-import io.netty.channel.ChannelFuture;
 import dev.corobridge.bridge.internal.TerminationFuture;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.IoEventLoopGroup;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -9,8 +9,10 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -39,9 +41,9 @@ import java.util.concurrent.locks.LockSupport;
  * </ul>
  *
  * <p><b>Memory effects.</b> The shut-down flag is volatile and set before phase 1 touches anything;
- * everything phase 2 did <i>happens-before</i> the termination future completes. Each caller of
- * {@link #start} gets a future of its own, and every one is complete before {@link #awaitTermination}
- * and {@link #isTerminated} report the termination ({@link TerminationFuture}).
+ * everything phase 2 did <i>happens-before</i> the termination future completes. Every caller gets
+ * that one future, so a caller that sees the pool terminated finds its future complete, and the
+ * other way round.
  *
  * <p><b>Thread-safety.</b> Safe from any thread; {@link #start} runs once (synchronised), later
  * calls return the same termination.
@@ -58,6 +60,7 @@ final class RingPoolShutdown {
     private final Set<RingFile> openFiles = ConcurrentHashMap.newKeySet();
     private final Set<RingConnection> openConnections = ConcurrentHashMap.newKeySet();
     private final Set<RingServer> openServers = ConcurrentHashMap.newKeySet();
+    /** Handed to every caller as it is: one future, which only this class completes ({@link TerminationFuture}). */
     private final TerminationFuture<Void> termination = new TerminationFuture<>();
     private volatile boolean shutdown;
 
@@ -77,7 +80,7 @@ final class RingPoolShutdown {
     }
 
     boolean isTerminated() {
-        return termination.isSettled();
+        return termination.isDone();
     }
 
     /** Files opened through the pool and not closed. */
@@ -125,7 +128,7 @@ final class RingPoolShutdown {
     /** Phase 1 now, phase 2 on a thread of its own; see the class comment. Returns the termination. */
     synchronized CompletableFuture<Void> start(Duration gracePeriod) {
         if (shutdown) {
-            return termination.handOut();
+            return termination;
         }
         shutdown = true;
         String reason = "RingPool '" + name + "' is shutting down";
@@ -148,7 +151,7 @@ final class RingPoolShutdown {
         long deadline = System.nanoTime() + gracePeriod.toNanos();
         Thread.ofPlatform().name(name + "-shutdown").daemon(true)
                 .start(() -> finish(deadline, gracePeriod, serverCloses));
-        return termination.handOut();
+        return termination;
     }
 
     /**
@@ -211,7 +214,7 @@ final class RingPoolShutdown {
             errors.add(e);
         }
         if (problems.isEmpty()) {
-            termination.complete(null);
+            termination.settle(null);
         } else {
             RingPoolTerminationException failed = new RingPoolTerminationException(name, problems);
             errors.forEach(failed::addSuppressed);
@@ -225,13 +228,20 @@ final class RingPoolShutdown {
      * without limit, a negative one not at all.
      */
     boolean awaitTermination(Duration timeout) throws InterruptedException {
-        long nanos = timeout.isNegative() ? 0 : timeout.compareTo(Duration.ofDays(365)) > 0 ? Long.MAX_VALUE : timeout.toNanos();
-        return termination.await(nanos) && !termination.isFailed(); // false if not cleanly: see the future's exception
+        try {
+            long nanos = timeout.isNegative() ? 0 : timeout.compareTo(Duration.ofDays(365)) > 0 ? Long.MAX_VALUE : timeout.toNanos();
+            termination.get(nanos, TimeUnit.NANOSECONDS);
+            return true;
+        } catch (TimeoutException e) {
+            return false;
+        } catch (ExecutionException e) {
+            return false; // terminated, but not cleanly: see the future's exception
+        }
     }
 
     /** Whether termination completed, not cleanly. */
     boolean terminationFailed() {
-        return termination.isFailed();
+        return termination.isCompletedExceptionally();
     }
 
     /** Why an operation is refused once the pool is shut down. */

@@ -1,104 +1,96 @@
 package dev.corobridge.bridge.internal;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * Internal API: not for use outside corobridge; may change without notice.
  *
- * <p>The termination of an execution context (a pump, a ring pool) and the futures of it handed to
- * callers. Each caller gets a future of its own ({@link #handOut()}), so that completing it cannot
- * complete anyone else's.
+ * <p>The termination of an execution context (a pump, a ring pool): one future, handed to every
+ * caller as it is, that only its owner completes ({@link #settle}, {@link #fail}). Completing,
+ * cancelling or timing it out from outside does nothing to it: {@code complete},
+ * {@code completeExceptionally} and {@code cancel} return {@code false}, {@code obtrude…} and
+ * {@code completeAsync} throw {@link UnsupportedOperationException}, and {@code orTimeout} and
+ * {@code completeOnTimeout} apply to a copy, which they return.
  *
- * <p><b>Algorithm.</b> The termination completes every future handed out directly, and only then
- * counts as settled: a caller that sees it settled ({@link #await}, {@link #isSettled()}) finds
- * every future it was handed complete. Futures handed out while it settles are copies of the
- * outcome, which nobody else waits on, so they complete on the settling thread before it counts as
- * settled, or at once if the outcome is complete. (A {@code copy()} of one shared future is
- * completed by a dependent action, which can still be running when a woken waiter of the original
- * returns: the reason for this class.)
+ * <p><b>Why one future.</b> Copies of one future, handed out so that no caller could complete the
+ * others', complete through dependent actions, which can still be running when a woken waiter of
+ * the original returns: a caller that had seen the context terminated could find its own future not
+ * yet complete. With one future, seeing it complete anywhere means it is complete everywhere.
  *
- * <p><b>Memory effects.</b> Everything the settling thread did before {@link #complete} or
- * {@link #fail} <i>happens-before</i> {@link #await} returns {@code true} or {@link #isSettled()}
- * returns {@code true}, and before any future handed out completes.
- *
- * <p><b>Thread-safety.</b> Safe from any thread. It settles once: the first {@link #complete} or
- * {@link #fail} decides; later calls do nothing.
+ * <p><b>Memory effects and thread-safety</b> are {@link CompletableFuture}'s: everything the owner
+ * did before {@link #settle} or {@link #fail} <i>happens-before</i> a caller sees the future
+ * complete. Safe from any thread; the first settle or fail decides.
  *
  * @param <T> the termination's value (a report, or {@code Void})
  */
-public final class TerminationFuture<T> {
+public final class TerminationFuture<T> extends CompletableFuture<T> {
 
-    private final CompletableFuture<T> outcome = new CompletableFuture<>();
-    private final CountDownLatch settled = new CountDownLatch(1);
-    /** The futures handed out before settling began; guarded by this. */
-    private final List<CompletableFuture<T>> handedOut = new ArrayList<>();
-    /** Settling has begun: later callers get a copy of the outcome. Guarded by this. */
-    private boolean settling;
-
-    /** A future of the termination for one caller, completed when it settles (complete now if it has). */
-    public synchronized CompletableFuture<T> handOut() {
-        if (settling) {
-            return outcome.copy();
-        }
-        CompletableFuture<T> f = new CompletableFuture<>();
-        handedOut.add(f);
-        return f;
+    /** Completes the termination with {@code value}; {@code false} if it had completed. */
+    public boolean settle(T value) {
+        return super.complete(value);
     }
 
-    /** Settles with {@code value}; nothing if already settled (or settling). */
-    public void complete(T value) {
-        settle(value, null);
+    /** Completes the termination with {@code failure}; {@code false} if it had completed. */
+    public boolean fail(Throwable failure) {
+        return super.completeExceptionally(failure);
     }
 
-    /** Settles with {@code failure}; nothing if already settled (or settling). */
-    public void fail(Throwable failure) {
-        settle(null, failure);
+    /** Does nothing: only the owner completes the termination. */
+    @Override
+    public boolean complete(T value) {
+        return false;
     }
 
-    private void settle(T value, Throwable failure) {
-        List<CompletableFuture<T>> futures;
-        synchronized (this) {
-            if (settling) {
-                return;
-            }
-            settling = true;
-            futures = new ArrayList<>(handedOut);
-            handedOut.clear();
-        }
-        futures.add(0, outcome); // first: the copies handed out from now on complete with it, here
-        for (CompletableFuture<T> f : futures) {
-            if (failure == null) {
-                f.complete(value);
-            } else {
-                f.completeExceptionally(failure);
-            }
-        }
-        settled.countDown();
+    /** Does nothing: only the owner completes the termination. */
+    @Override
+    public boolean completeExceptionally(Throwable ex) {
+        return false;
     }
 
-    /** Whether it has settled: every future handed out is complete. */
-    public boolean isSettled() {
-        return settled.getCount() == 0;
+    /** Does nothing: a termination cannot be cancelled. */
+    @Override
+    public boolean cancel(boolean mayInterruptIfRunning) {
+        return false;
     }
 
-    /** Whether it settled with a failure ({@code false} before it settled). */
-    public boolean isFailed() {
-        return isSettled() && outcome.isCompletedExceptionally();
+    @Override
+    public void obtrudeValue(T value) {
+        throw new UnsupportedOperationException("only its owner completes a termination");
     }
 
-    /**
-     * Waits until it settles, at most {@code nanos} ({@link Long#MAX_VALUE}: without limit; zero or
-     * less: not at all); {@code true} if it has settled.
-     */
-    public boolean await(long nanos) throws InterruptedException {
-        if (nanos == Long.MAX_VALUE) {
-            settled.await();
-            return true;
-        }
-        return settled.await(Math.max(0, nanos), TimeUnit.NANOSECONDS);
+    @Override
+    public void obtrudeException(Throwable ex) {
+        throw new UnsupportedOperationException("only its owner completes a termination");
+    }
+
+    @Override
+    public CompletableFuture<T> completeAsync(Supplier<? extends T> supplier, Executor executor) {
+        throw new UnsupportedOperationException("only its owner completes a termination");
+    }
+
+    @Override
+    public CompletableFuture<T> completeAsync(Supplier<? extends T> supplier) {
+        throw new UnsupportedOperationException("only its owner completes a termination");
+    }
+
+    /** A copy of the termination that fails with a {@code TimeoutException} after the timeout. */
+    @Override
+    public CompletableFuture<T> orTimeout(long timeout, TimeUnit unit) {
+        return copy().orTimeout(timeout, unit);
+    }
+
+    /** A copy of the termination that completes with {@code value} after the timeout. */
+    @Override
+    public CompletableFuture<T> completeOnTimeout(T value, long timeout, TimeUnit unit) {
+        return copy().completeOnTimeout(value, timeout, unit);
+    }
+
+    /** Dependent stages are plain futures, which their callers may complete. */
+    @Override
+    public <U> CompletableFuture<U> newIncompleteFuture() {
+        return new CompletableFuture<>();
     }
 }

@@ -2,74 +2,70 @@ package dev.corobridge.bridge.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 
-/** Every exit of {@link TerminationFuture}: value, failure, a second settle, a timed-out wait, and the race it exists for. */
+/** Every exit of {@link TerminationFuture}: settled, failed, settled twice, and what callers cannot do to it. */
 class TerminationFutureTest {
 
     @Test
-    void everyFutureHandedOutCompletesWithTheValueBeforeItCountsAsSettled() throws Exception {
+    void onlyItsOwnerCompletesIt() throws Exception {
         TerminationFuture<String> t = new TerminationFuture<>();
-        CompletableFuture<String> a = t.handOut();
-        CompletableFuture<String> b = t.handOut();
-        assertFalse(t.isSettled());
-        assertFalse(t.await(0), "not settled: a zero wait returns at once");
-        assertFalse(t.await(-5), "a negative wait too");
-        assertTrue(a.complete("mine"), "a caller may complete its own future");
-        assertFalse(b.isDone(), "and nobody else's");
-        t.complete("done");
-        t.fail(new IllegalStateException("late")); // settles once: ignored
-        assertTrue(t.isSettled());
-        assertTrue(t.await(0));
-        assertFalse(t.isFailed());
-        assertEquals("mine", a.get(0, TimeUnit.SECONDS));
-        assertEquals("done", b.get(0, TimeUnit.SECONDS));
-        assertEquals("done", t.handOut().get(0, TimeUnit.SECONDS), "handed out after: complete at once");
+        assertFalse(t.complete("caller"));
+        assertFalse(t.completeExceptionally(new IllegalStateException("caller")));
+        assertFalse(t.cancel(true));
+        assertThrows(UnsupportedOperationException.class, () -> t.obtrudeValue("caller"));
+        assertThrows(UnsupportedOperationException.class, () -> t.obtrudeException(new IllegalStateException()));
+        assertThrows(UnsupportedOperationException.class, () -> t.completeAsync(() -> "caller"));
+        assertThrows(UnsupportedOperationException.class, () -> t.completeAsync(() -> "caller", Runnable::run));
+        assertFalse(t.isDone(), "nothing a caller did completed it");
+
+        assertTrue(t.settle("done"));
+        assertFalse(t.settle("again"), "the first settle decides");
+        assertFalse(t.fail(new IllegalStateException("late")));
+        assertEquals("done", t.get(0, TimeUnit.SECONDS));
     }
 
     @Test
-    void aFailureReachesEveryFuture() {
+    void aFailureIsTheOutcome() {
         TerminationFuture<Void> t = new TerminationFuture<>();
-        CompletableFuture<Void> before = t.handOut();
         IllegalStateException boom = new IllegalStateException("boom");
-        t.fail(boom);
-        t.complete(null); // ignored
-        assertTrue(t.isFailed());
-        assertSame(boom, assertThrows(ExecutionException.class, () -> before.get(0, TimeUnit.SECONDS)).getCause());
-        assertSame(boom, assertThrows(ExecutionException.class, () -> t.handOut().get(0, TimeUnit.SECONDS)).getCause());
+        assertTrue(t.fail(boom));
+        assertFalse(t.settle(null));
+        assertSame(boom, assertThrows(ExecutionException.class, () -> t.get(0, TimeUnit.SECONDS)).getCause());
     }
 
-    /** Callers hand out futures while another thread settles: once settled is seen, each is complete. */
+    /** A caller's timeout applies to its own copy, not to the termination everyone shares. */
     @Test
-    void futuresHandedOutWhileItSettlesAreCompleteOnceItIsSeenSettled() throws Exception {
-        for (int round = 0; round < 2_000; round++) {
-            TerminationFuture<Integer> t = new TerminationFuture<>();
-            List<CompletableFuture<Integer>> got = new ArrayList<>();
-            Thread settler = Thread.ofPlatform().start(() -> t.complete(7));
-            while (!t.isSettled()) {
-                got.add(t.handOut());
-            }
-            for (CompletableFuture<Integer> f : got) {
-                assertEquals(7, f.getNow(-1), "round " + round);
-            }
-            settler.join();
-        }
+    void timeoutsApplyToACopy() throws Exception {
+        TerminationFuture<String> t = new TerminationFuture<>();
+        CompletableFuture<String> timedOut = t.orTimeout(1, TimeUnit.MILLISECONDS);
+        CompletableFuture<String> defaulted = t.completeOnTimeout("default", 1, TimeUnit.MILLISECONDS);
+        assertNotSame(t, timedOut);
+        assertInstanceOf(TimeoutException.class, assertThrows(ExecutionException.class, () -> timedOut.get(30, TimeUnit.SECONDS)).getCause());
+        assertEquals("default", defaulted.get(30, TimeUnit.SECONDS));
+        assertFalse(t.isDone(), "the termination itself did not time out");
+        t.settle("done");
+        assertEquals("done", t.get(0, TimeUnit.SECONDS));
     }
 
+    /** Stages made from it are plain futures, which their callers may complete. */
     @Test
-    void anUnlimitedWaitReturnsOnceSettled() throws Exception {
-        TerminationFuture<Integer> t = new TerminationFuture<>();
-        Thread.ofPlatform().start(() -> t.complete(1));
-        assertTrue(t.await(Long.MAX_VALUE));
-        assertEquals(1, t.handOut().getNow(-1));
+    void dependentStagesArePlainFutures() {
+        TerminationFuture<String> t = new TerminationFuture<>();
+        CompletableFuture<Integer> length = t.thenApply(String::length);
+        assertFalse(length instanceof TerminationFuture);
+        assertTrue(length.complete(-1));
+        assertTrue(t.copy().complete("a copy"));
+        assertFalse(t.isDone());
     }
 }
