@@ -324,7 +324,7 @@ final class ExchangeHandler extends ChannelDuplexHandler {
     /**
      * The client ended its side of the connection (a half-close, or a close). With nothing left to
      * answer, while the connection lingers after its last answer, or with an event stream under way,
-     * it closes now; a body under way is cut short ({@link #bodyCutShort}); otherwise it closes once
+     * it closes now; a body under way is cut short ({@link #abandonBody}); otherwise it closes once
      * the requests read are answered, after the grace at the latest, or as a refusal under way
      * closes it.
      */
@@ -334,11 +334,10 @@ final class ExchangeHandler extends ChannelDuplexHandler {
             inputShut = true;
             boolean lingering = ctx.channel() instanceof DuplexChannel duplex && duplex.isOutputShutdown();
             if (lingering || (unanswered.isEmpty() && !closing) || (streamUnderWay && !closing)) {
-                closing = true;
-                cancelDeadlines();
-                ctx.close();
-            } else if (bodyUnderWay && !closing) {
-                bodyCutShort(ctx);
+                closeNow();
+            } else if (bodyUnderWay && !closing) { // the body can never complete
+                abandonBody(HttpResponseStatus.BAD_REQUEST, "a request body cut short by the client's end of stream",
+                        "the request body ended before it was complete: the client shut its side of the connection down");
             } else if (!closing) {
                 halfCloseExpiry = ctx.executor().schedule(this::halfCloseGraceOver, HALF_CLOSE_GRACE_MILLIS, TimeUnit.MILLISECONDS);
             }
@@ -356,38 +355,13 @@ final class ExchangeHandler extends ChannelDuplexHandler {
             LOG.debug("Connection from " + ctx.channel().remoteAddress() + " closed: its client ended its side "
                     + HALF_CLOSE_GRACE_MILLIS + " ms ago and " + unanswered.size() + " request(s) are still unanswered");
         }
-        closing = true;
-        cancelDeadlines();
-        ctx.close();
+        closeNow();
     }
 
     /** Whether {@code answer} is an event stream ({@code text/event-stream}). */
     private static boolean isEventStream(HttpResponse answer) {
         String type = answer.headers().get(HttpHeaderNames.CONTENT_TYPE);
         return type != null && type.regionMatches(true, 0, "text/event-stream", 0, "text/event-stream".length());
-    }
-
-    /**
-     * The client's end of stream came in a request body, which can now never complete: as when its
-     * deadline passes, {@code 400} if nothing of the answer was sent and no other request waits for
-     * one, then the connection closes. The application, still reading the body, sees a client abort.
-     */
-    private void bodyCutShort(ChannelHandlerContext ctx) {
-        bodyUnderWay = false;
-        boolean answer = unanswered.size() == 1 && !answerBegun;
-        String what = "a request body cut short by the client's end of stream";
-        if (LOG.isDebugEnabled()) {
-            LOG.debug("Connection from " + ctx.channel().remoteAddress() + " closed" + (answer ? " with 400" : "") + ": " + what);
-        }
-        transport.faults.record(ctx.channel(), what);
-        if (answer) {
-            closeWithProblem(ctx, HttpResponseStatus.BAD_REQUEST,
-                    "the request body ended before it was complete: the client shut its side of the connection down");
-        } else {
-            closing = true;
-            cancelDeadlines();
-            ctx.close();
-        }
     }
 
     @Override
@@ -602,17 +576,34 @@ final class ExchangeHandler extends ChannelDuplexHandler {
         if (!bodyUnderWay || closing || !ctx.channel().isActive()) {
             return;
         }
+        abandonBody(HttpResponseStatus.REQUEST_TIMEOUT, transport.lateBody, "the request body did not arrive in time");
+    }
+
+    /**
+     * Ends a request whose body will not complete (its deadline passed, or the client's end of
+     * stream cut it short): {@code status} as problem JSON if nothing of the answer was sent and no
+     * other request waits for one, then the connection closes. The application, still reading the
+     * body, sees a client abort.
+     */
+    private void abandonBody(HttpResponseStatus status, String fault, String detail) {
+        bodyUnderWay = false;
         boolean answer = unanswered.size() == 1 && !answerBegun;
-        expired(transport.lateBody, answer ? " with 408" : "");
+        expired(fault, answer ? " with " + status.code() : "");
         if (answer) {
-            closeWithProblem(ctx, HttpResponseStatus.REQUEST_TIMEOUT, "the request body did not arrive in time");
+            closeWithProblem(ctx, status, detail);
         } else {
-            closing = true;
-            ctx.close(); // an answer began (or another request waits for one): no second status can be sent
+            closeNow(); // an answer began (or another request waits for one): no second status can be sent
         }
     }
 
-    /** Reports that the connection missed a deadline and is being closed ({@code how}: e.g. " with 408"). */
+    /** Closes the connection now; nothing read from here on counts. */
+    private void closeNow() {
+        closing = true;
+        cancelDeadlines();
+        ctx.close();
+    }
+
+    /** Reports that the connection missed a deadline (or its client cut a body short) and is being closed ({@code how}: e.g. " with 408"). */
     private void expired(String late, String how) {
         if (LOG.isDebugEnabled()) {
             LOG.debug("Connection from " + ctx.channel().remoteAddress() + " closed" + how + ": " + late);
