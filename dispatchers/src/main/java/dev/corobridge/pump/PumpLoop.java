@@ -19,7 +19,7 @@ import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
  * shutting down, {@link PumpLifecycle#advance} follows each iteration. An idle pump runs the idle
  * hook, then spins up to {@code spinBudget} re-checking the queues — but only while spinning pays
  * off and the pump is not crowded ({@link IdleSpin} decides: a score of recent spins, and the size
- * of the busy periods; measured in benchmarks/README.md). Then it arms the gate, re-checks every
+ * of the busy periods; measured in benchmarks/HISTORY.md). Then it arms the gate, re-checks every
  * source, and parks until the next timer or the shutdown deadline; a pump whose traffic stopped parks
  * without a timeout, at no CPU cost.
  *

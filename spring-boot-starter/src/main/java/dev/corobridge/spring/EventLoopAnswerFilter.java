@@ -20,7 +20,8 @@ import reactor.util.context.Context;
  * and hand the write to Netty, all on the UI-affinity thread, which then serves fewer hops per
  * second. With it the pump only computes the value; the answer is encoded and written on the
  * connection's own loop, where Netty writes without queueing (the profile that motivated it, and
- * the measured difference, are in benchmarks/README.md, "Web demo under load").
+ * the measured difference, are in benchmarks/HISTORY.md, "Web demo under load: where the hop's
+ * cost went, and what changed (2026-12-01)").
  *
  * <p>Cost per request: one context entry (one {@code Context} per loop is made once and reused). A
  * task already complete when WebFlux subscribes on the loop delivers in place, with no hop.

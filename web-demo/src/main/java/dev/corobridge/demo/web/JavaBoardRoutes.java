@@ -36,9 +36,10 @@ import dev.corobridge.spring.TaskReactiveAdapters;
  * <p><b>Why functional routes rather than an annotated {@code @RestController}.</b> Under load the
  * annotated handler path (resolving each argument, the reflective call of the method, adapting the
  * returned {@code Task}) cost the Java face's one-hop snapshot about 15 µs of service CPU per request
- * more than the same hop behind the Kotlin face's functional routes (benchmarks/README.md, "Web demo
- * under load"); a {@link HandlerFunction} is called directly. What annotations gave for free,
- * method, {@code Content-Type} and {@code Accept} matching with Spring's 405, 415 and 406 answers
+ * more than the same hop behind the Kotlin face's functional routes (benchmarks/HISTORY.md,
+ * "Web demo under load: where the hop's cost went, and what changed (2026-12-01)"); a
+ * {@link HandlerFunction} is called directly. What annotations gave for free, method,
+ * {@code Content-Type} and {@code Accept} matching with Spring's 405, 415 and 406 answers
  * and OPTIONS, {@link PathEndpoints} (shared with the Kotlin face) does the same way, and errors
  * reach the service's {@code WebExceptionHandler} ({@link ProblemJsonHandler}): both faces answer
  * alike, and as the annotated controller did (FacesAnswerAlikeTest).

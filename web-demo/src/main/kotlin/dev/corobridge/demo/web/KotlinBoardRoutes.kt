@@ -51,7 +51,8 @@ private suspend fun Mono<ServerResponse>.response(): ServerResponse =
  *
  * Why functional routes rather than annotated `suspend` methods: Spring invokes an annotated
  * suspend method through kotlin-reflect on every request, which cost 35 to 40 % of this face's CPU
- * under load; a `coRouter` lambda is called directly (benchmarks/README.md, "Web demo under load").
+ * under load; a `coRouter` lambda is called directly (benchmarks/HISTORY.md, "Web demo under load:
+ * where the hop's cost went, and what changed (2026-12-01)").
  * What annotations gave for free, method, `Content-Type` and `Accept` matching with Spring's 405,
  * 415 and 406 answers and OPTIONS, [PathEndpoints] (shared with the Java face) does the same way,
  * and errors reach the same `WebExceptionHandler` ([ProblemJsonHandler]) as the Java face's: the

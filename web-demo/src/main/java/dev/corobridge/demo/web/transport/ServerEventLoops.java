@@ -11,8 +11,9 @@ import java.util.Properties;
  * with fewer than four cores the loops beyond one per core do no more work; they split the same
  * connections into smaller batches, so every loop wakes up more often for fewer completions and the
  * cores switch between them. On two cores, two loops answered a ping with about a fifth less CPU
- * than four, with fewer context switches per request (the figures in {@code benchmarks/README.md},
- * "The service's throughput"). With four or more cores the value is the default's.
+ * than four, with fewer context switches per request (the figures in {@code benchmarks/HISTORY.md},
+ * "Earlier on 2026-12-04, one event loop per core"). With four or more cores the value is the
+ * default's.
  *
  * <p>Reactor Netty reads the setting once, when its loop resources are first loaded, so
  * {@link #applyDefault()} must run before the server is built: the application's {@code main} calls
