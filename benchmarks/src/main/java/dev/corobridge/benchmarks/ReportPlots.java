@@ -74,6 +74,7 @@ public final class ReportPlots {
     /** One table for everything: benchmark, peer, ops/s, ratio to ours, wake-ups, B/op, CPU. */
     static String overview(List<Csv.Row> rows) {
         StringBuilder out = new StringBuilder("\n## Overview (every result of this run)\n\n");
+        out.append(machineLoad(rows)).append("\n\n");
         out.append("Ratio = ops/s over corobridge's own row (`ours`) of the same benchmark and group. Wake-ups/op = real sleeps "
                 + "(voluntary context switches) of the threads that matter, per operation; for PumpHop the target thread's. "
                 + "CPU ns/op = the benchmark process's CPU time per operation.\n\n");
@@ -86,6 +87,28 @@ public final class ReportPlots {
                     r.wakeupsPerOp(), r.bytesPerOp(), r.cpuNsPerOp(), r.othersCpu()));
         }
         return out.toString();
+    }
+
+    /** Above this share of a core used by the rest of the machine in any row, the run was shared (see the README's columns). */
+    private static final double QUIET_OTHERS_CPU_PCT = 50;
+
+    /**
+     * How busy the rest of the machine was while the rows ran, from their others' CPU: the lowest,
+     * the median and the highest, and whether that makes the run quiet or shared.
+     */
+    static String machineLoad(List<Csv.Row> rows) {
+        double[] others = rows.stream().mapToDouble(r -> number(r.othersCpu())).filter(v -> v >= 0).sorted().toArray();
+        if (others.length == 0) {
+            return "**How busy the machine was is unknown** (no row measured the rest of it): read the ratios between "
+                    + "peers of the same run, not the absolute figures.";
+        }
+        double high = others[others.length - 1];
+        String range = String.format(Locale.ROOT, "the rest of it used %.0f–%.0f %% of one core per row (median %.0f %%; "
+                + "the \"others' CPU\" column)", others[0], high, others[(others.length - 1) / 2]);
+        return high < QUIET_OTHERS_CPU_PCT
+                ? "**A quiet machine**: " + range + ". The ratios between peers of the same run are still the figures to compare."
+                : "**The machine was shared**: " + range + ". Above ~50 % the absolute figures mean little: read the "
+                        + "ratios between peers of the same run.";
     }
 
     private static List<String> pumpHop(List<Csv.Row> rows, Path dir) throws IOException {
