@@ -82,6 +82,27 @@ public final class DemoProcess implements AutoCloseable {
 
     /** Starts the service on this port without waiting for readiness. */
     public static DemoProcess launch(String name, Path dataDir, int port, String... extraProperties) {
+        Command c = command(name, dataDir, port, extraProperties);
+        try {
+            ProcessBuilder pb = new ProcessBuilder(c.args())
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(c.log().toFile()));
+            pb.environment().remove("JAVA_TOOL_OPTIONS");
+            return new DemoProcess(name, dataDir, c.log(), port, pb.start());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start " + c.args(), e);
+        }
+    }
+
+    /**
+     * The command line that {@link #launch} runs, with the log file it writes to (its first line,
+     * the command, already written): for a test that starts the service through a launcher of its own.
+     */
+    public record Command(List<String> args, Path log) {
+    }
+
+    /** The command that starts the service on this port (see {@link Command}); starts nothing. */
+    public static Command command(String name, Path dataDir, int port, String... extraProperties) {
         Path jar = demoJar();
         try {
             Files.createDirectories(dataDir);
@@ -107,13 +128,9 @@ public final class DemoProcess implements AutoCloseable {
                 }
             }
             Files.writeString(log, "# " + String.join(" ", cmd) + "\n", StandardCharsets.UTF_8);
-            ProcessBuilder pb = new ProcessBuilder(cmd)
-                    .redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-            pb.environment().remove("JAVA_TOOL_OPTIONS");
-            return new DemoProcess(name, dataDir, log, port, pb.start());
+            return new Command(List.copyOf(cmd), log);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot start " + jar, e);
+            throw new UncheckedIOException("cannot prepare the start of " + jar, e);
         }
     }
 

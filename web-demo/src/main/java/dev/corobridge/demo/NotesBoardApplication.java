@@ -17,6 +17,9 @@ import dev.corobridge.demo.web.transport.ServerEventLoops;
 public class NotesBoardApplication {
 
     public static void main(String[] args) {
+        // The launcher as it is now, before it can die while the service starts
+        // (demo.shutdown.with-parent watches it).
+        ParentProcessWatch.launcher();
         // Before anything loads Reactor Netty: it reads its event loop count once.
         ServerEventLoops.applyDefault();
         SpringApplication.run(NotesBoardApplication.class, args);

@@ -17,11 +17,15 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param retryAfter   the {@code Retry-After} of a 503 refusal during shutdown (whole seconds, at
  *                     least 1); longer than the quiet period, so that a client that waits as told
  *                     does not keep the drain open
+ * @param withParent   stop (as on SIGTERM) when the process that started the service exits: for a
+ *                     launcher that waits for the service and does not pass its own end on, such as
+ *                     Maven in the {@code -Pdemo} run, which sets it (see {@link ParentProcessWatch})
  */
 @ConfigurationProperties("demo.shutdown")
 public record ShutdownProperties(@DefaultValue("500ms") Duration quietPeriod,
                                  @DefaultValue("10s") Duration drainTimeout,
-                                 @DefaultValue("5s") Duration retryAfter) {
+                                 @DefaultValue("5s") Duration retryAfter,
+                                 @DefaultValue("false") boolean withParent) {
 
     public ShutdownProperties {
         if (quietPeriod.isNegative() || quietPeriod.isZero()) {

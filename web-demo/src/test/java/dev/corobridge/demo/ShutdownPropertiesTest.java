@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 class ShutdownPropertiesTest {
 
     private static ShutdownProperties of(String quiet, String drain, String retryAfter) {
-        return new ShutdownProperties(Duration.parse(quiet), Duration.parse(drain), Duration.parse(retryAfter));
+        return new ShutdownProperties(Duration.parse(quiet), Duration.parse(drain), Duration.parse(retryAfter), false);
     }
 
     @Test
