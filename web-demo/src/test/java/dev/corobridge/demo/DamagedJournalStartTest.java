@@ -68,7 +68,8 @@ class DamagedJournalStartTest {
         assertThat(refused).isNotNull().hasRootCauseInstanceOf(JournalCorruptedException.class);
         assertThat(Files.readAllBytes(journal)).as("the journal is untouched").isEqualTo(bytes);
         try (Stream<Path> files = Files.list(data)) {
-            assertThat(files.map(p -> p.getFileName().toString())).containsExactly("journal.log");
+            assertThat(files.map(p -> p.getFileName().toString())).as("nothing beside it but the claim's lock file")
+                    .containsExactlyInAnyOrder("journal.log", "journal.log.lock");
         }
         assertThat(output.getOut() + output.getErr())
                 .contains("APPLICATION FAILED TO START")

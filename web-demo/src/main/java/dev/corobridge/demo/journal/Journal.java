@@ -1,6 +1,7 @@
 package dev.corobridge.demo.journal;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -59,9 +60,12 @@ public final class Journal implements ChangeLog, AutoCloseable {
     private final List<Change> replayed;
     private final GroupCommit commit;
     private final AtomicBoolean started = new AtomicBoolean();
+    /** The claim on the file, from open until close (see {@link JournalLock}). */
+    private final JournalLock lock;
 
-    private Journal(Path path, Ring ring, RecoveredJournal recovered) {
+    private Journal(Path path, Ring ring, RecoveredJournal recovered, JournalLock lock) {
         this.path = path;
+        this.lock = lock;
         this.ring = ring;
         this.recovered = recovered;
         this.replayed = recovered.changes();
@@ -92,6 +96,11 @@ public final class Journal implements ChangeLog, AutoCloseable {
      *       as {@code <path>.format1-<time>}.</li>
      * </ul>
      *
+     * <p>The journal is claimed first ({@code <path>.lock}, see {@link JournalLock}) and stays
+     * claimed until {@link #close}: a second journal on the same file, in any process, is refused.
+     *
+     * @throws JournalInUseException             if another journal, here or in another process,
+     *                                           holds the file; nothing was read or changed
      * @throws JournalCorruptedException         if the journal is corrupted and {@code recovery} is
      *                                           {@link JournalRecovery#REFUSE}
      * @throws UnsupportedJournalFormatException if the file is in a format this code does not read
@@ -99,8 +108,21 @@ public final class Journal implements ChangeLog, AutoCloseable {
      *                                           exceeds {@link #MAX_REPLAY_BYTES}
      */
     public static Journal open(RingPool pool, Path path, Duration timeout, JournalRecovery recovery) throws IOException {
-        RecoveredJournal recovered = RecoveredJournal.open(pool, path, timeout, recovery);
-        return new Journal(path, pool.forKey(path.toAbsolutePath()), recovered);
+        Objects.requireNonNull(pool, "pool");
+        Objects.requireNonNull(path, "path");
+        Files.createDirectories(path.toAbsolutePath().getParent());
+        JournalLock lock = JournalLock.acquire(path);
+        try {
+            RecoveredJournal recovered = RecoveredJournal.open(pool, path, timeout, recovery);
+            return new Journal(path, pool.forKey(path.toAbsolutePath()), recovered, lock);
+        } catch (IOException | RuntimeException | Error e) {
+            try {
+                lock.release();
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
     }
 
     /** The ring the journal's commits run on ({@code pool.forKey(path)} of {@link #open}). */
@@ -221,6 +243,12 @@ public final class Journal implements ChangeLog, AutoCloseable {
     public void close(Duration timeout) {
         if (commit.close(timeout)) {
             LOG.info("Journal: closed " + path.toAbsolutePath() + "; " + metrics());
+        }
+        // After the file is closed: only then may another journal open it.
+        try {
+            lock.release();
+        } catch (IOException e) {
+            LOG.warn("Journal: releasing the lock of " + path.toAbsolutePath() + " failed: " + e);
         }
     }
 

@@ -73,7 +73,8 @@ class JournalOnAFullDiskTest extends JournalFixture {
             assertThat(refused).isInstanceOf(JournalMendingException.class)
                     .hasMessageContaining("torn tail").hasMessageContaining("No space left on device");
             assertThat(Files.readAllBytes(file)).as("the journal is untouched").isEqualTo(torn);
-            assertThat(siblings()).as("nothing left beside the journal").containsExactlyInAnyOrder("journal.log", "filler");
+            assertThat(siblings()).as("nothing left beside the journal but the claim's lock file")
+                    .containsExactlyInAnyOrder("journal.log", "journal.log.lock", "filler");
         }
 
         Files.delete(filler);

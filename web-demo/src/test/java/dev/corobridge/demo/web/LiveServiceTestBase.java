@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -34,9 +35,17 @@ public abstract class LiveServiceTestBase {
             + "|public |Task<|Exception|" + java.util.regex.Pattern.quote(DATA.toString()) + ").*";
     protected static final List<String> FACES = List.of("/api", "/api/kt");
 
+    private static final AtomicInteger CONTEXTS = new AtomicInteger();
+
+    /**
+     * A data directory under {@link #DATA} per Spring context: a subclass with configuration of its
+     * own gets a context of its own, which the test context cache keeps running beside the others,
+     * and a journal is held by one service at a time.
+     */
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry r) {
-        r.add("demo.data-dir", DATA::toString);
+        Path dir = DATA.resolve("context-" + CONTEXTS.incrementAndGet());
+        r.add("demo.data-dir", dir::toString);
     }
 
     @LocalServerPort
