@@ -75,12 +75,14 @@ public class DemoConfiguration {
 
     /**
      * The change log: the journal, or in cluster mode ({@code demo.store=kafka}) the Kafka topic. A
-     * corrupted journal fails the start here (JournalFailureAnalyzer explains it), unless
-     * demo.journal.repair is on. Closed by {@link #changeLogLifecycle} at the right phase; not by
+     * data directory that cannot be used, a journal another service holds, or a corrupted journal
+     * (unless demo.journal.repair is on) fails the start here, each explained by its failure analyzer
+     * (META-INF/spring.factories). Closed by {@link #changeLogLifecycle} at the right phase; not by
      * bean destruction.
      */
     @Bean(destroyMethod = "")
     ChangeLog changeLog(RingPool pool, DemoProperties properties) throws IOException {
+        UnusableDataDirectoryException.prepare(properties.dataDir());
         if (properties.clusterMode()) {
             LOG.info("Cluster mode: replica " + properties.replicaId() + " on topic " + properties.kafka().topic() + " at "
                     + properties.kafka().bootstrapServers());
