@@ -83,6 +83,8 @@ public class DemoConfiguration {
     @Bean(destroyMethod = "")
     ChangeLog changeLog(RingPool pool, DemoProperties properties) throws IOException {
         UnusableDataDirectoryException.prepare(properties.dataDir());
+        UnusableDataDirectoryException.checkFile(properties.dataDir(),
+                properties.clusterMode() ? properties.snapshotFile() : properties.journalFile());
         if (properties.clusterMode()) {
             LOG.info("Cluster mode: replica " + properties.replicaId() + " on topic " + properties.kafka().topic() + " at "
                     + properties.kafka().bootstrapServers());

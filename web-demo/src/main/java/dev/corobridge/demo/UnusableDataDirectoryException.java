@@ -9,7 +9,7 @@ import java.nio.file.Path;
 
 /**
  * {@code demo.data-dir} cannot hold the service's files: it is not a directory, cannot be created,
- * or cannot be written. Thrown at start, before anything is read or written there;
+ * or cannot be written, or a file the service keeps there is not a regular file. Thrown at start, before anything is read or written there;
  * {@link UnusableDataDirectoryFailureAnalyzer} turns it into the start's failure report.
  */
 public final class UnusableDataDirectoryException extends IOException {
@@ -52,5 +52,17 @@ public final class UnusableDataDirectoryException extends IOException {
             throw new UnusableDataDirectoryException(dir, "is not writable by this process", null);
         }
         return dir;
+    }
+
+    /**
+     * Checks that {@code file} in the data directory {@code dir}, if it exists, is a regular file
+     * (the journal, the snapshot): a directory or device in its place cannot be opened as one.
+     *
+     * @throws UnusableDataDirectoryException if it is not, naming it
+     */
+    static void checkFile(Path dir, Path file) throws UnusableDataDirectoryException {
+        if (Files.exists(file) && !Files.isRegularFile(file)) {
+            throw new UnusableDataDirectoryException(dir, "cannot be used: " + file + " is not a regular file", null);
+        }
     }
 }

@@ -3,6 +3,8 @@ package dev.corobridge.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -13,11 +15,13 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
+import dev.corobridge.demo.journal.JournalCodec;
+
 /**
- * A {@code demo.data-dir} the service cannot use (a file in its place, a directory below a file)
- * stops the start with Spring Boot's failure report naming the setting, the path and what is wrong
- * with it, not with a bare {@code FileAlreadyExistsException} deep in a stack trace; the file in
- * the way is left as it was.
+ * A {@code demo.data-dir} the service cannot use (a file in its place, a directory below a file, a
+ * directory where the journal should be, a journal written by a newer version) stops the start with
+ * Spring Boot's failure report naming the path and what is wrong with it, not with a bare exception
+ * deep in a stack trace; what is in the way is left as it was.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class UnusableDataDirStartTest {
@@ -45,6 +49,32 @@ class UnusableDataDirStartTest {
                 .contains("APPLICATION FAILED TO START")
                 .contains("demo.data-dir")
                 .contains(dir + " cannot be created");
+    }
+
+    @Test
+    void aDirectoryWhereTheJournalShouldBe(CapturedOutput output) throws Exception {
+        Path journal = Files.createDirectories(tmp.resolve("data/journal.log"));
+        assertThat(catchThrowable(() -> start(journal.getParent()))).isNotNull();
+        assertThat(output.getOut() + output.getErr())
+                .contains("APPLICATION FAILED TO START")
+                .contains(journal + " is not a regular file");
+        assertThat(journal).isDirectory();
+    }
+
+    @Test
+    void aJournalOfANewerFormat(CapturedOutput output) throws Exception {
+        byte[] header = JournalCodec.fileHeader();
+        ByteBuffer.wrap(header).order(ByteOrder.LITTLE_ENDIAN).putInt(8, JournalCodec.FORMAT + 1);
+        ByteBuffer.wrap(header).order(ByteOrder.LITTLE_ENDIAN).putInt(12, JournalCodec.crc(header, 0, 12));
+        Path dir = Files.createDirectories(tmp.resolve("newer"));
+        Files.write(dir.resolve("journal.log"), header);
+        assertThat(catchThrowable(() -> start(dir))).isNotNull();
+        assertThat(output.getOut() + output.getErr())
+                .contains("APPLICATION FAILED TO START")
+                .contains("in format " + (JournalCodec.FORMAT + 1))
+                .contains(dir.resolve("journal.log").toString())
+                .contains("the version of the service that wrote it");
+        assertThat(Files.readAllBytes(dir.resolve("journal.log"))).isEqualTo(header);
     }
 
     private static void start(Path dataDir) {

@@ -50,7 +50,12 @@ record RecoveredJournal(RingFile file, List<JournalScan.Entry> kept, long end, l
         RingFile file = openOnRing(pool, path, timeout);
         try {
             byte[] data = readAll(file, path, timeout);
-            JournalScan scan = JournalScan.of(data, data.length);
+            JournalScan scan;
+            try {
+                scan = JournalScan.of(data, data.length);
+            } catch (UnsupportedJournalFormatException e) {
+                throw e.at(path);
+            }
             int format = scan.format();
             Mended mended = mend(path, data, scan, recovery);
             if (mended.replaced()) {
