@@ -62,7 +62,7 @@ public final class UnusableDataDirectoryException extends IOException {
      */
     static void checkFile(Path dir, Path file) throws UnusableDataDirectoryException {
         if (Files.exists(file) && !Files.isRegularFile(file)) {
-            throw new UnusableDataDirectoryException(dir, "cannot be used: " + file + " is not a regular file", null);
+            throw new UnusableDataDirectoryException(dir, "holds " + file.getFileName() + ", but " + file + " is not a regular file", null);
         }
     }
 }
