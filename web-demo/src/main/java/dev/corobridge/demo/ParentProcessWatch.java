@@ -43,6 +43,8 @@ public final class ParentProcessWatch implements AutoCloseable {
     private final Runnable stop;
     private volatile boolean closed;
     private volatile boolean stopping;
+    /** Liveness checks made so far (written by the watching thread only). */
+    private volatile long checks;
     private Thread thread;
 
     /**
@@ -97,7 +99,9 @@ public final class ParentProcessWatch implements AutoCloseable {
 
     private void watch() {
         while (!closed) {
-            if (!parent.isAlive()) {
+            boolean alive = parent.isAlive();
+            checks++;
+            if (!alive) {
                 stopping = true;
                 LOG.warn("The parent process (pid " + parent.pid() + ") that started the service has exited: "
                         + "stopping the service gracefully, as on SIGTERM");
@@ -115,6 +119,23 @@ public final class ParentProcessWatch implements AutoCloseable {
     /** Whether the parent's end was seen and the stop was run. */
     boolean stopping() {
         return stopping;
+    }
+
+    /** How many times the parent's liveness was checked. */
+    long checks() {
+        return checks;
+    }
+
+    /**
+     * Waits until the watching thread has ended (after a stop, or after {@link #close}); {@code true}
+     * if it has, or never started.
+     */
+    boolean awaitEnd(Duration timeout) throws InterruptedException {
+        Thread t;
+        synchronized (this) {
+            t = thread;
+        }
+        return t == null || t.join(timeout);
     }
 
     /** Stops watching; a stop already under way goes on. */

@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -43,13 +46,13 @@ class ParentProcessWatchTest {
             stopped.countDown();
         }).start();
         try {
-            Thread.sleep(200);
+            awaitChecks(watch, 5);
             assertThat(stops).as("no stop while the parent lives").hasValue(0);
             assertThat(watch.stopping()).isFalse();
 
             parent.destroyForcibly().waitFor();
             assertThat(stopped.await(30, TimeUnit.SECONDS)).as("the stop ran after the parent's end").isTrue();
-            Thread.sleep(200);
+            assertThat(watch.awaitEnd(Duration.ofSeconds(30))).as("the watch ended with the stop").isTrue();
             assertThat(stops).as("exactly once").hasValue(1);
             assertThat(watch.stopping()).isTrue();
         } finally {
@@ -61,15 +64,16 @@ class ParentProcessWatchTest {
     void aClosedWatchNeverStops() throws Exception {
         AtomicInteger stops = new AtomicInteger();
         ParentProcessWatch watch = new ParentProcessWatch(startParent(), PERIOD, stops::incrementAndGet).start();
-        Thread.sleep(100);
+        awaitChecks(watch, 1);
         watch.close();
+        assertThat(watch.awaitEnd(Duration.ofSeconds(30))).as("close ends the watching thread").isTrue();
+        long checks = watch.checks();
         parent.destroyForcibly().waitFor();
-        Thread.sleep(500);
+        assertThat(watch.start()).as("start after close is a no-op").isSameAs(watch);
+        assertThat(watch.awaitEnd(Duration.ofSeconds(30))).isTrue();
+        assertThat(watch.checks()).as("no check after close").isEqualTo(checks);
         assertThat(stops).hasValue(0);
         assertThat(watch.stopping()).isFalse();
-        assertThat(watch.start()).as("start after close is a no-op").isSameAs(watch);
-        Thread.sleep(200);
-        assertThat(stops).hasValue(0);
     }
 
     @Test
@@ -93,16 +97,36 @@ class ParentProcessWatchTest {
             stops.incrementAndGet();
             stopped.countDown();
         });
+        Set<Thread> before = watchingThreads();
         watch.start();
         watch.start();
         try {
+            Set<Thread> started = watchingThreads();
+            started.removeAll(before);
+            assertThat(started).as("one watching thread").hasSize(1);
             parent.destroyForcibly().waitFor();
             assertThat(stopped.await(30, TimeUnit.SECONDS)).isTrue();
-            Thread.sleep(300);
+            assertThat(watch.awaitEnd(Duration.ofSeconds(30))).isTrue();
             assertThat(stops).hasValue(1);
         } finally {
             watch.close();
         }
+    }
+
+    /** Waits (30 s at most) until the watch has checked its parent at least {@code n} times. */
+    private static void awaitChecks(ParentProcessWatch watch, long n) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (watch.checks() < n) {
+            assertThat(System.nanoTime()).as("%s checks within 30 s", n).isLessThan(deadline);
+            Thread.onSpinWait();
+            Thread.yield();
+        }
+    }
+
+    private static Set<Thread> watchingThreads() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().equals("parent-watch") && t.isAlive())
+                .collect(Collectors.toCollection(HashSet::new));
     }
 
     @Test

@@ -4,7 +4,6 @@ import static dev.corobridge.demo.io.BoundedIo.await;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
@@ -46,7 +45,7 @@ record RecoveredJournal(RingFile file, List<JournalScan.Entry> kept, long end, l
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(timeout, "timeout");
         Objects.requireNonNull(recovery, "recovery");
-        Files.createDirectories(path.toAbsolutePath().getParent());
+        // The directory exists: Journal.open made it before claiming the journal.
         RingFile file = openOnRing(pool, path, timeout);
         try {
             byte[] data = readAll(file, path, timeout);
