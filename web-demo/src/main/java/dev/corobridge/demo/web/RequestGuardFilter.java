@@ -35,8 +35,9 @@ import dev.corobridge.demo.web.transport.ServiceState;
  * a {@code Transfer-Encoding} other than a single {@code chunked} (400, then the connection closes:
  * the body's length is unknown, RFC 9112 section 6.3), a {@code Content-Encoding} the service does
  * not decode (415: the body would be read as if it were plain), more than one {@code Content-Type}
- * (400: which one applies is a guess), and a body that is not well-formed UTF-8 ({@link Utf8Validator},
- * 400, checked as the body streams in). An {@code Accept} that refuses types with {@code q=0} is
+ * (400: which one applies is a guess), and a body that is not well-formed UTF-8 or holds a NUL byte
+ * ({@link Utf8Validator}, 400, checked as the body streams in: a NUL is what UTF-16 and UTF-32 text
+ * gives away, which a JSON parser would otherwise read). An {@code Accept} that refuses types with {@code q=0} is
  * rewritten so that Spring's negotiation honours the refusal ({@link RefusedMediaTypes}).
  *
  * <p>In cluster mode every {@code /api} answer names the replica that served it in the
@@ -173,7 +174,7 @@ public final class RequestGuardFilter implements WebFilter, Ordered {
         @Override
         public Flux<DataBuffer> getBody() {
             AtomicLong seen = new AtomicLong();
-            Utf8Validator validator = utf8 ? new Utf8Validator() : null;
+            Utf8Validator validator = utf8 ? Utf8Validator.forJsonText() : null;
             Flux<DataBuffer> body = super.getBody().limitRate(BODY_PREFETCH).handle((buf, sink) -> {
                 if (seen.addAndGet(buf.readableByteCount()) > limit) {
                     DataBufferUtils.release(buf);

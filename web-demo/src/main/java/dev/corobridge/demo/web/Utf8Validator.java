@@ -14,6 +14,12 @@ import dev.corobridge.demo.board.BoardException;
  * {@code C0 AF} becomes {@code /}), so a name could smuggle {@code ../} past every check made on the
  * decoded text; a body that is not UTF-8 is not JSON (RFC 8259, section 8.1).
  *
+ * <p>For a JSON body ({@link #forJsonText()}) a NUL byte is refused too. It is well-formed UTF-8, but
+ * a JSON text never holds one (a control character in a string must be escaped, RFC 8259 section 7),
+ * and it is what gives away UTF-16 and UTF-32: plain ASCII in those encodings, without a byte order
+ * mark, is a NUL beside every letter and otherwise well-formed UTF-8, and a JSON parser that guesses
+ * the encoding from the first bytes would read it.
+ *
  * <p>Algorithm: one pass, no buffering; the state is the number of continuation bytes still due and
  * the range the next one must fall in (only the second byte of a sequence has a narrower range than
  * {@code 80..BF}: that is where overlong forms, surrogates and the upper limit are excluded).
@@ -22,14 +28,34 @@ import dev.corobridge.demo.board.BoardException;
  */
 final class Utf8Validator {
 
+    /** Whether a NUL byte is refused (a JSON body). */
+    private final boolean nulRefused;
     private long offset;
     private int due;        // continuation bytes still expected in the current sequence
     private int lo = 0x80;  // allowed range of the next continuation byte
     private int hi = 0xBF;
 
+    /** A validator of well-formed UTF-8, nothing more. */
+    Utf8Validator() {
+        this(false);
+    }
+
+    private Utf8Validator(boolean nulRefused) {
+        this.nulRefused = nulRefused;
+    }
+
+    /** A validator of a JSON text's bytes: well-formed UTF-8 without a NUL byte. */
+    static Utf8Validator forJsonText() {
+        return new Utf8Validator(true);
+    }
+
     /** Checks the next byte; throws {@link BoardException} (400) at the first ill-formed byte. */
     void accept(byte value) {
         int b = value & 0xFF;
+        if (b == 0 && nulRefused) {
+            throw new BoardException(BoardException.Kind.INVALID, "the body is not JSON in UTF-8: byte 0x00 at offset "
+                    + offset + " is a NUL, which a JSON text never holds (a body in UTF-16 or UTF-32 has them)");
+        }
         if (due > 0) {
             if (b < lo || b > hi) {
                 throw illFormed(b, "is not the continuation of the sequence before it");

@@ -134,6 +134,26 @@ class StrictInputTest extends LiveServiceTestBase {
                     "Content-Type: application/json; charset=" + charset.name(), "Content-Length: " + body.length), body)), 400))
                     .as("%s body", charset).contains("UTF-8");
         }
+        // Plain ASCII text in UTF-16 or UTF-32 without a byte order mark: every byte is well-formed
+        // UTF-8 (a NUL beside each letter), and a JSON parser that guesses the encoding would read
+        // it. It is not a UTF-8 JSON text either (JSON never holds a raw NUL), labelled or not.
+        for (String encoding : List.of("UTF-16BE", "UTF-16LE", "UTF-32BE", "UTF-32LE")) {
+            byte[] note = "{\"text\":\"plain\"}".getBytes(Charset.forName(encoding));
+            byte[] board = "{\"name\":\"plain\"}".getBytes(Charset.forName(encoding));
+            for (String label : List.of("", "; charset=" + encoding)) {
+                assertThat(problem(exchange(request("POST", face + "/boards/" + b + "/notes", List.of(
+                        "Content-Type: application/json" + label, "Content-Length: " + note.length), note)), 400))
+                        .as("a note in %s, labelled '%s'", encoding, label).contains("UTF-8").contains("offset");
+                assertThat(problem(exchange(request("POST", face + "/boards", List.of(
+                        "Content-Type: application/json" + label, "Content-Length: " + board.length), board)), 400))
+                        .as("a board in %s, labelled '%s'", encoding, label).contains("UTF-8").contains("offset");
+            }
+        }
+        // A NUL byte inside a UTF-8 string: the same refusal, at its offset.
+        byte[] withNul = "{\"text\":\"a\0b\"}".getBytes(StandardCharsets.UTF_8);
+        assertThat(problem(exchange(request("POST", face + "/boards/" + b + "/notes", List.of(
+                "Content-Type: application/json", "Content-Length: " + withNul.length), withNul)), 400))
+                .contains("byte 0x00 at offset 10");
         // A charset nobody knows: the media type is not one the service takes.
         byte[] body = "{\"text\":\"x\"}".getBytes(StandardCharsets.UTF_8);
         problem(exchange(request("POST", face + "/boards/" + b + "/notes", List.of(

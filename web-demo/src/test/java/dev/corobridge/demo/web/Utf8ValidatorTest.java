@@ -20,6 +20,7 @@ import dev.corobridge.demo.board.BoardException;
  * {@link Utf8Validator} against the Unicode standard's table of well-formed sequences: every code
  * point's encoding passes, each class of ill-formed sequence is refused at its first bad byte, and
  * random bytes get the same verdict as the JDK's strict decoder (which follows the same table).
+ * A JSON body's validator also refuses a NUL byte, which is well-formed UTF-8.
  */
 class Utf8ValidatorTest {
 
@@ -91,5 +92,21 @@ class Utf8ValidatorTest {
             boolean expected = jdkDecodes(bytes);
             assertThat(wellFormed(bytes)).as("%s", HexFormat.of().formatHex(bytes)).isEqualTo(expected);
         }
+    }
+
+    @Test
+    void aJsonTextsValidatorRefusesNulAtItsOffset() {
+        Utf8Validator plain = new Utf8Validator();
+        plain.accept((byte) 0); // well-formed UTF-8: U+0000
+        Utf8Validator json = Utf8Validator.forJsonText();
+        byte[] utf16 = "{}".getBytes(StandardCharsets.UTF_16LE); // 7B 00 7D 00
+        json.accept(utf16[0]);
+        assertThatThrownBy(() -> json.accept(utf16[1])).isInstanceOf(BoardException.class)
+                .hasMessageContaining("byte 0x00 at offset 1").hasMessageContaining("UTF-16");
+        Utf8Validator ascii = Utf8Validator.forJsonText();
+        for (byte b : "{\"text\":\"caf\u00e9\"}\t\r\n".getBytes(StandardCharsets.UTF_8)) {
+            ascii.accept(b);
+        }
+        ascii.finish();
     }
 }
