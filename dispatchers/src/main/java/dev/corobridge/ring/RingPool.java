@@ -315,10 +315,17 @@ public final class RingPool implements AutoCloseable {
     /**
      * Two-phase shutdown (see the class comment); returns a future completed at termination —
      * exceptionally, with a {@link RingPoolTerminationException}, if termination was not clean. Does
-     * not block. Calling it again returns the same future.
+     * not block. Calling it again returns the same future. A grace period of any length is taken (one
+     * longer than about 146 years is that long: a deadline that never comes).
+     *
+     * @throws IllegalArgumentException if {@code gracePeriod} is negative (nothing is shut down then)
      */
     public CompletableFuture<Void> shutdown(Duration gracePeriod) {
-        return shutdown.start(Objects.requireNonNull(gracePeriod, "gracePeriod"));
+        Objects.requireNonNull(gracePeriod, "gracePeriod");
+        if (gracePeriod.isNegative()) {
+            throw new IllegalArgumentException("gracePeriod must not be negative, was " + gracePeriod);
+        }
+        return shutdown.start(gracePeriod);
     }
 
     /**
@@ -354,7 +361,9 @@ public final class RingPool implements AutoCloseable {
             return;
         }
         try {
-            if (!awaitTermination(config.shutdownGracePeriod().plusSeconds(15))) {
+            Duration grace = config.shutdownGracePeriod();
+            // Beyond a year awaitTermination waits without limit anyway; the sum could overflow.
+            if (!awaitTermination(grace.compareTo(Duration.ofDays(365)) > 0 ? grace : grace.plusSeconds(15))) {
                 LOG.log(System.Logger.Level.WARNING, "RingPool '" + config.name() + "' did not terminate cleanly in time"
                         + (shutdown.terminationFailed() ? "" : " (still terminating)"));
             }

@@ -51,6 +51,8 @@ import java.util.concurrent.locks.LockSupport;
 final class RingPoolShutdown {
 
     private static final System.Logger LOG = System.getLogger(RingPool.class.getName());
+    /** The longest grace period honoured; a longer one is this long (a deadline that never comes). */
+    private static final Duration LONGEST_GRACE = Duration.ofNanos(Long.MAX_VALUE / 2);
 
     private final String name;
     private final RingPlacement rings;
@@ -148,10 +150,19 @@ final class RingPoolShutdown {
         for (RingServer s : List.copyOf(openServers)) {
             serverCloses.add(s.closeNow());
         }
-        long deadline = System.nanoTime() + gracePeriod.toNanos();
+        long deadline = System.nanoTime() + graceNanos(gracePeriod);
         Thread.ofPlatform().name(name + "-shutdown").daemon(true)
                 .start(() -> finish(deadline, gracePeriod, serverCloses));
         return termination;
+    }
+
+    /**
+     * {@code gracePeriod} in nanoseconds, at most half the {@code long} range (about 146 years): the
+     * deadline is {@code now + nanos}, compared by difference, and this sum cannot wrap past a
+     * comparison.
+     */
+    private static long graceNanos(Duration gracePeriod) {
+        return gracePeriod.compareTo(LONGEST_GRACE) > 0 ? LONGEST_GRACE.toNanos() : gracePeriod.toNanos();
     }
 
     /**

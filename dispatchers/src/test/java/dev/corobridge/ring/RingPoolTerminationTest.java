@@ -68,6 +68,47 @@ class RingPoolTerminationTest {
         }
     }
 
+    /**
+     * A grace period too long for a {@code long} of nanoseconds (the builder takes any length, and
+     * {@code shutdown(Duration)} any duration) is a deadline that never comes, not an overflow: the
+     * shutdown threw {@code ArithmeticException} after it had begun, and the pool never terminated
+     * (its threads stayed). An idle pool terminates at once whatever its grace period; {@code close()}
+     * too, which waits the grace period plus 15 s.
+     */
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void aGracePeriodOfAnyLengthShutsAnIdlePoolDown(Transport transport) throws Exception {
+        Duration[] periods = {Duration.ofSeconds(Long.MAX_VALUE, 999_999_999), Duration.ofSeconds(Long.MAX_VALUE / 1_000),
+                Duration.ofDays(3650)};
+        for (Duration period : periods) {
+            RingPool configured = RingPool.start(RingPoolConfig.builder().name("long-grace").rings(1)
+                    .forceFallback(transport == Transport.FALLBACK).shutdownGracePeriod(period).build());
+            CompletableFuture<Void> done = configured.shutdown();
+            assertTrue(configured.awaitTermination(Duration.ofMinutes(2)), "configured " + period);
+            done.get(0, TimeUnit.SECONDS);
+
+            RingPool given = pool(transport);
+            given.shutdown(period).get(2, TimeUnit.MINUTES);
+            assertTrue(given.isTerminated(), "given " + period);
+
+            RingPool closed = RingPool.start(RingPoolConfig.builder().name("long-grace-close").rings(1)
+                    .forceFallback(transport == Transport.FALLBACK).shutdownGracePeriod(period).build());
+            closed.close();
+            assertTrue(closed.isTerminated(), "closed " + period);
+        }
+    }
+
+    /** A negative grace period is refused before anything is shut down, as the pump refuses it. */
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void aNegativeGracePeriodIsRefusedAndChangesNothing(Transport transport) throws Exception {
+        RingPool pool = pool(transport);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> pool.shutdown(Duration.ofSeconds(-1)));
+        assertTrue(e.getMessage().contains("gracePeriod must not be negative, was PT-1S"), e.getMessage());
+        assertFalse(pool.isShutdown(), "refused, yet shut down");
+        pool.shutdown(Duration.ZERO).get(2, TimeUnit.MINUTES);
+    }
+
     @ParameterizedTest
     @EnumSource(Transport.class)
     void awaitTerminationIsFalseWhenTheLoopsDidNotStop(Transport transport) throws Exception {
