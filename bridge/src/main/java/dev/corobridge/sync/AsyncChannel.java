@@ -207,7 +207,9 @@ public final class AsyncChannel<T> {
 
     /**
      * Cancels the channel: discards buffered elements and ends every pending and later send and
-     * receive with a {@link CancellationException} ({@link #nextAsync()}: {@link Next.End}).
+     * receive with a {@link CancellationException} ({@link #nextAsync()}: {@link Next.End}), also
+     * after a {@link #close()} (with or without a cause): the senders a close left waiting for
+     * receivers to drain them are cancelled, and later operations no longer see the close's end.
      * Returns {@code true} iff this call cancelled the channel ({@code false} for every later call;
      * a channel that was only closed is still cancelled, its buffer discarded).
      */

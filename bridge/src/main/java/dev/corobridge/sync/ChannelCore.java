@@ -26,8 +26,11 @@ import kotlinx.coroutines.channels.ClosedSendChannelException;
  *
  * <p>Close keeps the buffer and the waiting senders (their elements were sent before the close:
  * receivers drain them) and ends the waiting receivers; cancel also discards the buffer and ends
- * the waiting senders. The first close cause (or the cancel's cause, if not closed before) is what
- * ended operations throw; a plain close makes them throw kotlinx's {@code Closed…ChannelException}.
+ * the waiting senders. The close cause is what ended operations throw: the first close's (a plain
+ * close makes them throw kotlinx's {@code Closed…ChannelException}), replaced by the cancel's
+ * {@code CancellationException} once the channel is cancelled, also after a close: a cancel breaks
+ * the close's promise that receivers drain what was sent, so every operation it ends, and every
+ * later one, is cancelled rather than failed. (kotlinx keeps the first close's cause.)
  *
  * <p><b>Memory effects.</b> Everything is published under the lock: actions before a send
  * happen-before actions after the receive of that element; a waiter's {@link ChannelWaiter#item}
@@ -266,8 +269,8 @@ final class ChannelCore<E> {
     }
 
     /**
-     * Closes with {@code cause} unless closed already, discards the buffer and ends every waiting
-     * sender and receiver. {@code true} if this call cancelled it.
+     * Closes with {@code cause} (replacing an earlier close's cause), discards the buffer and ends
+     * every waiting sender and receiver. {@code true} if this call cancelled it.
      */
     boolean cancel(CancellationException cause) {
         ChannelWaiter endedSenders;
@@ -277,10 +280,8 @@ final class ChannelCore<E> {
                 return false;
             }
             cancelled = true;
-            if (!closed) {
-                closed = true;
-                closeCause = cause;
-            }
+            closed = true;
+            closeCause = cause; // also after a close: what is pending or comes later is cancelled
             buffer = NO_BUFFER;
             head = 0;
             size = 0;

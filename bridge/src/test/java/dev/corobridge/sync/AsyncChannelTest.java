@@ -114,6 +114,35 @@ class AsyncChannelTest {
         assertSame(boom, original(outcomeOf(ch.receiveAsync()).errorOrNull()));
     }
 
+    /**
+     * {@code cancel()} after {@code close()} (plain or with a cause) still cancels, as documented:
+     * the sender the close kept waiting, and every later send and receive, end with a
+     * {@code CancellationException}, and {@code nextAsync()} with the end that carries it. They ended
+     * with the close's {@code Closed…ChannelException} (or cause), a failure, though the close's
+     * promise to deliver the waiting sender's element was broken by the cancel.
+     */
+    @Test
+    void cancelAfterCloseEndsEveryPendingAndLaterOperationAsCancelled() throws Exception {
+        for (Throwable closeCause : new Throwable[] {null, new IllegalStateException("closed with a cause")}) {
+            AsyncChannel<Integer> ch = AsyncChannel.bounded(1);
+            assertTrue(ch.trySend(1));
+            Awaitable<Void> pendingSend = ch.sendAsync(2);
+            assertTrue(closeCause == null ? ch.close() : ch.close(closeCause));
+            assertFalse(pendingSend.isDone(), "a close keeps the waiting sender: receivers drain it");
+            assertTrue(ch.cancel(), "a channel that was only closed is still cancelled");
+            assertFalse(ch.cancel());
+            String as = "closed with " + closeCause;
+            assertTrue(outcomeOf(pendingSend).isCancelled(), as + ": the waiting sender, whose element was discarded");
+            assertTrue(outcomeOf(ch.receiveAsync()).isCancelled(), as + ": a later receive");
+            assertTrue(outcomeOf(ch.sendAsync(3)).isCancelled(), as + ": a later send");
+            Next<Integer> n = valueOf(ch.nextAsync());
+            assertInstanceOf(Next.End.class, n, as);
+            assertInstanceOf(CancellationException.class, ((Next.End<Integer>) n).cancellation(), as);
+            assertThrows(CancellationException.class, () -> ch.trySend(4), as + ": trySend");
+            assertTrue(ch.isClosedForReceive() && ch.isClosedForSend(), as);
+        }
+    }
+
     @Test
     void cancelDiscardsTheBufferAndEndsBothSides() throws Exception {
         AsyncChannel<String> ch = AsyncChannel.bounded(1);

@@ -208,13 +208,21 @@ class ChannelCoreTest {
         assertSame(cause, receiving.receiveException());
     }
 
+    /** A cancel after a close replaces the close's cause: what it ends, and what comes later, is cancelled. */
     @Test
-    void cancelAfterACloseKeepsTheCloseCause() {
-        ChannelCore<String> core = new ChannelCore<>(2);
-        core.offer("x");
-        core.close(null);
-        assertTrue(core.cancel(new CancellationException()));
-        assertNull(core.closeCause());
-        assertSame(ChannelCore.ENDED, core.poll());
+    void cancelAfterACloseReplacesTheCloseCause() {
+        for (Throwable closeCause : new Throwable[] {null, new IllegalStateException("closed")}) {
+            ChannelCore<String> core = new ChannelCore<>(2);
+            core.offer("x");
+            core.close(closeCause);
+            CancellationException cancel = new CancellationException();
+            assertTrue(core.cancel(cancel));
+            assertSame(cancel, core.closeCause());
+            assertSame(cancel, core.sendException());
+            assertSame(cancel, core.receiveException());
+            assertSame(ChannelCore.ENDED, core.poll());
+            assertFalse(core.cancel(new CancellationException()));
+            assertSame(cancel, core.closeCause(), "a second cancel changes nothing");
+        }
     }
 }
