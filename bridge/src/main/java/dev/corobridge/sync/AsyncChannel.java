@@ -33,7 +33,8 @@ import kotlinx.coroutines.channels.ClosedSendChannelException;
  *       {@link #close(Throwable)}) and {@link #nextAsync()} returns {@link Next.End} (or
  *       {@link Next.Failed}); a later {@code send} fails with {@link ClosedSendChannelException}.
  *       {@link #cancel()} discards the buffer and ends both sides with a
- *       {@link CancellationException}.</li>
+ *       {@link CancellationException}, also after a close (where kotlinx's {@code Channel} keeps
+ *       the close's end).</li>
  *   <li><b>Cancellation never loses or duplicates an element.</b> Cancelling a pending
  *       {@code send} or {@code receive} (its awaitable, or the Kotlin coroutine) withdraws it if it
  *       has not matched yet: {@code cancel()} returns {@code true} and nothing was sent or
