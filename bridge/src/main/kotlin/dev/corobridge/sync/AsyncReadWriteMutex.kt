@@ -110,9 +110,10 @@ private suspend fun AsyncReadWriteMutex.awaitHold(write: Boolean): Any? =
 
 /**
  * A suspended coroutine's request. It is also the coroutine's cancellation handler (one object per
- * wait). The handler is installed before the request is queued, so a cancellation at any moment
- * either withdraws it from the queue or — if the grant unlinked it first — finds the lock on its
- * way to a cancelled continuation, where the `onCancellation` of `resume` releases it again.
+ * wait). The handler is installed before the request is queued, and the request is withdrawn again
+ * when the coroutine was cancelled by then (the handler found nothing queued), so a cancellation at
+ * any moment either withdraws it from the queue or — if the grant unlinked it first — finds the lock
+ * on its way to a cancelled continuation, where the `onCancellation` of `resume` releases it again.
  * What the grant resumes the coroutine with is the subclass's.
  */
 private abstract class CoroutineRequest<V>(
@@ -124,6 +125,10 @@ private abstract class CoroutineRequest<V>(
     fun submit() {
         cont.invokeOnCancellation(this)
         mutex.submit(this)
+        // A cancellation before the request was queued (a coroutine cancelled already when it asks,
+        // whose handler runs inside invokeOnCancellation) found nothing to withdraw: withdraw it now
+        // (a no-op if it was granted, or withdrawn by the handler meanwhile).
+        if (cont.isCancelled) mutex.withdraw(this)
     }
 
     /** The coroutine was cancelled: withdraw the request (no-op if it was granted first). */

@@ -135,6 +135,40 @@ class ReadWriteMutexKotlinTest {
         rw.assertFreeAndIdle()
     }
 
+    /**
+     * A coroutine that is cancelled already when it asks (a lock taken in the `finally` of a
+     * cancelled coroutine, without `NonCancellable`) throws at once and leaves nothing queued, with
+     * each of the four ways to ask. Its request used to stay queued: the cancellation handler ran
+     * before the request was queued, found nothing to withdraw, and the dead request then kept the
+     * readers behind it waiting until the lock was granted to it and passed on.
+     */
+    @Test
+    fun `a coroutine cancelled before it asks leaves nothing queued`() = test {
+        val asks: List<Pair<String, suspend (AsyncReadWriteMutex) -> Unit>> = listOf(
+            "withWriteLock" to { rw -> rw.withWriteLock { } },
+            "writeLock" to { rw -> rw.writeLock().unlock() },
+            "withReadLock" to { rw -> rw.withReadLock { } },
+            "readLock" to { rw -> rw.readLock().unlock() },
+        )
+        for ((name, ask) in asks) {
+            val rw = AsyncReadWriteMutex()
+            val held = if (name.contains("Write")) rw.tryReadLock()!! else rw.tryWriteLock()!!
+            var asked: Throwable? = null
+            launch(Dispatchers.Default) {
+                kotlinx.coroutines.currentCoroutineContext()[kotlinx.coroutines.Job]!!.cancel()
+                asked = runCatching { ask(rw) }.exceptionOrNull()
+            }.join()
+            assertTrue(asked is kotlinx.coroutines.CancellationException, "$name: threw $asked")
+            assertFalse(rw.hasWaiters(), "$name: nothing queued: $rw")
+            if (name.contains("Write")) {
+                val reader = assertNotNull(rw.tryReadLock(), "$name: a reader gets in beside the other reader: $rw")
+                reader.unlock()
+            }
+            held.close()
+            rw.assertFreeAndIdle()
+        }
+    }
+
     @Test
     fun `a coroutine cancelled while it holds the lock releases it`() = test {
         val rw = AsyncReadWriteMutex()
