@@ -127,7 +127,7 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
     private final HopTrace trace;
     /** What each step restores on its thread ({@link ContextPropagation}); null: nothing to carry. */
     private final CapturedContext context;
-    private volatile Runnable canceller;
+    private volatile Consumer<CancellationException> canceller;
     /** The observation of this task's work, until it ends ({@link #observeHere}). */
     private volatile StepObserver.Step observed;
     /**
@@ -243,7 +243,7 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
             }
         });
         if (stage instanceof Future<?> f) {
-            t.setCanceller(() -> f.cancel(false));
+            t.setCanceller(cause -> f.cancel(false)); // a Future takes no cause
         }
         return t;
     }
@@ -299,7 +299,7 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
     public <R> Task<R> thenComposeOn(Executor executor, Function<? super T, ? extends Awaitable<R>> fn) {
         return continueOn(executor, fn, (next, o) -> o instanceof Outcome.Success<T> s ? () -> {
             Awaitable<R> inner = Objects.requireNonNull(fn.apply(s.value()), "thenComposeOn function returned null");
-            next.setCanceller(inner::cancel);
+            next.setCanceller(cause -> OutcomeCell.cancel(inner, cause));
             inner.onComplete(next::decide);
             return null; // decided when the inner awaitable is
         } : null);
@@ -565,11 +565,11 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
         if (observed != null) {
             endObservation(outcome);
         }
-        if (outcome instanceof Outcome.Cancelled) {
-            Runnable c = canceller;
+        if (outcome instanceof Outcome.Cancelled<T> cancelled) {
+            Consumer<CancellationException> c = canceller;
             if (c != null) {
                 try {
-                    c.run();
+                    c.accept(cancelled.cause()); // the work is cancelled with the task's cause
                 } catch (Throwable e) {
                     Tasks.reportUncaught(e);
                 }
@@ -590,10 +590,11 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
         return decide(outcome);
     }
 
-    void setCanceller(Runnable r) {
+    /** What cancels the work underneath, with the task's cancellation as its cause. */
+    void setCanceller(Consumer<CancellationException> r) {
         canceller = r;
-        if (outcomeOrNull() instanceof Outcome.Cancelled) {
-            r.run(); // cancelled before the work was attached
+        if (outcomeOrNull() instanceof Outcome.Cancelled<T> cancelled) {
+            r.accept(cancelled.cause()); // cancelled before the work was attached
         }
     }
 

@@ -124,6 +124,6 @@ private fun <T> link(deferred: Deferred<T>, task: Task<T>, recordsHops: Boolean)
             task.settle(Outcome.ofError(cause))
         }
     }
-    task.setCanceller { deferred.cancel() }
+    task.setCanceller { cause -> deferred.cancel(cause) } // the coroutine sees the task's cancellation
     return task
 }

@@ -152,6 +152,52 @@ class TaskKotlinTest {
         assertTrue(d2.isCancelled)
     }
 
+    /**
+     * The coroutine behind a task is cancelled with the task's cancellation: the cause given to
+     * `cancel(cause)`, the timeout of `withTimeout` (a cancellation caused by the
+     * [TaskTimeoutException]), and a cause given to a stage that owns the task (a `withTimeout`
+     * result, a `thenComposeOn` result). It saw a bare `JobCancellationException` instead.
+     */
+    @Test
+    fun `the coroutine behind a task is cancelled with the task's cause`() = runBlocking<Unit> {
+        suspend fun seenBy(cancel: (Task<Unit>) -> Unit): Throwable {
+            val started = CompletableDeferred<Unit>()
+            val seen = CompletableDeferred<Throwable>()
+            val work: Task<Unit> = task(Dispatchers.Default) {
+                try {
+                    started.complete(Unit)
+                    awaitCancellation()
+                } catch (e: CancellationException) {
+                    seen.complete(e)
+                    throw e
+                }
+            }
+            started.await()
+            cancel(work)
+            return withTimeout(10_000) { seen.await() }
+        }
+        // kotlinx's stack-trace recovery (on in tests) may rethrow a copy with the original as its cause.
+        fun Throwable.chain() = generateSequence(this) { it.cause }.toList()
+        fun assertCausedBy(expected: Throwable, seen: Throwable, what: String) =
+            assertTrue(seen.chain().any { it === expected }, "$what: the coroutine saw $seen")
+
+        val why = java.util.concurrent.CancellationException("user pressed stop")
+        assertCausedBy(why, seenBy { it.cancel(why) }, "cancel(cause)")
+
+        val timedOut = seenBy { it.withTimeout(java.time.Duration.ofMillis(1)) }
+        assertTrue(timedOut.chain().any { it is TaskTimeoutException }, "withTimeout: $timedOut")
+
+        val stop = java.util.concurrent.CancellationException("the limited task was cancelled")
+        assertCausedBy(stop, seenBy { it.withTimeout(java.time.Duration.ofDays(1)).cancel(stop) }, "a withTimeout result's cancel(cause)")
+
+        val composedStop = java.util.concurrent.CancellationException("the composed task was cancelled")
+        val composed = seenBy { work ->
+            val composedTask = Task.completed(1).thenComposeOn(Runnable::run) { work }
+            assertTrue(composedTask.cancel(composedStop))
+        }
+        assertCausedBy(composedStop, composed, "a thenComposeOn result's cancel(cause)")
+    }
+
     @Test
     fun `structured task is a child of its scope`() = runBlocking<Unit> {
         val failure = runCatching {
