@@ -198,6 +198,23 @@ class TaskKotlinTest {
         assertCausedBy(composedStop, composed, "a thenComposeOn result's cancel(cause)")
     }
 
+    /**
+     * A task is started when it is made; nothing it offers starts one later. So a lazy start is
+     * refused at once, naming what to use instead, rather than handing out a task whose `await()`
+     * never returns (it did: nothing ever started the lazy coroutine).
+     */
+    @Test
+    fun `a task builder refuses a lazy start`() = runBlocking<Unit> {
+        var ran = false
+        val e = assertFailsWith<IllegalArgumentException> { task(Dispatchers.Default, CoroutineStart.LAZY) { ran = true } }
+        assertTrue(e.message!!.contains("CoroutineStart.LAZY"), e.message)
+        assertTrue(e.message!!.contains("async(start = CoroutineStart.LAZY)"), e.message)
+        assertFalse(ran)
+        // The other starts are taken.
+        assertEquals(1, task(Dispatchers.Default, CoroutineStart.UNDISPATCHED) { 1 }.await())
+        assertEquals(2, task(Dispatchers.Default, CoroutineStart.ATOMIC) { 2 }.await())
+    }
+
     @Test
     fun `structured task is a child of its scope`() = runBlocking<Unit> {
         val failure = runCatching {
