@@ -3,9 +3,9 @@ package dev.corobridge.spring;
 import io.micrometer.observation.ObservationRegistry;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 
 /**
  * Observes tasks ({@code dev.corobridge.observation.TaskObservations}: one Micrometer
@@ -26,7 +26,7 @@ public class CorobridgeObservationAutoConfiguration {
 
     @Bean
     @ConditionalOnBean(ObservationRegistry.class)
-    @ConditionalOnBooleanProperty(name = "corobridge.observation.enabled", matchIfMissing = true)
+    @Conditional(BoundSettings.ObservationEnabled.class)
     TaskObservationInstallation corobridgeTaskObservations(ObservationRegistry registry) {
         return new TaskObservationInstallation(registry);
     }

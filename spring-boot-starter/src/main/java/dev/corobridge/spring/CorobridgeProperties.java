@@ -15,10 +15,12 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param cpu    the CPU dispatcher
  * @param health the health contributors
  * @param webflux the WebFlux integration
+ * @param observation the observation of tasks
  */
 @ConfigurationProperties("corobridge")
 public record CorobridgeProperties(@DefaultValue Pump pump, @DefaultValue Ring ring, @DefaultValue Cpu cpu,
-                                   @DefaultValue Health health, @DefaultValue Webflux webflux) {
+                                   @DefaultValue Health health, @DefaultValue Webflux webflux,
+                                   @DefaultValue Observation observation) {
 
     public CorobridgeProperties {
         Objects.requireNonNull(pump, "pump");
@@ -26,6 +28,7 @@ public record CorobridgeProperties(@DefaultValue Pump pump, @DefaultValue Ring r
         Objects.requireNonNull(cpu, "cpu");
         Objects.requireNonNull(health, "health");
         Objects.requireNonNull(webflux, "webflux");
+        Objects.requireNonNull(observation, "observation");
     }
 
     /**
@@ -164,5 +167,15 @@ public record CorobridgeProperties(@DefaultValue Pump pump, @DefaultValue Ring r
      */
     public record Webflux(@DefaultValue("off-pump") SuspendDispatcher suspendDispatcher,
                           @DefaultValue("true") boolean answerOnEventLoop) {
+    }
+
+    /**
+     * The observation of tasks (with Micrometer Tracing on the class path and an
+     * {@code ObservationRegistry} bean).
+     *
+     * @param enabled whether each task that runs work is a Micrometer {@code Observation}, a span of
+     *                the request with its hops as events (default {@code true})
+     */
+    public record Observation(@DefaultValue("true") boolean enabled) {
     }
 }

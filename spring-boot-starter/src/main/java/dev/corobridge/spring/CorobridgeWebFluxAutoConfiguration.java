@@ -7,8 +7,8 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
@@ -34,7 +34,7 @@ public class CorobridgeWebFluxAutoConfiguration {
      */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = "reactor.netty.Connection")
-    @ConditionalOnProperty(name = "corobridge.webflux.answer-on-event-loop", havingValue = "true", matchIfMissing = true)
+    @Conditional(BoundSettings.AnswerOnEventLoop.class)
     static class EventLoopAnswerConfiguration {
 
         @Bean
@@ -62,19 +62,19 @@ public class CorobridgeWebFluxAutoConfiguration {
          * so handler code never holds the UI-affinity thread.
          */
         @Bean
-        @ConditionalOnProperty(name = "corobridge.webflux.suspend-dispatcher", havingValue = "off-pump", matchIfMissing = true)
+        @Conditional(BoundSettings.OffPump.class)
         @ConditionalOnBean(value = MessagePump.class, name = CorobridgeAutoConfiguration.CPU_DISPATCHER) // no pump, nothing to leave
         OffPumpHandlerFilter corobridgeOffPumpHandlerFilter(MessagePump pump,
                 @Qualifier(CorobridgeAutoConfiguration.CPU_DISPATCHER) CoroutineDispatcher cpu,
                 Environment environment) {
             OffPumpDispatcher toCpu = new OffPumpDispatcher(pump, cpu);
-            boolean toLoop = environment.getProperty("corobridge.webflux.answer-on-event-loop", Boolean.class, true)
+            boolean toLoop = BoundSettings.answerOnEventLoop(environment)
                     && ClassUtils.isPresent("reactor.netty.Connection", getClass().getClassLoader());
             return toLoop ? new OffPumpHandlerFilter(EventLoops.offPump(pump, toCpu)) : new OffPumpHandlerFilter(toCpu);
         }
 
         @Bean
-        @ConditionalOnProperty(name = "corobridge.webflux.suspend-dispatcher", havingValue = "pump")
+        @Conditional(BoundSettings.Pump.class)
         SuspendHandlerDispatcherFilter corobridgePumpSuspendHandlerFilter(MessagePump pump) {
             return new SuspendHandlerDispatcherFilter(pump.getDispatcher());
         }
@@ -88,7 +88,7 @@ public class CorobridgeWebFluxAutoConfiguration {
         }
 
         @Bean
-        @ConditionalOnProperty(name = "corobridge.webflux.suspend-dispatcher", havingValue = "cpu")
+        @Conditional(BoundSettings.Cpu.class)
         SuspendHandlerDispatcherFilter corobridgeCpuSuspendHandlerFilter(
                 @Qualifier(CorobridgeAutoConfiguration.CPU_DISPATCHER) CoroutineDispatcher cpu) {
             return new SuspendHandlerDispatcherFilter(cpu);

@@ -87,6 +87,43 @@ class CorobridgeAutoConfigurationTests {
             assertThat(rootCause(context.getStartupFailure())).hasMessageContaining("corobridge.pump.stall-threshold");
         });
         runner.withPropertyValues("corobridge.cpu.parallelism=-1").run(context -> assertThat(context).hasFailed());
+        // corobridge.observation.enabled is a property like the others: checked, and in the IDE metadata.
+        runner.withPropertyValues("corobridge.observation.enabled=maybe").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(rootCause(context.getStartupFailure()).getMessage() + messages(context.getStartupFailure()))
+                    .contains("corobridge.observation.enabled");
+        });
+        runner.withPropertyValues("corobridge.observation.enabled=off").run(context ->
+                assertThat(context.getBean(CorobridgeProperties.class).observation().enabled()).isFalse());
+        runner.run(context -> assertThat(context.getBean(CorobridgeProperties.class).observation().enabled()).isTrue());
+    }
+
+    /** Every property the README's table lists is in the generated IDE metadata. */
+    @Test
+    void everyDocumentedPropertyIsInTheMetadata() throws Exception {
+        String metadata;
+        try (var in = getClass().getClassLoader().getResourceAsStream("META-INF/spring-configuration-metadata.json")) {
+            assertThat(in).as("the generated metadata").isNotNull();
+            metadata = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        }
+        String readme = java.nio.file.Files.readString(java.nio.file.Path.of("README.md"));
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^\\| `(corobridge\\.[a-z.-]+)` \\|").matcher(readme);
+        java.util.List<String> documented = new java.util.ArrayList<>();
+        while (m.find()) {
+            documented.add(m.group(1));
+        }
+        assertThat(documented).contains("corobridge.pump.name", "corobridge.observation.enabled");
+        for (String property : documented) {
+            assertThat(metadata).as(property).contains("\"name\": \"" + property + "\"");
+        }
+    }
+
+    private static String messages(Throwable t) {
+        StringBuilder b = new StringBuilder();
+        for (Throwable e = t; e != null; e = e.getCause()) {
+            b.append(" | ").append(e.getMessage());
+        }
+        return b.toString();
     }
 
     @Test

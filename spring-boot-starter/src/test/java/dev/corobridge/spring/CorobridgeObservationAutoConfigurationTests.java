@@ -36,6 +36,14 @@ class CorobridgeObservationAutoConfigurationTests {
         runner.withBean(ObservationRegistry.class, ObservationRegistry::create)
                 .withPropertyValues("corobridge.observation.enabled=false")
                 .run(context -> assertThat(context).doesNotHaveBean(TaskObservationInstallation.class));
+        for (String off : new String[] {"off", "no", "FALSE"}) { // every spelling that binds to false
+            runner.withBean(ObservationRegistry.class, ObservationRegistry::create)
+                    .withPropertyValues("corobridge.observation.enabled=" + off)
+                    .run(context -> assertThat(context).as(off).doesNotHaveBean(TaskObservationInstallation.class));
+        }
+        runner.withBean(ObservationRegistry.class, ObservationRegistry::create)
+                .withPropertyValues("corobridge.observation.enabled=yes")
+                .run(context -> assertThat(context).hasSingleBean(TaskObservationInstallation.class));
         runner.run(context -> assertThat(context).doesNotHaveBean(TaskObservationInstallation.class));
         runner.withBean(ObservationRegistry.class, ObservationRegistry::create)
                 .withClassLoader(new FilteredClassLoader("io.micrometer.tracing"))

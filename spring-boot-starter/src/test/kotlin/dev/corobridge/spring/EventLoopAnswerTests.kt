@@ -135,6 +135,33 @@ class EventLoopAnswerTests {
         }
     }
 
+    /**
+     * The filter follows the value the property binds to, in every spelling Spring's conversion
+     * takes for a boolean (`on`, `yes`, `1`, `off`, `no`, `0`): `on` bound to true but registered
+     * no answer filter, while the off-pump choice read it as true.
+     */
+    @Test
+    fun `the answer filter follows the property's bound value in every spelling`() {
+        val runner = ReactiveWebApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(CorobridgeAutoConfiguration::class.java,
+                CorobridgeWebFluxAutoConfiguration::class.java))
+            .withPropertyValues("corobridge.pump.name=config-test-pump", "corobridge.ring.count=1",
+                "corobridge.ring.size=16", "corobridge.ring.force-fallback=true")
+        for (spelling in listOf("true", "TRUE", "on", "yes", "1")) {
+            runner.withPropertyValues("corobridge.webflux.answer-on-event-loop=$spelling").run {
+                assertThat(it).`as`(spelling).hasSingleBean(EventLoopAnswerFilter::class.java)
+                assertThat(it.getBean(OffPumpHandlerFilter::class.java).toString()).`as`(spelling).contains("EventLoopOffPumpDispatchers")
+            }
+        }
+        for (spelling in listOf("false", "off", "no", "0")) {
+            runner.withPropertyValues("corobridge.webflux.answer-on-event-loop=$spelling").run {
+                assertThat(it).`as`(spelling).doesNotHaveBean(EventLoopAnswerFilter::class.java)
+                assertThat(it.getBean(OffPumpHandlerFilter::class.java).toString()).`as`(spelling)
+                    .doesNotContain("EventLoopOffPumpDispatchers")
+            }
+        }
+    }
+
     @AfterAll
     fun stopPump() {
         pump.shutdown(Duration.ofSeconds(5)).get()

@@ -159,6 +159,44 @@ class SuspendHandlerDispatcherFilterTests {
         }
     }
 
+    /**
+     * The beans follow the value the property binds to, in every spelling Spring's relaxed binding
+     * takes for it (`OFF_PUMP`, `offPump`, `Cpu`), as `CorobridgeProperties` binds it. An upper-case
+     * `OFF_PUMP` bound to the default but registered no filter: handler code went on on the pump.
+     */
+    @Test
+    fun `the property's beans follow its bound value in every spelling`() {
+        val runner = ReactiveWebApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(CorobridgeAutoConfiguration::class.java,
+                CorobridgeWebFluxAutoConfiguration::class.java))
+            .withPropertyValues("corobridge.ring.count=1", "corobridge.ring.size=16", "corobridge.ring.force-fallback=true")
+        for (spelling in listOf("off-pump", "OFF_PUMP", "off_pump", "offPump", "Off-Pump")) {
+            runner.withPropertyValues("corobridge.webflux.suspend-dispatcher=$spelling").run {
+                assertThat(it).`as`(spelling).hasNotFailed()
+                assertThat(it).`as`(spelling).hasSingleBean(OffPumpHandlerFilter::class.java)
+                assertThat(it).`as`(spelling).doesNotHaveBean(SuspendHandlerDispatcherFilter::class.java)
+            }
+        }
+        for (spelling in listOf("PUMP", "Pump", "CPU", "Cpu")) {
+            runner.withPropertyValues("corobridge.webflux.suspend-dispatcher=$spelling").run {
+                assertThat(it).`as`(spelling).hasSingleBean(SuspendHandlerDispatcherFilter::class.java)
+                assertThat(it).`as`(spelling).doesNotHaveBean(OffPumpHandlerFilter::class.java)
+            }
+        }
+        for (spelling in listOf("none", "NONE")) {
+            runner.withPropertyValues("corobridge.webflux.suspend-dispatcher=$spelling").run {
+                assertThat(it).`as`(spelling).doesNotHaveBean(SuspendHandlerDispatcherFilter::class.java)
+                assertThat(it).`as`(spelling).doesNotHaveBean(OffPumpHandlerFilter::class.java)
+            }
+        }
+        runner.withPropertyValues("corobridge.webflux.suspend-dispatcher=sideways").run {
+            assertThat(it).hasFailed()
+            assertThat(it.startupFailure).rootCause().hasMessageContaining("sideways")
+            assertThat(it.startupFailure.toString() + generateSequence(it.startupFailure as Throwable?) { e -> e.cause }
+                .joinToString { e -> e.message.orEmpty() }).contains("corobridge.webflux.suspend-dispatcher")
+        }
+    }
+
     @AfterAll
     fun stopPump() {
         pump.shutdown(Duration.ofSeconds(5)).get()
