@@ -116,8 +116,7 @@ public final class RingPool implements AutoCloseable {
                 }
             }
             this.group = new MultiThreadIoEventLoopGroup(config.rings(), threads(config.name()),
-                    uring ? IoUringIoHandler.newFactory(new IoUringIoHandlerConfig().setRingSize(config.ringSize()))
-                            : NioIoHandler.newFactory());
+                    uring ? IoUringIoHandler.newFactory(uringConfig(config.ringSize())) : NioIoHandler.newFactory());
         }
         this.transport = uring ? Transport.IO_URING : Transport.FALLBACK;
         if (uring) {
@@ -310,6 +309,20 @@ public final class RingPool implements AutoCloseable {
     /** {@link #shutdown(Duration)} with the configured grace period. */
     public CompletableFuture<Void> shutdown() {
         return shutdown(config.shutdownGracePeriod());
+    }
+
+    /**
+     * Netty's settings for a ring of {@code ringSize} submission entries. Its completion queue keeps
+     * Netty's default size unless that is smaller than the ring: Netty refuses a completion queue
+     * smaller than the submission queue (above 4096 entries the default is), so it then gets as
+     * many entries as the ring. Set before the ring size, which Netty checks against it.
+     */
+    private static IoUringIoHandlerConfig uringConfig(int ringSize) {
+        IoUringIoHandlerConfig c = new IoUringIoHandlerConfig();
+        if (c.getCqSize() < ringSize) {
+            c.setCqSize(ringSize);
+        }
+        return c.setRingSize(ringSize);
     }
 
     /**
