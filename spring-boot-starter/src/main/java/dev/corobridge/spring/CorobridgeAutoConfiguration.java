@@ -13,6 +13,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
@@ -93,18 +94,23 @@ public class CorobridgeAutoConfiguration {
         return n == 0 ? Dispatchers.getDefault() : Dispatchers.getDefault().limitedParallelism(n, "corobridge-cpu");
     }
 
-    /** Shuts the pump down (two-phase) after the web server has drained and stopped. */
+    /**
+     * Shuts the pump down (two-phase) after the web server has drained and stopped. With several
+     * pumps and none of them primary the application runs their lifecycles itself.
+     */
     @Bean
     @ConditionalOnMissingBean(name = "corobridgePumpLifecycle")
+    @ConditionalOnSingleCandidate(MessagePump.class)
     public CorobridgeLifecycle corobridgePumpLifecycle(MessagePump pump, CorobridgeProperties properties,
                                                        Environment environment) {
         return new CorobridgeLifecycle("MessagePump '" + pump.getName() + "'", CorobridgeLifecycle.PUMP_PHASE,
                 properties.pump().shutdownGrace(), phaseTimeout(environment), pump::shutdown);
     }
 
-    /** Shuts the ring pool down after the pump. */
+    /** Shuts the ring pool down after the pump (with several pools, only a primary one). */
     @Bean
     @ConditionalOnMissingBean(name = "corobridgeRingPoolLifecycle")
+    @ConditionalOnSingleCandidate(RingPool.class)
     public CorobridgeLifecycle corobridgeRingPoolLifecycle(RingPool pool, CorobridgeProperties properties,
                                                            Environment environment) {
         return new CorobridgeLifecycle("RingPool '" + pool.getName() + "'", CorobridgeLifecycle.RING_PHASE,

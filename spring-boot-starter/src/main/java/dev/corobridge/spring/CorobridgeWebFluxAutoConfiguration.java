@@ -7,6 +7,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
@@ -63,7 +64,8 @@ public class CorobridgeWebFluxAutoConfiguration {
          */
         @Bean
         @Conditional(BoundSettings.OffPump.class)
-        @ConditionalOnBean(value = MessagePump.class, name = CorobridgeAutoConfiguration.CPU_DISPATCHER) // no pump, nothing to leave
+        @ConditionalOnBean(name = CorobridgeAutoConfiguration.CPU_DISPATCHER)
+        @ConditionalOnSingleCandidate(MessagePump.class) // no pump, nothing to leave; several, none primary: which one?
         OffPumpHandlerFilter corobridgeOffPumpHandlerFilter(MessagePump pump,
                 @Qualifier(CorobridgeAutoConfiguration.CPU_DISPATCHER) CoroutineDispatcher cpu,
                 Environment environment) {
@@ -75,6 +77,7 @@ public class CorobridgeWebFluxAutoConfiguration {
 
         @Bean
         @Conditional(BoundSettings.Pump.class)
+        @ConditionalOnSingleCandidate(MessagePump.class)
         SuspendHandlerDispatcherFilter corobridgePumpSuspendHandlerFilter(MessagePump pump) {
             return new SuspendHandlerDispatcherFilter(pump.getDispatcher());
         }

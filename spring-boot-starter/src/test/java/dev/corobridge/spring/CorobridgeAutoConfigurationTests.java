@@ -138,6 +138,71 @@ class CorobridgeAutoConfigurationTests {
         });
     }
 
+    /**
+     * An application with several pumps and pools of its own starts: the starter's beans that act
+     * on one pump or pool (the lifecycles, meters, health, the off-pump filter) back off unless one
+     * is primary, and the application runs its own. It failed with NoUniqueBeanDefinitionException.
+     */
+    @Test
+    void severalUserPumpsAndPoolsStart() {
+        reactiveRunner().withUserConfiguration(TwoPumpsTwoPools.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBeansOfType(MessagePump.class)).hasSize(2);
+            assertThat(context.getBeansOfType(RingPool.class)).hasSize(2);
+            assertThat(context).doesNotHaveBean("corobridgePumpLifecycle").doesNotHaveBean("corobridgeRingPoolLifecycle")
+                    .doesNotHaveBean(PumpMeterBinder.class).doesNotHaveBean(PumpHealthIndicator.class)
+                    .doesNotHaveBean(OffPumpHandlerFilter.class);
+        });
+        reactiveRunner().withUserConfiguration(TwoPumpsTwoPools.class, PrimaryPump.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context).hasBean("corobridgePumpLifecycle").hasSingleBean(OffPumpHandlerFilter.class)
+                    .hasSingleBean(PumpHealthIndicator.class).doesNotHaveBean("corobridgeRingPoolLifecycle");
+            assertThat(context.getBean("corobridgePumpLifecycle").toString()).contains("main-pump");
+        });
+    }
+
+    private org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner reactiveRunner() {
+        return new org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(CorobridgeAutoConfiguration.class,
+                        CorobridgeWebFluxAutoConfiguration.class, CorobridgeMetricsAutoConfiguration.class,
+                        CorobridgeHealthAutoConfiguration.class))
+                .withPropertyValues("corobridge.ring.count=1", "corobridge.ring.size=16", "corobridge.ring.force-fallback=true");
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class TwoPumpsTwoPools {
+        @Bean(destroyMethod = "close")
+        MessagePump uiPump() {
+            return MessagePump.start(PumpConfig.builder("ui-pump").build());
+        }
+
+        @Bean(destroyMethod = "close")
+        MessagePump gamePump() {
+            return MessagePump.start(PumpConfig.builder("game-pump").build());
+        }
+
+        @Bean(destroyMethod = "close")
+        RingPool filesPool() {
+            return RingPool.start(dev.corobridge.ring.RingPoolConfig.builder().name("files").rings(1).ringSize(16)
+                    .forceFallback(true).build());
+        }
+
+        @Bean(destroyMethod = "close")
+        RingPool socketsPool() {
+            return RingPool.start(dev.corobridge.ring.RingPoolConfig.builder().name("sockets").rings(1).ringSize(16)
+                    .forceFallback(true).build());
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class PrimaryPump {
+        @Bean(destroyMethod = "close")
+        @org.springframework.context.annotation.Primary
+        MessagePump mainPump() {
+            return MessagePump.start(PumpConfig.builder("main-pump").build());
+        }
+    }
+
     @Test
     void optionalPartsNeedTheirClasses() {
         runner.withClassLoader(new FilteredClassLoader("io.micrometer.core", "org.springframework.boot.health",
