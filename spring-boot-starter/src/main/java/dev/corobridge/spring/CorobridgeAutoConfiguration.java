@@ -11,6 +11,7 @@ import kotlinx.coroutines.CoroutineDispatcher;
 import kotlinx.coroutines.Dispatchers;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
@@ -53,7 +54,7 @@ public class CorobridgeAutoConfiguration {
      */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
-    public RingPool corobridgeRingPool(CorobridgeProperties properties) {
+    public RingPool corobridgeRingPool(CorobridgeProperties properties, BeanFactory beans) {
         CorobridgeProperties.Ring r = properties.ring();
         RingPoolConfig config = RingPoolConfig.builder()
                 .name(r.name())
@@ -67,10 +68,11 @@ public class CorobridgeAutoConfiguration {
             String why;
             if (config.forceFallback()) {
                 why = "the fallback transport is forced";
-            } else if (!ClassUtils.isPresent("reactor.netty.http.HttpResources", getClass().getClassLoader())) {
-                why = "Reactor Netty is not on the class path";
+            } else if (!ClassUtils.isPresent("reactor.netty.http.HttpResources", getClass().getClassLoader())
+                    || !ClassUtils.isPresent("org.springframework.http.client.ReactorResourceFactory", getClass().getClassLoader())) {
+                why = "Reactor Netty (or spring-web) is not on the class path";
             } else {
-                ReactorNettyLoops.Found found = ReactorNettyLoops.ioUringServerLoops();
+                ReactorNettyLoops.Found found = ReactorNettyLoops.ioUringServerLoops(beans);
                 shared = found.group();
                 why = found.reason();
             }
