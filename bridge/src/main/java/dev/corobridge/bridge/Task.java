@@ -128,6 +128,8 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
     /** What each step restores on its thread ({@link ContextPropagation}); null: nothing to carry. */
     private final CapturedContext context;
     private volatile Consumer<CancellationException> canceller;
+    /** Starts the lazily started coroutine behind this task at its first callback; null when there is none. */
+    private volatile Runnable lazyStart;
     /** The observation of this task's work, until it ends ({@link #observeHere}). */
     private volatile StepObserver.Step observed;
     /**
@@ -472,9 +474,19 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
         return OUTCOME.outcomeOrNull(this);
     }
 
+    /**
+     * {@inheritDoc} A task of a lazily started coroutine ({@code CoroutineStart.LAZY}) is started by
+     * its first callback or waiter: every wait and chained stage registers one.
+     */
     @Override
     public final Registration onComplete(Consumer<? super Outcome<T>> callback) {
-        return OUTCOME.onComplete(this, callback);
+        Registration r = OUTCOME.onComplete(this, callback);
+        Runnable start = lazyStart;
+        if (start != null) {
+            lazyStart = null;
+            start.run(); // idempotent: two first waiters at once both start it, once
+        }
+        return r;
     }
 
     @Override
@@ -588,6 +600,11 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
     /** Settles this task from coroutine machinery (Kotlin helpers in this package). */
     boolean settle(Outcome<T> outcome) {
         return decide(outcome);
+    }
+
+    /** Has the first {@link #onComplete} run {@code start} (a lazily started coroutine's start). */
+    void startOnFirstWait(Runnable start) {
+        lazyStart = start;
     }
 
     /** What cancels the work underneath, with the task's cancellation as its cause. */

@@ -105,24 +105,17 @@ private const val ARTIFICIAL_FRAME_PREFIX = "_COROUTINE."
  * labelled with the innermost [HopNote], else the task's name. A failure awaited with `await()` or
  * `join()` carries them in a [HopTraceException], as a Java `thenOn` chain's does.
  *
- * [start] is `async`'s, except that a task is started when it is made: nothing a [Task] offers
- * starts it later, so [CoroutineStart.LAZY] is refused (make a lazy `async` and call [asTask] once
- * it is started).
- *
- * @throws IllegalArgumentException if [start] is [CoroutineStart.LAZY]
+ * [start] is `async`'s. A [CoroutineStart.LAZY] task starts, as a lazy `async` does on `await()`,
+ * when something first waits for it or registers on it: `await()`, `join()`, `onComplete`, a stage
+ * chained to it (`thenOn`, ...), a conversion (`asDeferred()`, `toCompletableFuture()`). Looking at it
+ * (`isDone`, `outcomeOrNull()`) does not start it; cancelling it before then means it never runs.
  */
 @JvmOverloads
 public fun <T> CoroutineScope.task(
     context: CoroutineContext = EmptyCoroutineContext,
     start: CoroutineStart = CoroutineStart.DEFAULT,
     block: suspend CoroutineScope.() -> T,
-): Task<T> {
-    require(start != CoroutineStart.LAZY) {
-        "a task is started when it is made, and nothing would start it later: CoroutineStart.LAZY is not " +
-            "supported; for a lazy start use async(start = CoroutineStart.LAZY) and call asTask() once it is started"
-    }
-    return tracedTask(context, start, taskName(coroutineContext + context), block)
-}
+): Task<T> = tracedTask(context, start, taskName(coroutineContext + context), block)
 
 /** A task's name from its coroutine's context: its [CoroutineName], else its dispatcher, else "task". */
 internal fun taskName(context: CoroutineContext): String =

@@ -125,5 +125,8 @@ private fun <T> link(deferred: Deferred<T>, task: Task<T>, recordsHops: Boolean)
         }
     }
     task.setCanceller { cause -> deferred.cancel(cause) } // the coroutine sees the task's cancellation
+    if (!deferred.isActive && !deferred.isCompleted) {
+        task.startOnFirstWait { deferred.start() } // a lazy coroutine: started by its first waiter, as await() starts it
+    }
     return task
 }

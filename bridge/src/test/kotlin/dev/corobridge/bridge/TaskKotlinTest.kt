@@ -199,18 +199,32 @@ class TaskKotlinTest {
     }
 
     /**
-     * A task is started when it is made; nothing it offers starts one later. So a lazy start is
-     * refused at once, naming what to use instead, rather than handing out a task whose `await()`
-     * never returns (it did: nothing ever started the lazy coroutine).
+     * A lazily started task starts as a lazy `async` does: when it is first awaited (or joined, or
+     * something registers on it), not before; cancelled first, it never runs. Its `await()` never
+     * returned: nothing started the lazy coroutine.
      */
     @Test
-    fun `a task builder refuses a lazy start`() = runBlocking<Unit> {
-        var ran = false
-        val e = assertFailsWith<IllegalArgumentException> { task(Dispatchers.Default, CoroutineStart.LAZY) { ran = true } }
-        assertTrue(e.message!!.contains("CoroutineStart.LAZY"), e.message)
-        assertTrue(e.message!!.contains("async(start = CoroutineStart.LAZY)"), e.message)
-        assertFalse(ran)
-        // The other starts are taken.
+    fun `a lazy task starts when it is first awaited`() = runBlocking<Unit> {
+        val runs = java.util.concurrent.atomic.AtomicInteger()
+        val awaited = task(Dispatchers.Default, CoroutineStart.LAZY) { runs.incrementAndGet(); 5 }
+        kotlinx.coroutines.delay(50)
+        assertEquals(0, runs.get(), "not started before anything waits")
+        assertFalse(awaited.isDone)
+        assertEquals(5, withTimeout(10_000) { awaited.await() })
+
+        val joined = task(Dispatchers.Default, CoroutineStart.LAZY) { runs.incrementAndGet(); 6 }
+        assertEquals(6, withContext(Dispatchers.IO) { joined.join(java.time.Duration.ofSeconds(10)) })
+
+        val chained = task(Dispatchers.Default, CoroutineStart.LAZY) { runs.incrementAndGet(); 7 }
+        assertEquals(8, withTimeout(10_000) { chained.thenOn(Dispatchers.Default) { it + 1 }.await() })
+        assertEquals(3, runs.get())
+
+        val cancelled = task(Dispatchers.Default, CoroutineStart.LAZY) { runs.incrementAndGet(); 9 }
+        assertTrue(cancelled.cancel())
+        assertFailsWith<CancellationException> { withTimeout(10_000) { cancelled.await() } }
+        assertEquals(3, runs.get(), "a lazy task cancelled before it started never runs")
+
+        // The other starts are unchanged.
         assertEquals(1, task(Dispatchers.Default, CoroutineStart.UNDISPATCHED) { 1 }.await())
         assertEquals(2, task(Dispatchers.Default, CoroutineStart.ATOMIC) { 2 }.await())
     }
