@@ -23,7 +23,16 @@ internal object StreamFlows {
     @JvmStatic
     fun <T> create(capacity: Int, producer: FlowProducer<T>): Flow<T> = callbackFlow {
         val emitter = ChannelFlowEmitter(this)
-        producer.produce(emitter)
+        try {
+            producer.produce(emitter)
+        } catch (e: Throwable) {
+            try {
+                emitter.ended() // the collection ends with the failure: its close actions run now
+            } catch (closing: Throwable) {
+                if (closing !== e) e.addSuppressed(closing)
+            }
+            throw e
+        }
         awaitClose { emitter.ended() }
     }.buffer(capacity)
 }

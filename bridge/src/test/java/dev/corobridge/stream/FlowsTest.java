@@ -88,6 +88,32 @@ class FlowsTest {
     }
 
     /** A null value is refused with a {@code NullPointerException}, as the channels and event sources refuse it. */
+    /**
+     * A producer that throws fails the flow, and its emitter's close actions run, those registered
+     * before the throw and any registered after (at once): the collection has ended. None ran, so
+     * what they were to release stayed held.
+     */
+    @Test
+    void aProducerThatThrowsStillRunsItsCloseActions() throws Exception {
+        CountDownLatch before = new CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicReference<FlowEmitter<Integer>> emitter = new java.util.concurrent.atomic.AtomicReference<>();
+        IllegalStateException boom = new IllegalStateException("the producer failed");
+        kotlinx.coroutines.flow.Flow<Integer> flow = Flows.create(e -> {
+            emitter.set(e);
+            e.onClose(before::countDown);
+            throw boom;
+        });
+        try (EventStream<Integer> s = EventStreams.from(flow)) {
+            Next<Integer> n = s.nextAsync().join(WAIT);
+            assertInstanceOf(Next.Failed.class, n);
+        }
+        assertTrue(before.await(30, TimeUnit.SECONDS), "the close action registered before the throw ran");
+        assertTrue(emitter.get().isClosed());
+        CountDownLatch after = new CountDownLatch(1);
+        emitter.get().onClose(after::countDown);
+        assertEquals(0, after.getCount(), "registered after the end: run at once");
+    }
+
     @Test
     void anEmitterRefusesNullWithANullPointerException() throws Exception {
         List<Throwable> refusals = new ArrayList<>();
