@@ -104,7 +104,11 @@ public final class EventSource<T> {
         return terminate(CLOSED);
     }
 
-    /** Ends the stream with {@code error}: subscribers drain, then see {@link Next.Failed}. */
+    /**
+     * Ends the stream with {@code error}: subscribers drain, then see {@link Next.Failed}. A
+     * {@link java.util.concurrent.CancellationException} is a cancellation, not a failure: they then
+     * see {@link Next.End} carrying it, as every {@link Next} reports a cancellation.
+     */
     public boolean fail(Throwable error) {
         return terminate(Objects.requireNonNull(error, "error"));
     }

@@ -1,6 +1,7 @@
 package dev.corobridge.pump
 
 import dev.corobridge.bridge.internal.BoundDispatchers
+import kotlin.coroutines.resume
 import kotlinx.coroutines.CancellableContinuation
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.Delay
@@ -96,7 +97,7 @@ public class PumpDispatcher internal constructor(
         val timer = pump.scheduleTimer(
             TimeUnit.MILLISECONDS.toNanos(timeMillis),
             { with(continuation) { resumerNow(resumer).resumeUndispatched(Unit) } },
-            { continuation.cancel(shutdownException()) },
+            { abandoned(continuation, resumer) },
         )
         if (timer == null) {
             continuation.context.cancel(shutdownException())
@@ -104,6 +105,20 @@ public class PumpDispatcher internal constructor(
             return
         }
         continuation.invokeOnCancellation { timer.cancel() }
+    }
+
+    /**
+     * The pump terminated before the delay was due. A delay of `Dispatchers.Main` that another pump
+     * backs now is that pump's to finish: it resumes through Main there (its time has not passed, but
+     * this pump's timers are gone, and cancelling it for a pump it no longer runs on would be wrong).
+     * Otherwise the coroutine is cancelled, as every coroutine left on a terminated pump is.
+     */
+    private fun abandoned(continuation: CancellableContinuation<Unit>, resumer: CoroutineDispatcher) {
+        if (resumer is PumpMainDispatcher && !resumer.isBackedBy(pump) && MainPump.current() != null) {
+            continuation.resume(Unit)
+        } else {
+            continuation.cancel(shutdownException())
+        }
     }
 
     /**

@@ -5,6 +5,7 @@ import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.ExperimentalCoroutinesApi
 import kotlinx.coroutines.channels.Channel
 import kotlinx.coroutines.delay
+import kotlinx.coroutines.cancel
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.test.resetMain
 import kotlinx.coroutines.withContext
@@ -133,6 +134,40 @@ class MainDispatcherContractTest {
             assertSame(next.thread, resumedOn.get(TEST_WAIT.inWholeSeconds, TimeUnit.SECONDS),
                 "Dispatchers.Main.immediate now means the new pump")
         } finally {
+            MainPump.uninstall(next)
+            next.shutdownAndWait()
+        }
+    }
+
+    /**
+     * The same when the replaced pump shuts down before the delay is due: the delay is Main's, and
+     * Main is the new pump now, so it resumes there. It was cancelled with the old pump's
+     * PumpShutdownException (its abandoned timer cancelled it without asking which pump Main is).
+     */
+    @Test
+    fun `a delay whose pump was replaced and then shut down resumes on the pump installed now`() {
+        MainPump.install(pump)
+        val resumedOn = CompletableFuture<Thread>()
+        val scope = kotlinx.coroutines.CoroutineScope(kotlinx.coroutines.Job())
+        scope.launch(Dispatchers.Main.immediate) {
+            try {
+                delay(60_000)
+                resumedOn.complete(Thread.currentThread())
+            } catch (e: Throwable) {
+                resumedOn.completeExceptionally(e)
+                throw e
+            }
+        }
+        pump.runUntilIdle()
+        val next = MessagePump.start("main-contract-next")
+        try {
+            MainPump.install(next)
+            pump.shutdownNow()
+            pump.runUntilIdle() // the old pump terminates: its timer is abandoned
+            assertSame(next.thread, resumedOn.get(TEST_WAIT.inWholeSeconds, TimeUnit.SECONDS),
+                "the delay resumes on the pump Dispatchers.Main means now")
+        } finally {
+            scope.cancel()
             MainPump.uninstall(next)
             next.shutdownAndWait()
         }
