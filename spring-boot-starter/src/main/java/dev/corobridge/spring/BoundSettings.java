@@ -31,83 +31,71 @@ final class BoundSettings {
     private BoundSettings() {
     }
 
-    /** {@value #SUSPEND_DISPATCHER} as bound (default {@code off-pump}). */
-    static SuspendDispatcher suspendDispatcher(Environment environment) {
-        return Binder.get(environment).bind(SUSPEND_DISPATCHER, SuspendDispatcher.class).orElse(SuspendDispatcher.OFF_PUMP);
-    }
-
     /** {@value #ANSWER_ON_EVENT_LOOP} as bound (default {@code true}). */
     static boolean answerOnEventLoop(Environment environment) {
         return Binder.get(environment).bind(ANSWER_ON_EVENT_LOOP, Boolean.class).orElse(true);
     }
 
-    /** Matches when a boolean setting, {@link #name()}, binds to true (default {@code true}). */
-    abstract static class FlagOn extends SpringBootCondition {
-        abstract String name();
+    /**
+     * Matches when the setting {@code name}, bound as a {@code type}, is {@code expected}
+     * ({@code fallback} when it is not set).
+     */
+    abstract static class BoundValueIs<V> extends SpringBootCondition {
+        private final String name;
+        private final Class<V> type;
+        private final V fallback;
+        private final V expected;
+
+        BoundValueIs(String name, Class<V> type, V fallback, V expected) {
+            this.name = name;
+            this.type = type;
+            this.fallback = fallback;
+            this.expected = expected;
+        }
 
         @Override
         public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
             try {
-                boolean on = Binder.get(context.getEnvironment()).bind(name(), Boolean.class).orElse(true);
-                return new ConditionOutcome(on, name() + " is " + on);
+                V bound = Binder.get(context.getEnvironment()).bind(name, type).orElse(fallback);
+                return new ConditionOutcome(expected.equals(bound), name + " is " + bound);
             } catch (BindException e) {
-                return ConditionOutcome.noMatch(name() + " does not bind: " + e.getMessage());
+                return ConditionOutcome.noMatch(name + " does not bind: " + e.getMessage());
             }
         }
     }
 
     /** Matches when answers are written on the request's event loop. */
-    static final class AnswerOnEventLoop extends FlagOn {
-        @Override
-        String name() {
-            return ANSWER_ON_EVENT_LOOP;
+    static final class AnswerOnEventLoop extends BoundValueIs<Boolean> {
+        AnswerOnEventLoop() {
+            super(ANSWER_ON_EVENT_LOOP, Boolean.class, true, true);
         }
     }
 
     /** Matches when tasks are observed. */
-    static final class ObservationEnabled extends FlagOn {
-        @Override
-        String name() {
-            return OBSERVATION_ENABLED;
+    static final class ObservationEnabled extends BoundValueIs<Boolean> {
+        ObservationEnabled() {
+            super(OBSERVATION_ENABLED, Boolean.class, true, true);
         }
     }
 
-    /** Matches when {@value #SUSPEND_DISPATCHER} binds to {@link #choice()}. */
-    abstract static class SuspendDispatcherIs extends SpringBootCondition {
-        abstract SuspendDispatcher choice();
-
-        @Override
-        public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
-            try {
-                SuspendDispatcher bound = suspendDispatcher(context.getEnvironment());
-                return new ConditionOutcome(bound == choice(), SUSPEND_DISPATCHER + " is " + bound);
-            } catch (BindException e) {
-                return ConditionOutcome.noMatch(SUSPEND_DISPATCHER + " does not bind: " + e.getMessage());
-            }
+    /** {@value #SUSPEND_DISPATCHER} is {@code off-pump}, the default. */
+    static final class OffPump extends BoundValueIs<SuspendDispatcher> {
+        OffPump() {
+            super(SUSPEND_DISPATCHER, SuspendDispatcher.class, SuspendDispatcher.OFF_PUMP, SuspendDispatcher.OFF_PUMP);
         }
     }
 
-    /** {@code off-pump}, the default. */
-    static final class OffPump extends SuspendDispatcherIs {
-        @Override
-        SuspendDispatcher choice() {
-            return SuspendDispatcher.OFF_PUMP;
+    /** {@value #SUSPEND_DISPATCHER} is {@code pump}. */
+    static final class Pump extends BoundValueIs<SuspendDispatcher> {
+        Pump() {
+            super(SUSPEND_DISPATCHER, SuspendDispatcher.class, SuspendDispatcher.OFF_PUMP, SuspendDispatcher.PUMP);
         }
     }
 
-    /** {@code pump}. */
-    static final class Pump extends SuspendDispatcherIs {
-        @Override
-        SuspendDispatcher choice() {
-            return SuspendDispatcher.PUMP;
-        }
-    }
-
-    /** {@code cpu}. */
-    static final class Cpu extends SuspendDispatcherIs {
-        @Override
-        SuspendDispatcher choice() {
-            return SuspendDispatcher.CPU;
+    /** {@value #SUSPEND_DISPATCHER} is {@code cpu}. */
+    static final class Cpu extends BoundValueIs<SuspendDispatcher> {
+        Cpu() {
+            super(SUSPEND_DISPATCHER, SuspendDispatcher.class, SuspendDispatcher.OFF_PUMP, SuspendDispatcher.CPU);
         }
     }
 }
