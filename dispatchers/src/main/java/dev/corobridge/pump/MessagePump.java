@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import dev.corobridge.bridge.internal.BlockingGuard;
 import dev.corobridge.bridge.ExecutionContext;
+import dev.corobridge.dispatchers.internal.Deadlines;
 import kotlinx.coroutines.CoroutineScope;
 import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
 
@@ -249,7 +250,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
         if (delay.isNegative()) {
             throw new IllegalArgumentException("delay must not be negative, was " + delay);
         }
-        PumpTimer t = scheduleTimer(PumpDurations.saturatedNanos(delay), task, null);
+        PumpTimer t = scheduleTimer(Deadlines.saturatedNanos(delay), task, null);
         if (t == null) {
             throw new RejectedExecutionException("MessagePump '" + name + "' has terminated and runs no more tasks");
         }
@@ -499,7 +500,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
      * has terminated.
      */
     final PumpTimer scheduleTimer(long delayNanos, Runnable action, Runnable onAbandon) {
-        PumpTimer t = timers.newTimer(clock.nanoTime() + PumpDurations.clampDelay(delayNanos), action, onAbandon);
+        PumpTimer t = timers.newTimer(clock.nanoTime() + Deadlines.clampNanos(delayNanos), action, onAbandon);
         if (isCurrentThread() && state.get() != PumpLifecycle.TERMINATED) {
             timers.add(t);
             return t;

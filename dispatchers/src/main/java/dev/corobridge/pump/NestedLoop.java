@@ -1,6 +1,7 @@
 package dev.corobridge.pump;
 
 import dev.corobridge.context.internal.ClearedContext;
+import dev.corobridge.dispatchers.internal.Deadlines;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
@@ -72,7 +73,7 @@ final class NestedLoop {
             throw new IllegalStateException("MessagePump '" + pump.name + "' is terminated; pumpUntil cannot dispatch");
         }
         PumpClock clock = pump.clock;
-        long deadline = clock.nanoTime() + PumpDurations.saturatedNanos(timeout);
+        long deadline = clock.nanoTime() + Deadlines.saturatedNanos(timeout);
         ClearedContext callersContext = ClearedContext.clearHere(); // the nested work must not see it
         depth++;
         pump.counters.stepTaskSequence(); // even: dispatching, not stalled

@@ -1,6 +1,7 @@
 package dev.corobridge.pump;
 
 import dev.corobridge.bridge.internal.TerminationFuture;
+import dev.corobridge.dispatchers.internal.Deadlines;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -159,7 +160,7 @@ final class PumpLifecycle {
             throw new IllegalArgumentException("gracePeriod must not be negative, was " + gracePeriod);
         }
         long start = pump.clock.nanoTime() - originNanos;
-        long deadline = start + PumpDurations.saturatedNanos(gracePeriod);
+        long deadline = start + Deadlines.saturatedNanos(gracePeriod);
         // Both only ever go down, atomically, and before the state changes: of concurrent calls the
         // earliest deadline wins, whichever call changes the state (a deadline written first and
         // lowered by check-then-set let a concurrent shutdown(1 h) extend a shutdown(ZERO)).
@@ -213,7 +214,7 @@ final class PumpLifecycle {
     /** Waits for termination; {@code false} on timeout or if the loop failed. Any thread but the loop's. */
     boolean awaitTermination(Duration timeout) throws InterruptedException {
         try {
-            termination.get(PumpDurations.saturatedNanos(timeout), TimeUnit.NANOSECONDS);
+            termination.get(Deadlines.saturatedNanos(timeout), TimeUnit.NANOSECONDS);
             return true;
         } catch (TimeoutException e) {
             return false;

@@ -1,6 +1,7 @@
 package dev.corobridge.ring;
 
 import dev.corobridge.bridge.internal.TerminationFuture;
+import dev.corobridge.dispatchers.internal.Deadlines;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.IoEventLoopGroup;
 import java.time.Duration;
@@ -51,8 +52,6 @@ import java.util.concurrent.locks.LockSupport;
 final class RingPoolShutdown {
 
     private static final System.Logger LOG = System.getLogger(RingPool.class.getName());
-    /** The longest grace period honoured; a longer one is this long (a deadline that never comes). */
-    private static final Duration LONGEST_GRACE = Duration.ofNanos(Long.MAX_VALUE / 2);
 
     private final String name;
     private final RingPlacement rings;
@@ -150,19 +149,10 @@ final class RingPoolShutdown {
         for (RingServer s : List.copyOf(openServers)) {
             serverCloses.add(s.closeNow());
         }
-        long deadline = System.nanoTime() + graceNanos(gracePeriod);
+        long deadline = System.nanoTime() + Deadlines.saturatedNanos(gracePeriod); // any length: no overflow
         Thread.ofPlatform().name(name + "-shutdown").daemon(true)
                 .start(() -> finish(deadline, gracePeriod, serverCloses));
         return termination;
-    }
-
-    /**
-     * {@code gracePeriod} in nanoseconds, at most half the {@code long} range (about 146 years): the
-     * deadline is {@code now + nanos}, compared by difference, and this sum cannot wrap past a
-     * comparison.
-     */
-    private static long graceNanos(Duration gracePeriod) {
-        return gracePeriod.compareTo(LONGEST_GRACE) > 0 ? LONGEST_GRACE.toNanos() : gracePeriod.toNanos();
     }
 
     /**
