@@ -40,8 +40,9 @@ import kotlinx.coroutines.channels.Channel;
  * {@link CopyOnWriteArrayList} (publishing iterates it without locking; subscribing and
  * unsubscribing copy it). {@code publish} offers the event to each channel with the non-suspending
  * {@code trySend}. Termination is one compare-and-set of a terminal marker, then closing every
- * channel; a subscriber registers first and checks the marker after, so one that races with
- * termination is closed by one side or the other (closing twice is harmless).
+ * channel and dropping it from the list (its subscriber still drains it); a subscriber registers
+ * first and checks the marker after, so one that races with termination is closed and dropped by
+ * one side or the other (closing or removing twice is harmless).
  *
  * <p><b>Thread-safety.</b> All methods are safe from any thread.
  *
@@ -118,7 +119,11 @@ public final class EventSource<T> {
         return terminal.get() != null;
     }
 
-    /** How many subscriptions are open (a snapshot). */
+    /**
+     * How many subscriptions are open (a snapshot): subscribed and not yet closed by their
+     * subscriber, on a source not yet closed. Once the source is closed or failed it is 0, while the
+     * subscribers still drain what they had buffered.
+     */
     public int getSubscriberCount() {
         return subscriptions.size();
     }
@@ -129,6 +134,9 @@ public final class EventSource<T> {
         }
         for (Subscription s : subscriptions) {
             terminate(s.channel, how);
+            // Ended: its subscriber drains the channel it holds; the source keeps nothing of it.
+            // A subscribe() racing with this finds the marker set and removes its own.
+            subscriptions.remove(s);
         }
         return true;
     }

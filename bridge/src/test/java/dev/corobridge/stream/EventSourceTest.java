@@ -93,6 +93,27 @@ class EventSourceTest {
     }
 
     @Test
+    void closingOrFailingTheSourceEndsEverySubscriptionSoNoneIsCountedOrKept() throws Exception {
+        for (boolean fail : new boolean[] {false, true}) {
+            EventSource<String> source = new EventSource<>();
+            List<EventStream<String>> streams = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                streams.add(source.subscribe()); // never closed by their subscribers
+            }
+            source.publish("buffered");
+            assertTrue(fail ? source.fail(new IllegalStateException("broke")) : source.close());
+            assertEquals(0, source.getSubscriberCount(), "ended subscriptions are neither open nor kept");
+            for (EventStream<String> s : streams) {
+                assertEquals("buffered", s.nextAsync().join(WAIT).value(), "what was published is still drained");
+                Next<String> end = s.nextAsync().join(WAIT);
+                assertEquals(fail, end instanceof Next.Failed, end.toString());
+                s.close(); // closing an ended subscription changes nothing
+            }
+            assertEquals(0, source.getSubscriberCount());
+        }
+    }
+
+    @Test
     void failingTheSourceDeliversTheFailureAfterTheBufferedEvents() throws Exception {
         EventSource<String> source = new EventSource<>();
         EventStream<String> s = source.subscribe();
