@@ -31,9 +31,10 @@ public interface FlowEmitter<T> {
 
     /**
      * Emits {@code value}: completes when it is in the buffer or handed to the collector; fails
-     * (cancelled) if the collection has ended. Cancelling the awaitable withdraws the emission if
-     * it was still waiting for room; otherwise the value was delivered and {@code cancel()}
-     * returns {@code false}.
+     * (cancelled) if the collection has ended, and with an {@link IllegalStateException} if this
+     * emitter was already completed or failed (emitting after the end is the producer's mistake).
+     * Cancelling the awaitable withdraws the emission if it was still waiting for room; otherwise
+     * the value was delivered and {@code cancel()} returns {@code false}.
      *
      * @throws NullPointerException if {@code value} is null
      */

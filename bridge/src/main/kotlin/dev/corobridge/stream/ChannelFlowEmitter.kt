@@ -1,6 +1,7 @@
 package dev.corobridge.stream
 
 import dev.corobridge.bridge.Awaitable
+import dev.corobridge.bridge.internal.Completions
 import kotlinx.coroutines.DelicateCoroutinesApi
 import kotlinx.coroutines.channels.ProducerScope
 import java.util.concurrent.ConcurrentLinkedQueue
@@ -17,7 +18,20 @@ internal class ChannelFlowEmitter<T>(private val scope: ProducerScope<T>) : Flow
     @Volatile
     private var ended = false
 
-    override fun emitAsync(value: T): Awaitable<Void?> = ChannelFaces.send(scope.channel, nonNull(value))
+    /** How the producer ended the flow ("complete()" or "fail()"), once it has. */
+    @Volatile
+    private var endedBy: String? = null
+
+    override fun emitAsync(value: T): Awaitable<Void?> {
+        nonNull(value)
+        val by = endedBy
+        // The producer's own mistake, said as one: kotlinx would answer "Channel was closed", or
+        // rethrow the error given to fail() as if emitting had failed with it.
+        if (by != null) {
+            return Completions.failed(IllegalStateException("emitted after this emitter's $by"))
+        }
+        return ChannelFaces.send(scope.channel, value)
+    }
 
     override fun tryEmit(value: T): Boolean = scope.channel.trySend(nonNull(value)).isSuccess
 
@@ -25,10 +39,12 @@ internal class ChannelFlowEmitter<T>(private val scope: ProducerScope<T>) : Flow
     private fun nonNull(value: T): T = value ?: throw NullPointerException("value")
 
     override fun complete() {
+        if (endedBy == null) endedBy = "complete()"
         scope.channel.close()
     }
 
     override fun fail(error: Throwable) {
+        if (endedBy == null) endedBy = "fail()"
         scope.channel.close(error)
     }
 

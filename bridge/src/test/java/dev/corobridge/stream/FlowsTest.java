@@ -87,7 +87,6 @@ class FlowsTest {
         assertThrows(IllegalArgumentException.class, () -> Flows.create(-1, emitter -> { }));
     }
 
-    /** A null value is refused with a {@code NullPointerException}, as the channels and event sources refuse it. */
     /**
      * A producer that throws fails the flow, and its emitter's close actions run, those registered
      * before the throw and any registered after (at once): the collection has ended. None ran, so
@@ -112,6 +111,59 @@ class FlowsTest {
         CountDownLatch after = new CountDownLatch(1);
         emitter.get().onClose(after::countDown);
         assertEquals(0, after.getCount(), "registered after the end: run at once");
+    }
+
+    /**
+     * Emitting after the producer's own {@code complete()} or {@code fail()} is the producer's
+     * mistake, and says so with an {@code IllegalStateException}, whichever way it ended the flow;
+     * emitting after the collector stopped is a cancellation. Before, the first failed with kotlinx's
+     * {@code ClosedSendChannelException} and the second with the producer's own error.
+     */
+    @Test
+    void emittingAfterTheProducerEndedTheFlowIsAnIllegalStateAndAfterTheCollectorStoppedACancellation() throws Exception {
+        for (boolean fail : new boolean[] {false, true}) {
+            List<Throwable> late = new ArrayList<>();
+            List<Boolean> tried = new ArrayList<>();
+            kotlinx.coroutines.flow.Flow<String> flow = Flows.create(4, emitter -> {
+                assertTrue(emitter.tryEmit("one"));
+                if (fail) {
+                    emitter.fail(new IllegalArgumentException("producer failed"));
+                } else {
+                    emitter.complete();
+                }
+                assertTrue(emitter.isClosed());
+                late.add(assertThrows(Throwable.class, () -> emitter.emitAsync("late").join(WAIT)));
+                tried.add(emitter.tryEmit("late"));
+            });
+            List<Next<String>> got = new ArrayList<>();
+            try (EventStream<String> s = EventStreams.from(flow)) {
+                Next<String> n;
+                do {
+                    n = s.nextAsync().join(WAIT);
+                    got.add(n);
+                } while (n instanceof Next.Value);
+            }
+            assertEquals("one", got.get(0).value());
+            assertEquals(2, got.size(), "nothing after the end: " + got);
+            assertEquals(fail, got.get(1) instanceof Next.Failed, got.toString());
+            assertInstanceOf(IllegalStateException.class, late.get(0), String.valueOf(late.get(0)));
+            assertTrue(late.get(0).getMessage().contains(fail ? "fail()" : "complete()"), late.get(0).getMessage());
+            assertEquals(List.of(false), tried);
+        }
+
+        CountDownLatch stopped = new CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicReference<FlowEmitter<Integer>> emitter = new java.util.concurrent.atomic.AtomicReference<>();
+        kotlinx.coroutines.flow.Flow<Integer> endless = Flows.create(1, e -> {
+            emitter.set(e);
+            e.onClose(stopped::countDown);
+            e.tryEmit(1);
+        });
+        try (EventStream<Integer> s = EventStreams.from(endless)) {
+            assertEquals(1, s.nextAsync().join(WAIT).value());
+        }
+        assertTrue(stopped.await(30, TimeUnit.SECONDS));
+        Throwable afterStop = assertThrows(Throwable.class, () -> emitter.get().emitAsync(2).join(WAIT));
+        assertInstanceOf(java.util.concurrent.CancellationException.class, afterStop, String.valueOf(afterStop));
     }
 
     @Test
