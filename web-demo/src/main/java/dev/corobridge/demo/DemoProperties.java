@@ -4,7 +4,9 @@ import java.net.InetAddress;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.regex.Pattern;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -53,6 +55,27 @@ public record DemoProperties(@DefaultValue("./data") Path dataDir,
 
     private static final Pattern REPLICA_ID = Pattern.compile("[A-Za-z0-9._-]{1,64}");
     private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9._-]{1,249}");
+    /** One broker address: a host name or IPv4 address, or an IPv6 address in brackets, and a port. */
+    private static final Pattern BROKER = Pattern.compile("(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9._-]+):([0-9]{1,5})");
+
+    /**
+     * {@code value} as a list of {@code host:port} (blanks around the commas dropped), refused here
+     * with the setting's name rather than later by the Kafka client with its own.
+     */
+    private static String brokerList(String value) {
+        List<String> servers = new ArrayList<>();
+        for (String entry : value.split(",", -1)) {
+            String server = entry.strip();
+            java.util.regex.Matcher m = BROKER.matcher(server);
+            int port = m.matches() ? Integer.parseInt(m.group(2)) : 0;
+            if (port < 1 || port > 65535) {
+                throw new IllegalArgumentException("demo.kafka.bootstrap-servers must be host:port[,host:port...] with "
+                        + "ports 1..65535, was '" + value.strip() + "' ('" + server + "' is not host:port)");
+            }
+            servers.add(server);
+        }
+        return String.join(",", servers);
+    }
 
     /**
      * Cluster mode's settings, under {@code demo.kafka.*} (used when {@code demo.store=kafka}).
@@ -87,6 +110,9 @@ public record DemoProperties(@DefaultValue("./data") Path dataDir,
         public KafkaSettings {
             if (bootstrapServers != null && bootstrapServers.isBlank()) {
                 bootstrapServers = null;
+            }
+            if (bootstrapServers != null) {
+                bootstrapServers = brokerList(bootstrapServers);
             }
             if (topic == null || !TOPIC.matcher(topic).matches() || topic.equals(".") || topic.equals("..")) {
                 throw new IllegalArgumentException("demo.kafka.topic must be 1..249 of [A-Za-z0-9._-], was '" + topic + "'");

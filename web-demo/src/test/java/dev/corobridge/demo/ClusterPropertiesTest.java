@@ -62,6 +62,13 @@ class ClusterPropertiesTest {
         assertThat(failure(Map.of("demo.store", "kafka"))).contains("demo.kafka.bootstrap-servers");
         assertThat(failure(Map.of("demo.store", "kafka", "demo.kafka.bootstrap-servers", " "))).contains(
                 "demo.kafka.bootstrap-servers");
+        for (String servers : new String[] {"localhost", "a:b", "127.0.0.1:99999", "k1:0", "k1:9092,", ":9092",
+                "k1:9092,k 2:9092", "http://k1:9092"}) {
+            assertThat(failure(Map.of("demo.store", "kafka", "demo.kafka.bootstrap-servers", servers)))
+                    .as(servers).contains("demo.kafka.bootstrap-servers").contains(servers.strip());
+        }
+        assertThat(bind(Map.of("demo.store", "kafka", "demo.kafka.bootstrap-servers", " k1:9092, 10.0.0.2:19092,[::1]:9093 "))
+                .kafka().bootstrapServers()).isEqualTo("k1:9092,10.0.0.2:19092,[::1]:9093");
         assertThat(failure(Map.of("demo.replica-id", "a b"))).contains("demo.replica-id");
         assertThat(failure(Map.of("demo.kafka.partitions", "0"))).contains("demo.kafka.partitions");
         assertThat(failure(Map.of("demo.kafka.topic", "a/b"))).contains("demo.kafka.topic");
