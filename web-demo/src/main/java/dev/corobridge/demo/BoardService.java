@@ -30,6 +30,7 @@ import dev.corobridge.demo.board.BoardStore;
 import dev.corobridge.demo.board.BoardSummary;
 import dev.corobridge.demo.board.Change;
 import dev.corobridge.demo.board.Note;
+import dev.corobridge.demo.board.SubscriberFellBehindException;
 import dev.corobridge.demo.board.WordStats;
 import dev.corobridge.demo.changelog.ChangeLog;
 import dev.corobridge.demo.changelog.ChangeLogMetrics;
@@ -244,8 +245,9 @@ public final class BoardService {
 
     /**
      * A board's events as server-sent events: a {@code snapshot} first, then every change in
-     * revision order. A subscriber more than {@link DemoProperties#eventBuffer()} events behind is
-     * disconnected (it reconnects and starts from a fresh snapshot); the stream ends at shutdown.
+     * revision order. A subscriber more than {@link DemoProperties#eventBuffer()} events behind has
+     * its stream fail with {@link SubscriberFellBehindException} (the web layer disconnects it; it
+     * reconnects and starts from a fresh snapshot); the stream ends at shutdown.
      * Fails with {@link BoardException} (404) before the first event for an unknown board.
      */
     public Flux<ServerSentEvent<Object>> events(String boardId) {
@@ -310,10 +312,19 @@ public final class BoardService {
         });
     }
 
-    /** Emits {@code event}; a subscriber too far behind, or gone, has its stream ended (false). */
-    private static boolean emitOrEnd(Sinks.Many<ServerSentEvent<Object>> sink, ServerSentEvent<Object> event) {
-        if (sink.tryEmitNext(event).isFailure()) {
-            sink.tryEmitComplete();
+    /**
+     * Emits {@code event}; a subscriber too far behind has its stream ended at once with
+     * {@link SubscriberFellBehindException} (its buffered events dropped, its connection closed by
+     * the web layer), and one that is gone simply loses it; either way the listener leaves (false).
+     */
+    private boolean emitOrEnd(Sinks.Many<ServerSentEvent<Object>> sink, ServerSentEvent<Object> event) {
+        Sinks.EmitResult r = sink.tryEmitNext(event);
+        if (r.isFailure()) {
+            if (r == Sinks.EmitResult.FAIL_OVERFLOW) {
+                sink.tryEmitError(new SubscriberFellBehindException(properties.eventBuffer()));
+            } else {
+                sink.tryEmitComplete();
+            }
             return false;
         }
         return true;

@@ -8,7 +8,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.MediaType;
-import org.springframework.web.reactive.function.BodyInserters;
 import org.springframework.web.reactive.function.server.HandlerFunction;
 import org.springframework.web.reactive.function.server.RequestPredicates;
 import org.springframework.web.reactive.function.server.RouterFunction;
@@ -213,8 +212,7 @@ public class JavaBoardRoutes {
          * board's line whenever a board is created or changes.
          */
         Mono<ServerResponse> boardListEvents(ServerRequest request) {
-            return ServerResponse.ok().contentType(MediaType.TEXT_EVENT_STREAM)
-                    .body(BodyInserters.fromServerSentEvents(boards.boardListEvents()));
+            return EventStreamAnswers.ok(request, boards.boardListEvents());
         }
 
         Mono<ServerResponse> board(ServerRequest request) {
@@ -267,8 +265,7 @@ public class JavaBoardRoutes {
 
         Mono<ServerResponse> events(ServerRequest request) {
             String id = boardId(request);
-            return ServerResponse.ok().contentType(MediaType.TEXT_EVENT_STREAM)
-                    .body(BodyInserters.fromServerSentEvents(boards.events(id)));
+            return EventStreamAnswers.ok(request, boards.events(id));
         }
 
         Mono<ServerResponse> stats(ServerRequest request) {

@@ -19,7 +19,6 @@ import org.springframework.context.annotation.Bean
 import org.springframework.context.annotation.Configuration
 import org.springframework.http.HttpMethod
 import org.springframework.http.MediaType
-import org.springframework.web.reactive.function.BodyInserters
 import org.springframework.web.reactive.function.server.RouterFunction
 import org.springframework.web.reactive.function.server.ServerRequest
 import org.springframework.web.reactive.function.server.ServerResponse
@@ -147,8 +146,7 @@ class KotlinBoardRoutes {
 
         /** The board list, live, as on the Java face. */
         suspend fun boardListEvents(request: ServerRequest): ServerResponse =
-            ServerResponse.ok().contentType(MediaType.TEXT_EVENT_STREAM)
-                .body(BodyInserters.fromServerSentEvents(boards.boardListEvents())).awaitSingle()
+            EventStreamAnswers.ok(request, boards.boardListEvents()).awaitSingle()
 
         suspend fun board(request: ServerRequest): ServerResponse = board(request, request.pathVariable("boardId"))
 
@@ -183,8 +181,7 @@ class KotlinBoardRoutes {
 
         suspend fun events(request: ServerRequest): ServerResponse {
             val id = boardId(request)
-            return ServerResponse.ok().contentType(MediaType.TEXT_EVENT_STREAM)
-                .body(BodyInserters.fromServerSentEvents(boards.events(id))).awaitSingle()
+            return EventStreamAnswers.ok(request, boards.events(id)).awaitSingle()
         }
 
         suspend fun stats(request: ServerRequest): ServerResponse = json(boards.stats(boardId(request), trace(request)))
