@@ -129,7 +129,7 @@ public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
         if (logUnavailable) {
             headers.set(HttpHeaders.RETRY_AFTER, "1");
         }
-        byte[] bytes = ProblemJson.json(p.status, p.title, p.detail, JsonInput.printable(exchange.getRequest().getPath().value()))
+        byte[] bytes = ProblemJson.json(p.status, p.title, p.detail, instance(exchange))
                 .getBytes(StandardCharsets.UTF_8);
         headers.setContentLength(bytes.length);
         Mono<Void> write = response.writeWith(Mono.just(response.bufferFactory().wrap(bytes)));
@@ -218,5 +218,14 @@ public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
 
     private static Problem problem(int status, String title, String detail, HttpHeaders headers) {
         return new Problem(status, ProblemJson.type(title), title, detail, headers == null || headers.isEmpty() ? null : headers);
+    }
+
+    /**
+     * The request's path as the problem's {@code instance}, whole (the decoder bounds it at 4 KB):
+     * cut short it would be no path, and the faces, whose prefixes differ in length, would differ.
+     * Control characters and lone surrogates escaped, as everywhere client text is echoed.
+     */
+    private static String instance(ServerWebExchange exchange) {
+        return JsonInput.printable(exchange.getRequest().getPath().value(), Integer.MAX_VALUE);
     }
 }

@@ -43,6 +43,23 @@ class ProblemDetailsTest extends LiveServiceTestBase {
     }
 
     /**
+     * {@code instance} is the request's path, whole, on both faces: it was cut at 40 characters, so a
+     * path of 38 and more (a board id of 20 digits, a note's path) lost its end, sooner on the Kotlin
+     * face's longer prefix, and the faces answered differently.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"/api", "/api/kt"})
+    void theInstanceIsTheWholePath(String face) throws Exception {
+        for (String path : List.of(face + "/boards/b9999999999999999999/stats",
+                face + "/boards/b9999999999999999999/notes/n9999999999999999999",
+                face + "/boards/b1/notes/" + "n%C3%A9".repeat(300))) {
+            RawHttp.Response r = exchange(request("GET", path, List.of(), null));
+            assertThat(r.status()).as(path).isIn(400, 404);
+            assertThat(JSON.readTree(r.body()).path("instance").asString()).as(r.body()).isEqualTo(path);
+        }
+    }
+
+    /**
      * Jackson's messages name its own types and switches ("bound as `tools.jackson.databind.JsonNode`",
      * "Feature 'ALLOW_COMMENTS' not enabled", "enable to allow") and some are cut short ("(start
      * marker"): a malformed body's detail says, in the service's words, what is wrong with the JSON
