@@ -51,6 +51,7 @@ final class ClusterLoad {
     private final AtomicInteger unreachable = new AtomicInteger();
     private final AtomicInteger abandoned = new AtomicInteger();
     private final List<String> badProblems = Collections.synchronizedList(new ArrayList<>());
+    private final List<String> refusals = Collections.synchronizedList(new ArrayList<>());
     private final Map<Integer, CountDownLatch> triggers = new ConcurrentHashMap<>();
 
     ClusterLoad(ReplicaCluster cluster, List<String> boards, int writers, int writesPerWriter) {
@@ -124,6 +125,8 @@ final class ClusterLoad {
                     } else if (r.status() == 503) {
                         if (!r.contentType().startsWith("application/problem+json")) {
                             badProblems.add(r.contentType() + " " + r.abbreviated());
+                        } else {
+                            refusals.add(r.json().path("detail").asText());
                         }
                         replica = (replica + 1) % n;
                         DemoProcess.sleep(retryAfterMillis(r));
@@ -186,6 +189,13 @@ final class ClusterLoad {
     /** Writes given up after every attempt failed. */
     int abandoned() {
         return abandoned.get();
+    }
+
+    /** The details of the 503 problems answered, in order. */
+    List<String> refusals() {
+        synchronized (refusals) {
+            return List.copyOf(refusals);
+        }
     }
 
     /** 503 answers that were not problem JSON. */

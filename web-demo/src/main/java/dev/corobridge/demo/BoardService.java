@@ -115,7 +115,12 @@ public final class BoardService {
             applier.start(timeout);
             return;
         }
-        applier.start(snapshots.load(), timeout);
+        try {
+            applier.start(snapshots.load(), timeout); // load claims the snapshot first
+        } catch (Exception | Error e) {
+            snapshots.close(); // gives the claim up: the start failed
+            throw e;
+        }
         snapshots.schedule();
     }
 

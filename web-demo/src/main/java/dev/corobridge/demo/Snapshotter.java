@@ -18,8 +18,10 @@ import dev.corobridge.bridge.Task;
 import dev.corobridge.demo.board.BoardState;
 import dev.corobridge.demo.board.BoardStore;
 import dev.corobridge.demo.changelog.LogPosition;
+import dev.corobridge.demo.io.FileClaim;
 import dev.corobridge.demo.snapshot.BoardsSnapshot;
 import dev.corobridge.demo.snapshot.SnapshotFile;
+import dev.corobridge.demo.snapshot.SnapshotInUseException;
 import dev.corobridge.pump.MessagePump;
 import dev.corobridge.ring.RingPool;
 
@@ -28,6 +30,10 @@ import dev.corobridge.ring.RingPool;
  * only the log's tail is replayed); then, every interval, copies the boards and the positions they
  * cover on the pump (one consistent cut: both are pump state) and writes them through the ring pool
  * ({@link SnapshotFile}) on a thread of its own, when something was applied since the last one.
+ *
+ * <p>The snapshot file is claimed ({@link FileClaim}: {@code boards.snapshot.lock}) from
+ * {@link #load} until {@link #close}: a second replica on the same data directory refuses to start
+ * ({@link SnapshotInUseException}) instead of replacing the snapshot under this one.
  *
  * <p>Thread-safety: {@link #load} at start-up, before the log starts; the schedule runs on its own
  * single thread; {@link #close} from any thread.
@@ -46,6 +52,8 @@ final class Snapshotter {
     private final Duration timeout;
     private final AtomicLong written = new AtomicLong();
     private final ScheduledExecutorService writer;
+    /** The claim on the snapshot file, from {@link #load} until {@link #close}. */
+    private volatile FileClaim claim;
     /** Applied-change count the last snapshot was taken at (writer thread only). */
     private long lastAt = -1;
 
@@ -72,6 +80,7 @@ final class Snapshotter {
      * beginning.
      */
     List<LogPosition> load() throws Exception {
+        claim = FileClaim.acquire(file, SnapshotInUseException::new); // before anything is read
         Optional<BoardsSnapshot> found = SnapshotFile.read(pool, file, timeout);
         if (found.isEmpty()) {
             LOG.info("Snapshot: none at " + file.toAbsolutePath() + "; the log is replayed from its beginning");
@@ -143,13 +152,24 @@ final class Snapshotter {
         }
     }
 
-    /** Stops the schedule; a snapshot being written finishes (up to the timeout). */
+    /**
+     * Stops the schedule; a snapshot being written finishes (up to the timeout); then gives the
+     * claim on the file up. Idempotent.
+     */
     void close() {
         writer.shutdown();
         try {
             writer.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        FileClaim held = claim;
+        if (held != null) {
+            try {
+                held.release();
+            } catch (IOException e) {
+                LOG.warn("Snapshot: releasing the claim on " + file.toAbsolutePath() + " failed: " + e);
+            }
         }
     }
 

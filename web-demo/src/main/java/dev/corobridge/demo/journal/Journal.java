@@ -24,6 +24,7 @@ import dev.corobridge.demo.changelog.ChangeLogMetrics;
 import dev.corobridge.demo.changelog.ChangeSink;
 import dev.corobridge.demo.changelog.LogPosition;
 import dev.corobridge.demo.changelog.LoggedChange;
+import dev.corobridge.demo.io.FileClaim;
 import dev.corobridge.ring.Ring;
 import dev.corobridge.ring.RingPool;
 
@@ -60,10 +61,10 @@ public final class Journal implements ChangeLog, AutoCloseable {
     private final List<Change> replayed;
     private final GroupCommit commit;
     private final AtomicBoolean started = new AtomicBoolean();
-    /** The claim on the file, from open until close (see {@link JournalLock}). */
-    private final JournalLock lock;
+    /** The claim on the file, from open until close (see {@link FileClaim}). */
+    private final FileClaim lock;
 
-    private Journal(Path path, Ring ring, RecoveredJournal recovered, JournalLock lock) {
+    private Journal(Path path, Ring ring, RecoveredJournal recovered, FileClaim lock) {
         this.path = path;
         this.lock = lock;
         this.ring = ring;
@@ -111,7 +112,7 @@ public final class Journal implements ChangeLog, AutoCloseable {
         Objects.requireNonNull(pool, "pool");
         Objects.requireNonNull(path, "path");
         Files.createDirectories(path.toAbsolutePath().getParent());
-        JournalLock lock = JournalLock.acquire(path);
+        FileClaim lock = FileClaim.acquire(path, JournalInUseException::new);
         try {
             RecoveredJournal recovered = RecoveredJournal.open(pool, path, timeout, recovery);
             return new Journal(path, pool.forKey(path.toAbsolutePath()), recovered, lock);

@@ -25,6 +25,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -88,7 +89,9 @@ import dev.corobridge.demo.journal.JournalCodec;
  * request's trace id.
  *
  * <p><b>Broker unreachable.</b> The loop checks the end offsets about once a second (the lag it
- * reports); when that fails the log counts as disconnected: health DOWN, appends refused at once
+ * reports); when that fails and no broker answers a request for the cluster's brokers either (one
+ * partition between leaders fails the end offsets of all while the other brokers serve), the log
+ * counts as disconnected: health DOWN, appends refused at once
  * with {@link BoardException.Kind#UNAVAILABLE} (503), and a WARN line at most every 10 seconds. An
  * append made while connected fails so after {@code demo.kafka.append-timeout} at most (the
  * producer's delivery timeout); such a change may still have reached the log, and is then applied
@@ -116,7 +119,11 @@ public final class KafkaChangeLog implements ChangeLog {
     private final BoardPartitioner partitioner;
     private final KafkaProducer<String, byte[]> producer;
     private final ExecutorService sender;
-    private final RateLimitedWarning warning = new RateLimitedWarning(LOG, 10, TimeUnit.SECONDS);
+    /** One rate limit per kind of warning, so that one kind neither hides nor counts another. */
+    private final RateLimitedWarning unreachableWarning = new RateLimitedWarning(LOG, 10, TimeUnit.SECONDS);
+    private final RateLimitedWarning topicWarning = new RateLimitedWarning(LOG, 10, TimeUnit.SECONDS);
+    private final RateLimitedWarning skippedWarning = new RateLimitedWarning(LOG, 10, TimeUnit.SECONDS);
+    private final RateLimitedWarning appendWarning = new RateLimitedWarning(LOG, 10, TimeUnit.SECONDS);
     /** Traces of this run's appends not consumed yet: the loop records {@code kafka:consume} in them. */
     private final ConcurrentHashMap<Long, HopTrace> awaitingConsume = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Integer, PartitionStatus> partitions = new ConcurrentHashMap<>();
@@ -176,6 +183,15 @@ public final class KafkaChangeLog implements ChangeLog {
         p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
         p.put(AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 1000);
         p.put(AdminClientConfig.CLIENT_ID_CONFIG, "notes-board-" + replicaId);
+        return p;
+    }
+
+    /** The loop's admin client: its calls time out with the append timeout. */
+    private Properties adminConfig() {
+        Properties p = common();
+        int ms = (int) settings.appendTimeout().toMillis();
+        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, ms);
+        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, ms);
         return p;
     }
 
@@ -249,6 +265,7 @@ public final class KafkaChangeLog implements ChangeLog {
     }
 
     private void runLoop(Map<Integer, Long> seekTo, ChangeSink sink, Promise<Void> ready) {
+        Admin admin = Admin.create(adminConfig()); // reaches no broker until asked
         try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(consumerConfig(), new StringDeserializer(),
                 new ByteArrayDeserializer())) {
             consumerForWakeup = consumer;
@@ -260,7 +277,16 @@ public final class KafkaChangeLog implements ChangeLog {
             while (!closing.get()) {
                 try {
                     if (replayUntil == null) {
-                        replayUntil = assignAndSeek(consumer, seekTo);
+                        try {
+                            replayUntil = assignAndSeek(consumer, admin, seekTo);
+                        } catch (TopicPartitionsException misfit) {
+                            problem = misfit.getMessage();
+                            connected = false;
+                            if (ready.fail(misfit)) {
+                                return; // the start fails with it, and the service does not start
+                            }
+                            topicWarning.warn("Kafka: " + problem + "; writes are refused (503) until it has them", null);
+                        }
                         if (replayUntil == null) {
                             closed.await(CHECK_EVERY.toMillis(), TimeUnit.MILLISECONDS); // broker down: wait, or close
                             continue;
@@ -279,7 +305,7 @@ public final class KafkaChangeLog implements ChangeLog {
                                 + replayed.get() + " changes replayed); applying live changes");
                     }
                     if (System.nanoTime() - nextCheck >= 0) {
-                        checkEnds(consumer);
+                        checkEnds(consumer, admin);
                         nextCheck = System.nanoTime() + CHECK_EVERY.toNanos();
                     }
                 } catch (WakeupException wake) {
@@ -299,6 +325,8 @@ public final class KafkaChangeLog implements ChangeLog {
             connected = false;
             LOG.error("Kafka: the consumer loop of replica " + replicaId + " stopped; the replica applies no more changes",
                     bug);
+        } finally {
+            admin.close(settings.appendTimeout()); // none of its calls is under way: they run on this thread
         }
     }
 
@@ -307,13 +335,9 @@ public final class KafkaChangeLog implements ChangeLog {
      * the end offsets to replay up to, or {@code null} if the broker could not be reached (or the
      * topic does not fit), to be tried again.
      */
-    private Map<TopicPartition, Long> assignAndSeek(KafkaConsumer<String, byte[]> consumer, Map<Integer, Long> seekTo) {
+    private Map<TopicPartition, Long> assignAndSeek(KafkaConsumer<String, byte[]> consumer, Admin admin,
+                                                    Map<Integer, Long> seekTo) {
         int count;
-        Properties adminConfig = common();
-        int ms = (int) settings.appendTimeout().toMillis();
-        adminConfig.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, ms);
-        adminConfig.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, ms);
-        Admin admin = Admin.create(adminConfig);
         try {
             count = ensureTopic(admin);
         } catch (ExecutionException | java.util.concurrent.TimeoutException | KafkaException e) {
@@ -322,15 +346,9 @@ public final class KafkaChangeLog implements ChangeLog {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return null;
-        } finally {
-            admin.close(Duration.ofMillis(ms)); // its calls time out with the append timeout
         }
         if (count < settings.partitions()) {
-            problem = "topic " + settings.topic() + " has " + count + " partitions, fewer than demo.kafka.partitions ("
-                    + settings.partitions() + "): every replica must use the topic's partitions";
-            connected = false;
-            warning.warn("Kafka: " + problem, null);
-            return null;
+            throw new TopicPartitionsException(settings.topic(), count, settings.partitions());
         }
         List<TopicPartition> all = new ArrayList<>();
         for (int p = 0; p < settings.partitions(); p++) {
@@ -411,7 +429,7 @@ public final class KafkaChangeLog implements ChangeLog {
         for (ConsumerRecord<String, byte[]> r : records) {
             Change change = r.value() == null ? null : JournalCodec.change(r.value());
             if (change == null) {
-                warning.warn("Kafka: skipped a record that holds no change at " + r.partition() + "/" + r.offset()
+                skippedWarning.warn("Kafka: skipped a record that holds no change at " + r.partition() + "/" + r.offset()
                         + " of " + settings.topic(), null);
                 continue;
             }
@@ -472,14 +490,43 @@ public final class KafkaChangeLog implements ChangeLog {
         return true;
     }
 
-    /** Reads the end offsets: the lag, and whether the brokers answer. */
-    private void checkEnds(KafkaConsumer<String, byte[]> consumer) {
+    /**
+     * Reads the end offsets (the lag) and tells whether the brokers answer. The end offsets of every
+     * partition fail together when one partition has no leader for a moment (its broker died and
+     * the controller has not moved its leadership yet), while the other brokers serve the rest: so
+     * a failure is checked by asking the cluster for its brokers, and only a cluster that does not
+     * answer that either counts as unreachable. Writes to the leaderless partition wait for its new
+     * leader (or time out, 503), the others go on.
+     */
+    private void checkEnds(KafkaConsumer<String, byte[]> consumer, Admin admin) {
         try {
             Map<TopicPartition, Long> ends = consumer.endOffsets(consumer.assignment(), CHECK_EVERY);
             ends.forEach((tp, end) -> partitions.computeIfPresent(tp.partition(), (p, s) -> s.withEnd(end)));
             reconnected();
         } catch (KafkaException e) {
-            disconnected("cannot reach the brokers at " + settings.bootstrapServers(), e);
+            if (brokersAnswer(admin)) {
+                reconnected();
+                if (LOG.isDebugEnabled()) {
+                    LOG.debug("Kafka: the end offsets of " + settings.topic() + " could not be read (" + e
+                            + "), but the brokers answer: a partition between leaders");
+                }
+            } else {
+                disconnected("cannot reach the brokers at " + settings.bootstrapServers(), e);
+            }
+        }
+    }
+
+    /** Whether any broker of the cluster answers within {@link #CHECK_EVERY}. */
+    private static boolean brokersAnswer(Admin admin) {
+        try {
+            int ms = (int) CHECK_EVERY.toMillis();
+            return !admin.describeCluster(new DescribeClusterOptions().timeoutMs(ms)).nodes()
+                    .get(ms, TimeUnit.MILLISECONDS).isEmpty();
+        } catch (ExecutionException | java.util.concurrent.TimeoutException | KafkaException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         }
     }
 
@@ -497,7 +544,7 @@ public final class KafkaChangeLog implements ChangeLog {
         }
         connected = false;
         problem = what;
-        warning.warn("Kafka: " + what + "; writes are refused (503) until the brokers answer", cause);
+        unreachableWarning.warn("Kafka: " + what + "; writes are refused (503) until the brokers answer", cause);
     }
 
     // ------------------------------------------------------------------ append
@@ -553,7 +600,7 @@ public final class KafkaChangeLog implements ChangeLog {
                 if (error != null) {
                     failedAppends.incrementAndGet();
                     awaitingConsume.remove(appendId);
-                    warning.warn("Kafka: a change was not acknowledged within demo.kafka.append-timeout ("
+                    appendWarning.warn("Kafka: a change was not acknowledged within demo.kafka.append-timeout ("
                             + settings.appendTimeout() + ")", error);
                     durable.fail(unavailable("the brokers did not acknowledge the change within "
                             + settings.appendTimeout() + "; it may still be applied", error));
@@ -570,7 +617,7 @@ public final class KafkaChangeLog implements ChangeLog {
             inFlight.decrementAndGet();
             failedAppends.incrementAndGet();
             awaitingConsume.remove(appendId);
-            warning.warn("Kafka: the producer refused a change", e);
+            appendWarning.warn("Kafka: the producer refused a change", e);
             durable.fail(closing.get()
                     ? new ChangeLogClosedException("the Kafka change log is closing; the change was not written")
                     : unavailable("the producer refused the change", e));

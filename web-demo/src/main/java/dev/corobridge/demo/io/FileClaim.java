@@ -1,4 +1,4 @@
-package dev.corobridge.demo.journal;
+package dev.corobridge.demo.io;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -13,9 +13,11 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A journal's claim on its file, held from {@link Journal#open} until the journal is closed: an
- * exclusive lock on {@code <journal>.lock} beside it, so that no second journal, in another process
- * or in this one, opens the same file and appends over changes the first one acknowledged.
+ * A service's claim on a file of its data directory, held while it uses the file: an exclusive lock
+ * on {@code <file>.lock} beside it. The journal claims {@code journal.log} from its open until it
+ * is closed, so that no second journal, in another process or in this one, appends over changes the
+ * first one acknowledged; a cluster-mode replica claims its {@code boards.snapshot}, so that no
+ * second replica on the same directory replaces the snapshot under it.
  *
  * <p>The lock is the kernel's ({@code fcntl} through {@link FileChannel#tryLock()}): it ends with
  * the process however the process ends, so a crash or a {@code kill -9} leaves no stale claim to
@@ -29,7 +31,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Thread-safety: {@link #acquire} and {@link #release} may be called from any thread;
  * {@code release} is idempotent.
  */
-final class JournalLock {
+public final class FileClaim {
 
     /** The lock files this process holds (real paths). */
     private static final Set<Path> HELD = ConcurrentHashMap.newKeySet();
@@ -38,27 +40,33 @@ final class JournalLock {
     private final FileChannel channel;
     private boolean released;
 
-    private JournalLock(Path lockFile, FileChannel channel) {
+    private FileClaim(Path lockFile, FileChannel channel) {
         this.lockFile = lockFile;
         this.channel = channel;
     }
 
-    /** The lock file of {@code journal}: {@code <journal>.lock} in the same directory. */
-    static Path lockFileOf(Path journal) {
-        return journal.resolveSibling(journal.getFileName() + ".lock");
+    /** How a claim already held is refused: the file, and the holder's process id if it could be read. */
+    @FunctionalInterface
+    public interface InUse {
+        IOException refusal(Path file, OptionalLong holderPid);
+    }
+
+    /** The lock file of {@code file}: {@code <file>.lock} in the same directory. */
+    public static Path lockFileOf(Path file) {
+        return file.resolveSibling(file.getFileName() + ".lock");
     }
 
     /**
-     * Claims {@code journal} (its directory must exist).
+     * Claims {@code file} (its directory must exist; the file need not).
      *
-     * @throws JournalInUseException if another journal holds it, in this process or another
-     * @throws IOException           if the lock file cannot be created, opened or locked
+     * @throws IOException {@code inUse}'s refusal if another claim holds it, in this process or
+     *                     another; or if the lock file cannot be created, opened or locked
      */
-    static JournalLock acquire(Path journal) throws IOException {
-        Path dir = journal.toAbsolutePath().getParent().toRealPath();
-        Path lockFile = lockFileOf(dir.resolve(journal.getFileName()));
+    public static FileClaim acquire(Path file, InUse inUse) throws IOException {
+        Path dir = file.toAbsolutePath().getParent().toRealPath();
+        Path lockFile = lockFileOf(dir.resolve(file.getFileName()));
         if (!HELD.add(lockFile)) {
-            throw new JournalInUseException(journal, OptionalLong.of(ProcessHandle.current().pid()));
+            throw inUse.refusal(file, OptionalLong.of(ProcessHandle.current().pid()));
         }
         FileChannel channel = null;
         try {
@@ -66,12 +74,12 @@ final class JournalLock {
                     StandardOpenOption.WRITE);
             FileLock lock = channel.tryLock();
             if (lock == null) {
-                throw new JournalInUseException(journal, holderOf(lockFile));
+                throw inUse.refusal(file, holderOf(lockFile));
             }
             byte[] pid = (ProcessHandle.current().pid() + "\n").getBytes(StandardCharsets.US_ASCII);
             channel.truncate(0);
             channel.write(ByteBuffer.wrap(pid), 0);
-            return new JournalLock(lockFile, channel);
+            return new FileClaim(lockFile, channel);
         } catch (IOException | RuntimeException | Error e) {
             if (channel != null) {
                 try {
@@ -96,7 +104,7 @@ final class JournalLock {
     }
 
     /** Gives the claim up (closing the lock file releases the lock); idempotent. */
-    synchronized void release() throws IOException {
+    public synchronized void release() throws IOException {
         if (released) {
             return;
         }
@@ -110,6 +118,6 @@ final class JournalLock {
 
     @Override
     public String toString() {
-        return "JournalLock[" + lockFile + (released ? ", released" : "") + "]";
+        return "FileClaim[" + lockFile + (released ? ", released" : "") + "]";
     }
 }
