@@ -92,7 +92,8 @@ import reactor.netty.NettyPipeline;
  *     the connection at once, which lost every answer not yet written (one after a pump hop, say)
  *     whenever the end of stream came first. A request still unanswered after the grace (a long poll)
  *     is cancelled by the close, as a client that left is owed; an event stream ends at once, since
- *     it would never end by itself. A body the end of stream cuts short gets {@code 400} and the
+ *     it would never end by itself. A reset (the client aborted: a read fails, then the input
+ *     ends) closes the connection at once: nothing can be answered on it. A body the end of stream cuts short gets {@code 400} and the
  *     connection closes (as at the body deadline); with nothing left to answer (a head cut short
  *     included), or once the connection is closing, it closes at once.</li>
  * <li><b>Tracking for the shutdown drain.</b> The connection is reported to the
@@ -148,6 +149,11 @@ final class ExchangeHandler extends ChannelDuplexHandler {
     private boolean lastRequestRead;
     /** The client shut its output down: nothing more arrives; close once the requests read are answered. */
     private boolean inputShut;
+    /**
+     * Reading failed (a reset: the client aborted): the end of input that the transport reports
+     * after it is no half-close, and nothing can be answered any more.
+     */
+    private boolean readFailed;
     /** The answer under way is an event stream (it ends only when the connection does). */
     private boolean streamUnderWay;
     /** Closes a half-closed connection whose requests are still unanswered after the grace. */
@@ -322,6 +328,18 @@ final class ExchangeHandler extends ChannelDuplexHandler {
     }
 
     /**
+     * A read that failed (with the connection allowing half-closure, the transport then reports an
+     * end of input instead of closing): a reset, so the end of input closes at once.
+     */
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof java.io.IOException) {
+            readFailed = true;
+        }
+        ctx.fireExceptionCaught(cause);
+    }
+
+    /**
      * The client ended its side of the connection (a half-close, or a close). With nothing left to
      * answer, while the connection lingers after its last answer, or with an event stream under way,
      * it closes now; a body under way is cut short ({@link #abandonBody}); otherwise it closes once
@@ -333,7 +351,7 @@ final class ExchangeHandler extends ChannelDuplexHandler {
         if (evt instanceof ChannelInputShutdownEvent) {
             inputShut = true;
             boolean lingering = ctx.channel() instanceof DuplexChannel duplex && duplex.isOutputShutdown();
-            if (lingering || (unanswered.isEmpty() && !closing) || (streamUnderWay && !closing)) {
+            if (readFailed || lingering || (unanswered.isEmpty() && !closing) || (streamUnderWay && !closing)) {
                 closeNow();
             } else if (bodyUnderWay && !closing) { // the body can never complete
                 abandonBody(HttpResponseStatus.BAD_REQUEST, "a request body cut short by the client's end of stream",

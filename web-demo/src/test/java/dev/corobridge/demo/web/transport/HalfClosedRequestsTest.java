@@ -10,10 +10,14 @@ import java.util.List;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
+
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import dev.corobridge.demo.web.LiveServiceTestBase;
 import dev.corobridge.demo.web.RawHttp;
@@ -30,6 +34,7 @@ import tools.jackson.databind.JsonNode;
  * event loop (ping) and after a pump hop (a board snapshot, both faces; a write) are sent, each many
  * times, as the loss depended on timing.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class HalfClosedRequestsTest extends LiveServiceTestBase {
 
     private static final int ROUNDS = 25;
@@ -94,6 +99,26 @@ class HalfClosedRequestsTest extends LiveServiceTestBase {
             assertThat(c.closedByServer()).as("closed without an answer").isTrue();
         }
         awaitPump("waiters", 0);
+    }
+
+    /**
+     * A long poll whose connection is reset (an RST: the client aborted) is cancelled at once, not
+     * after the half-close grace: a reset reaches the connection as a read failure and then an end
+     * of input, which was taken for a half-close, so the waiter stayed a second for a client that
+     * could never read its answer. Seen here by how the connection closed: the grace's DEBUG line
+     * ("ended its side ... ms ago") must not be the way.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"/api/boards/{id}/changes?after=0", "/api/kt/boards/{id}/changes?after=0"})
+    void aLongPollWhoseConnectionIsResetIsCancelledAtOnce(String target, CapturedOutput output) throws Exception {
+        String board = createBoard();
+        RawHttp c = new RawHttp(port);
+        c.send(RawHttp.get(target.replace("{id}", board)));
+        awaitPump("waiters", 1);
+        int from = output.getAll().length();
+        c.reset();
+        awaitPump("waiters", 0);
+        assertThat(output.getAll().substring(from)).as("closed by the grace, not at once").doesNotContain("ended its side");
     }
 
     /** An event stream to a client that ended its side ends at once: its subscription leaves the pump. */
