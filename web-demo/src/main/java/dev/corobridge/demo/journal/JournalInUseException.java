@@ -1,8 +1,9 @@
 package dev.corobridge.demo.journal;
 
-import java.io.IOException;
 import java.nio.file.Path;
 import java.util.OptionalLong;
+
+import dev.corobridge.demo.io.FileInUseException;
 
 /**
  * The journal is held by another {@link Journal}: another process (a second service started on the
@@ -11,28 +12,12 @@ import java.util.OptionalLong;
  * changes, so {@link Journal#open} refuses before it reads or changes anything. The message names
  * the file and, when the holder wrote it down, the holder's process id.
  */
-public final class JournalInUseException extends IOException {
+public final class JournalInUseException extends FileInUseException {
 
-    private final transient Path path;
-    private final long holderPid;
+    private static final long serialVersionUID = 1L;
 
     JournalInUseException(Path path, OptionalLong holderPid) {
-        super("the journal " + path.toAbsolutePath() + " is in use by "
-                + (holderPid.isEmpty() ? "another process"
-                        : holderPid.getAsLong() == ProcessHandle.current().pid() ? "this process (another journal on the same file)"
-                        : "another process (pid " + holderPid.getAsLong() + ")")
-                + ": two services on one data directory would overwrite each other's changes");
-        this.path = path;
-        this.holderPid = holderPid.orElse(-1);
-    }
-
-    /** The journal file that is in use. */
-    public Path path() {
-        return path;
-    }
-
-    /** The holder's process id, when it could be read. */
-    public OptionalLong holderPid() {
-        return holderPid < 0 ? OptionalLong.empty() : OptionalLong.of(holderPid);
+        super("the journal", path, holderPid, "another journal on the same file",
+                "two services on one data directory would overwrite each other's changes");
     }
 }
