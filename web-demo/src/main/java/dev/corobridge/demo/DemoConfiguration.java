@@ -99,13 +99,28 @@ public class DemoConfiguration {
         return new ChangeLogHealthIndicator(log);
     }
 
-    /** Started here: the log is replayed into the store before the web server exists. */
+    /**
+     * Started here: the log is replayed into the store before the web server exists. A start that
+     * fails closes the log.
+     */
     @Bean
     BoardService boardService(MessagePump pump, BoardStore store, ChangeLog log, RingPool pool,
                               @Qualifier(CorobridgeAutoConfiguration.CPU_DISPATCHER) CoroutineDispatcher cpu,
                               DemoProperties properties) throws Exception {
         BoardService service = new BoardService(pump, store, log, pool, cpu, properties);
-        service.start(properties.ioTimeout());
+        try {
+            service.start(properties.ioTimeout());
+        } catch (Exception | Error failed) {
+            // The context will not start, and the lifecycle that closes the log never runs: close
+            // it here, so that its threads (a Kafka producer's, a consumer loop) and its claim on
+            // the data directory do not outlive the failed start.
+            try {
+                log.close(properties.ioTimeout());
+            } catch (RuntimeException suppressed) {
+                failed.addSuppressed(suppressed);
+            }
+            throw failed;
+        }
         return service;
     }
 

@@ -61,11 +61,27 @@ class ClusterStartRefusalTest {
                 .contains("APPLICATION FAILED TO START")
                 .contains("topic " + topic + " has 2 partitions, fewer than demo.kafka.partitions (4)")
                 .contains("demo.kafka.partitions=2");
+        awaitNoThreadNamed("notes-board-few", "kafka-send-few", "kafka-consume-few");
         // The same topic with the count it has serves.
         try (Replica r = Replica.start("fits", kafka.bootstrap(), topic, dir.resolve("fits"),
                 Map.of("demo.kafka.partitions", "2"))) {
             assertThat(r.post("/api/boards", "{\"name\":\"fits\"}").status()).isEqualTo(201);
         }
+    }
+
+    /** The failed start left none of the log's threads behind (its producer's, its send and consume loops). */
+    private static void awaitNoThreadNamed(String... parts) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        List<String> left;
+        do {
+            left = Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
+                    .filter(n -> java.util.Arrays.stream(parts).anyMatch(n::contains)).toList();
+            if (left.isEmpty()) {
+                return;
+            }
+            Thread.sleep(50); // polling pace
+        } while (System.nanoTime() < deadline);
+        assertThat(left).as("threads of the failed start's change log").isEmpty();
     }
 
     @Test
