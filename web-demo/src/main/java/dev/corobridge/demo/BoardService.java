@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Queue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
@@ -13,8 +12,6 @@ import java.util.function.Function;
 import kotlinx.coroutines.CoroutineDispatcher;
 import org.springframework.http.codec.ServerSentEvent;
 import reactor.core.publisher.Flux;
-import reactor.core.publisher.Sinks;
-import reactor.util.concurrent.Queues;
 
 import dev.corobridge.bridge.HopTrace;
 import dev.corobridge.bridge.Outcome;
@@ -256,16 +253,16 @@ public final class BoardService {
      * Fails with {@link BoardException} (404) before the first event for an unknown board.
      */
     public Flux<ServerSentEvent<Object>> events(String boardId) {
-        return stream(sink -> new BoardListener() {
+        return stream(feed -> new BoardListener() {
             @Override
             public boolean onEvent(BoardEvent e) {
-                return emitOrEnd(sink, ServerSentEvent.builder((Object) e)
+                return feed.offer(ServerSentEvent.builder((Object) e)
                         .id(Long.toString(e.revision())).event(e.type()).build());
             }
 
             @Override
             public void onClose() {
-                sink.tryEmitComplete();
+                feed.end();
             }
         }, listener -> {
             BoardSnapshot s = store.subscribe(boardId, listener);
@@ -280,15 +277,15 @@ public final class BoardService {
      * as for {@link #events(String)}; the client reconnects and gets a fresh list.
      */
     public Flux<ServerSentEvent<Object>> boardListEvents() {
-        return stream(sink -> new BoardListListener() {
+        return stream(feed -> new BoardListListener() {
             @Override
             public boolean onBoard(BoardSummary board) {
-                return emitOrEnd(sink, ServerSentEvent.builder((Object) board).event("board").build());
+                return feed.offer(ServerSentEvent.builder((Object) board).event("board").build());
             }
 
             @Override
             public void onClose() {
-                sink.tryEmitComplete();
+                feed.end();
             }
         }, listener -> ServerSentEvent.builder((Object) store.subscribeList(listener)).event("boards").build(),
                 store::unsubscribeList);
@@ -297,42 +294,24 @@ public final class BoardService {
     /**
      * A stream fed on the pump by a listener of the store: {@code subscribe} registers the listener
      * and returns the first event, which is emitted on the pump before any change can be (no gap,
-     * no repeat); the subscription ends on the pump when the stream does. The sink buffers
-     * {@link DemoProperties#eventBuffer()} events; a listener that cannot emit ends its stream.
+     * no repeat); the subscription ends on the pump when the stream does. The {@link EventFeed}
+     * buffers {@link DemoProperties#eventBuffer()} events; a listener whose subscriber fell behind
+     * fails its stream at once and leaves.
      */
-    private <L> Flux<ServerSentEvent<Object>> stream(Function<Sinks.Many<ServerSentEvent<Object>>, L> listenerOf,
+    private <L> Flux<ServerSentEvent<Object>> stream(Function<EventFeed, L> listenerOf,
                                                      Function<L, ServerSentEvent<Object>> subscribe,
                                                      Consumer<L> unsubscribe) {
         return Flux.defer(() -> {
-            Queue<ServerSentEvent<Object>> buffer = Queues.<ServerSentEvent<Object>>get(properties.eventBuffer()).get();
-            Sinks.Many<ServerSentEvent<Object>> sink = Sinks.many().unicast().onBackpressureBuffer(buffer);
-            L listener = listenerOf.apply(sink);
+            EventFeed feed = new EventFeed(properties.eventBuffer());
+            L listener = listenerOf.apply(feed);
             Task<Void> subscribed = Task.start(pump, () -> {
-                sink.tryEmitNext(subscribe.apply(listener));
+                feed.offer(subscribe.apply(listener));
                 return null;
             });
             return TaskMono.toMono(subscribed)
-                    .thenMany(sink.asFlux())
+                    .thenMany(feed.flux())
                     .doFinally(signal -> unsubscribeOnPump(() -> unsubscribe.accept(listener)));
         });
-    }
-
-    /**
-     * Emits {@code event}; a subscriber too far behind has its stream ended at once with
-     * {@link SubscriberFellBehindException} (its buffered events dropped, its connection closed by
-     * the web layer), and one that is gone simply loses it; either way the listener leaves (false).
-     */
-    private boolean emitOrEnd(Sinks.Many<ServerSentEvent<Object>> sink, ServerSentEvent<Object> event) {
-        Sinks.EmitResult r = sink.tryEmitNext(event);
-        if (r.isFailure()) {
-            if (r == Sinks.EmitResult.FAIL_OVERFLOW) {
-                sink.tryEmitError(new SubscriberFellBehindException(properties.eventBuffer()));
-            } else {
-                sink.tryEmitComplete();
-            }
-            return false;
-        }
-        return true;
     }
 
     /** Ends a stream's subscription on the pump; once the pump has terminated its listeners are gone anyway. */

@@ -22,7 +22,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -35,12 +38,14 @@ import tools.jackson.databind.json.JsonMapper;
  *
  * <p>Two streams that do not read (the board's, on both faces), each on a socket with a small
  * receive buffer; writers add large notes until the service has dropped both subscribers
- * ({@code /api/live}); then each socket must reach its end: the bytes the kernel still holds for it,
- * then end of stream or a reset. The wait is bounded far below the idle timeout. (The board list's
+ * ({@code /api/live}); then, while the clients still do not read, both connections must be closed
+ * (the DEBUG line of each disconnect), and each socket must reach its end when read: the bytes the
+ * kernel still holds for it, then end of stream or a reset. The wait is bounded far below the idle timeout. (The board list's
  * stream ends the same way: both are one {@code BoardService} stream.)
  */
+@ExtendWith(OutputCaptureExtension.class)
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"demo.event-buffer=16", "server.netty.idle-timeout=120s",
+        properties = {"demo.event-buffer=16", "server.netty.idle-timeout=120s", "logging.level.dev.corobridge.demo.web=DEBUG",
                 "demo.data-dir=${java.io.tmpdir}/slow-subscriber-test-${random.uuid}"})
 class SlowEventSubscriberTest {
 
@@ -53,7 +58,7 @@ class SlowEventSubscriberTest {
     private final HttpClient http = HttpClient.newHttpClient();
 
     @Test
-    void aSubscriberThatFallsBehindIsDisconnectedOnEveryStream() throws Exception {
+    void aSubscriberThatFallsBehindIsDisconnectedOnEveryStream(CapturedOutput output) throws Exception {
         String board = JSON.readTree(post("/api/boards", "{\"name\":\"slow readers\"}").body()).path("id").asString();
         List<Socket> readers = new ArrayList<>();
         try {
@@ -92,6 +97,14 @@ class SlowEventSubscriberTest {
             }
             writers.shutdown();
             assertThat(subscribers()).as("every slow subscriber was dropped").isZero();
+            // Closed while the clients still do not read: a failure queued behind the buffered events
+            // would only be delivered once they read them.
+            long closedBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (countOf(output.getAll(), "events behind; its connection is closed") < 2 && System.nanoTime() < closedBy) {
+                Thread.sleep(50); // polling pace
+            }
+            assertThat(countOf(output.getAll(), "events behind; its connection is closed"))
+                    .as("connections closed without the clients reading").isEqualTo(2);
 
             for (Socket s : readers) {
                 assertThat(readsToTheEnd(s)).as("the dropped stream's connection ends").isTrue();
@@ -101,6 +114,10 @@ class SlowEventSubscriberTest {
                 s.close();
             }
         }
+    }
+
+    private static int countOf(String text, String part) {
+        return text.split(java.util.regex.Pattern.quote(part), -1).length - 1;
     }
 
     /** Reads until end of stream or a reset ({@code true}), or until 20 s pass without a byte ({@code false}). */
