@@ -291,6 +291,9 @@ final class ExchangeHandler extends ChannelDuplexHandler {
                     transport.tracker.refused();
                 }
             }
+            if (HttpVersion.HTTP_1_0.equals(unanswered.peek()) && HttpUtil.isTransferEncodingChunked(answer)) {
+                delimitByClose(answer);
+            }
             out = answer;
         }
         ChannelPromise p = promise;
@@ -325,6 +328,22 @@ final class ExchangeHandler extends ChannelDuplexHandler {
             });
         }
         ctx.write(out, p);
+    }
+
+    /**
+     * Makes an answer of unknown length to an HTTP/1.0 request end with the connection: HTTP/1.0 has
+     * no chunked coding (RFC 9112, section 6.1: no {@code Transfer-Encoding} to it), so the body goes
+     * out as it is (Netty's encoder writes a message that is neither chunked nor of known length
+     * that way) and the close marks its end, whatever the request said about keeping the
+     * connection alive. Nothing read after the request is served, and the close lingers, as after a
+     * request that asked to close.
+     */
+    private void delimitByClose(HttpResponse answer) {
+        HttpUtil.setTransferEncodingChunked(answer, false);
+        answer.setProtocolVersion(HttpVersion.HTTP_1_0);
+        answer.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        closeAfterAnswer = true;
+        closeRequested = true;
     }
 
     /**
