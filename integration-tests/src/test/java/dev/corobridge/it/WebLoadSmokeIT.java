@@ -63,6 +63,8 @@ class WebLoadSmokeIT {
                 .contains("| run | face | endpoint |", "| goal | measured | verdict |")
                 .contains("| ping | Java |", "| snapshot kt | Kotlin |", "| add-note kt c64 | Kotlin |")
                 .contains("fsyncs per note at 64 connections (Kotlin)")
+                .contains("| service wake-ups per request |")
+                .containsPattern("one costs [0-9]+\\.[0-9] µs of CPU on this machine")
                 .doesNotContain("The run FAILED");
     }
 
