@@ -30,6 +30,7 @@ import dev.corobridge.demo.changelog.ChangeLogClosedException;
 import dev.corobridge.demo.changelog.ChangeSink;
 import dev.corobridge.demo.changelog.LogPosition;
 import dev.corobridge.demo.changelog.LoggedChange;
+import dev.corobridge.demo.changelog.RateLimitedWarning;
 import dev.corobridge.pump.MessagePump;
 
 /**
@@ -73,6 +74,8 @@ final class ChangeApplier implements ChangeSink {
     private final BoardStore store;
     private final ChangeLog log;
     private final AtomicLong appendIds = new AtomicLong(LoggedChange.NOT_APPENDED_HERE);
+    /** Changes of another producer that break the rules: a WARN line at most every 10 s. */
+    private final RateLimitedWarning foreignWarning = new RateLimitedWarning(LOG, 10, TimeUnit.SECONDS);
     private final ConcurrentHashMap<Long, Writer> writers = new ConcurrentHashMap<>();
     /** How long a writer whose change is durable waits for its apply here; {@code null}: no limit. */
     private final Duration applyWait;
@@ -283,7 +286,12 @@ final class ChangeApplier implements ChangeSink {
             }
             store.apply(change);
         } catch (BoardException rejected) {
-            // lost a race, as it did (or will) wherever it was appended; the store counts it
+            // Lost a race, as it did (or will) wherever it was appended; the store counts it. A change
+            // this service would never make came from another producer on a cluster's topic.
+            if (rejected.kind() == BoardException.Kind.INVALID) {
+                foreignWarning.warn("Skipped the change at " + logged.position().partition() + "/" + logged.position().offset()
+                        + " of the log: " + rejected.getMessage(), null);
+            }
         } catch (RuntimeException e) {
             LOG.error("Applying a durable change failed: " + change, e);
         } finally {

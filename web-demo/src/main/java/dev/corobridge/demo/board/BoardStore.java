@@ -284,6 +284,12 @@ public final class BoardStore {
     }
 
     private Applied applyQuietly(Change change) {
+        if (decidesAtApply()) { // the shared topic may hold records of another producer
+            String problem = ChangeRules.problem(change, true);
+            if (problem != null) {
+                throw new BoardException(BoardException.Kind.INVALID, "not a change this service makes: " + problem);
+            }
+        }
         Applied applied = switch (change) {
             case Change.CreateBoard c -> {
                 if (boards.containsKey(c.boardId())) {

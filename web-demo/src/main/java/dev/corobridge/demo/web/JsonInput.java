@@ -5,6 +5,7 @@ import java.util.Set;
 import tools.jackson.databind.JsonNode;
 
 import dev.corobridge.demo.board.BoardException;
+import dev.corobridge.demo.board.ChangeRules;
 
 /**
  * Checks request bodies and path parameters before anything else sees them; every failure is a
@@ -15,19 +16,10 @@ import dev.corobridge.demo.board.BoardException;
  */
 public final class JsonInput {
 
-    /** Longest board name. */
-    public static final int MAX_NAME = 100;
-    /** Longest note text. */
-    public static final int MAX_TEXT = 2000;
-
-    /**
-     * The syntax of an id: its letter and 1 to 19 digits. The server makes {@code b1}, {@code b2}, ...,
-     * but any id of this syntax is a well-formed name of a resource that may not exist ({@code b0},
-     * {@code b007}): a lookup answers 404 for it, as for any other id the server never made; 400 is
-     * for what cannot be an id at all. Checked by {@link #isId} (a loop: a matcher per request was
-     * half a per cent of a snapshot's CPU).
-     */
-    private static final int MAX_ID_DIGITS = 19;
+    /** Longest board name ({@link ChangeRules#MAX_NAME}). */
+    public static final int MAX_NAME = ChangeRules.MAX_NAME;
+    /** Longest note text ({@link ChangeRules#MAX_TEXT}). */
+    public static final int MAX_TEXT = ChangeRules.MAX_TEXT;
 
     private JsonInput() {
     }
@@ -64,7 +56,7 @@ public final class JsonInput {
 
     /** A board id path parameter ({@code b1}, ...). */
     public static String boardId(String id) {
-        if (!isId(id, 'b')) {
+        if (!ChangeRules.isId(id, 'b')) {
             throw invalid("'" + printable(id) + "' is not a board id (b1, b2, ...)");
         }
         return id;
@@ -72,24 +64,10 @@ public final class JsonInput {
 
     /** A note id path parameter ({@code n1}, ...). */
     public static String noteId(String id) {
-        if (!isId(id, 'n')) {
+        if (!ChangeRules.isId(id, 'n')) {
             throw invalid("'" + printable(id) + "' is not a note id (n1, n2, ...)");
         }
         return id;
-    }
-
-    /** Whether {@code id} is {@code letter} followed by 1 to 19 ASCII digits. */
-    private static boolean isId(String id, char letter) {
-        if (id == null || id.length() < 2 || id.length() > 1 + MAX_ID_DIGITS || id.charAt(0) != letter) {
-            return false;
-        }
-        for (int i = 1; i < id.length(); i++) {
-            char c = id.charAt(i);
-            if (c < '0' || c > '9') {
-                return false;
-            }
-        }
-        return true;
     }
 
     /**
@@ -131,28 +109,9 @@ public final class JsonInput {
             throw invalid("'" + field + "' must be a string");
         }
         String s = n.stringValue();
-        if (s.isBlank()) {
-            throw invalid("'" + field + "' must not be blank");
-        }
-        if (s.length() > max) {
-            throw invalid("'" + field + "' is longer than " + max + " characters");
-        }
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (Character.isHighSurrogate(c)) {
-                if (i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
-                    i++;
-                    continue;
-                }
-                throw invalid("'" + field + "' contains an unpaired surrogate at index " + i);
-            }
-            if (Character.isLowSurrogate(c)) {
-                throw invalid("'" + field + "' contains an unpaired surrogate at index " + i);
-            }
-            if (Character.isISOControl(c) && c != '\n' && c != '\t') {
-                throw invalid("'" + field + "' contains the control character U+" + String.format("%04X", (int) c)
-                        + " at index " + i);
-            }
+        String problem = ChangeRules.textProblem(field, s, max);
+        if (problem != null) {
+            throw invalid(problem);
         }
         return s;
     }

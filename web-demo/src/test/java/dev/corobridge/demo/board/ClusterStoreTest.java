@@ -155,6 +155,48 @@ class ClusterStoreTest {
         }
     }
 
+    /**
+     * A record on the topic that no replica made (another producer's) and that breaks what the API
+     * accepts is refused at apply, alike on every replica, and changes nothing: a board id that is
+     * not one, a blank or too long name or text, a control character, and a note that brings its
+     * own id (a replica's notes are numbered at apply; one with its own id, sent twice, replaced the
+     * first). What the API accepts is still applied.
+     */
+    @Test
+    void aChangeTheApiWouldRefuseIsRefusedAtApplyAlikeOnEveryReplica() {
+        BoardStore a = replica();
+        BoardStore b = replica();
+        String board = "b1000000000000000001";
+        List<Change> refused = List.of(
+                new Change.CreateBoard("notanid", "x"),
+                new Change.CreateBoard("b12345678901234567890", "x"),
+                new Change.CreateBoard("b2000000000000000002", " "),
+                new Change.CreateBoard("b2000000000000000002", "x".repeat(101)),
+                new Change.CreateBoard("b2000000000000000002", "a\u0000b"),
+                new Change.AddNote(board, "n5", "own id"),
+                new Change.AddNote(board, Change.AddNote.ID_AT_APPLY, "\t\n"),
+                new Change.AddNote(board, Change.AddNote.ID_AT_APPLY, "y".repeat(2001)),
+                new Change.AddNote(board, Change.AddNote.ID_AT_APPLY, "half \uD800 a pair"),
+                new Change.EditNote(board, "n1", "", 1),
+                new Change.EditNote(board, "n1", "z".repeat(2001), 1));
+        for (BoardStore s : List.of(a, b)) {
+            s.apply(new Change.CreateBoard(board, "ok"));
+            s.apply(new Change.AddNote(board, Change.AddNote.ID_AT_APPLY, "first"));
+            List<BoardState> before = s.exportBoards();
+            long[] counts = s.changeCounts();
+            for (Change c : refused) {
+                assertThatThrownBy(() -> s.apply(c)).as("%s", c).isInstanceOf(BoardException.class)
+                        .satisfies(e -> assertThat(((BoardException) e).kind()).isEqualTo(BoardException.Kind.INVALID));
+            }
+            assertThat(s.exportBoards()).usingRecursiveComparison().isEqualTo(before);
+            assertThat(s.changeCounts()).containsExactly(counts[0], counts[1] + refused.size());
+            assertThat(s.apply(new Change.AddNote(board, Change.AddNote.ID_AT_APPLY, "x".repeat(2000))).note().id())
+                    .isEqualTo("n2");
+            assertThat(s.apply(new Change.CreateBoard("b1", "y".repeat(100))).board().id()).isEqualTo("b1");
+        }
+        assertThat(a.exportBoards()).usingRecursiveComparison().isEqualTo(b.exportBoards());
+    }
+
     @Test
     void theNoteLimitIsDecidedAtApply() {
         BoardStore s = replica();

@@ -61,6 +61,7 @@ import dev.corobridge.demo.changelog.ChangeLogMetrics;
 import dev.corobridge.demo.changelog.ChangeSink;
 import dev.corobridge.demo.changelog.LogPosition;
 import dev.corobridge.demo.changelog.LoggedChange;
+import dev.corobridge.demo.changelog.RateLimitedWarning;
 import dev.corobridge.demo.journal.JournalCodec;
 
 /**

@@ -1,4 +1,4 @@
-package dev.corobridge.demo.changelog.kafka;
+package dev.corobridge.demo.changelog;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -10,20 +10,20 @@ import org.apache.commons.logging.Log;
  * broker that stays down for minutes writes a line every few seconds, not one per failed call.
  * Thread-safe (lock-free: the thread that moves the deadline writes the line).
  */
-final class RateLimitedWarning {
+public final class RateLimitedWarning {
 
     private final Log log;
     private final long intervalNanos;
     private final AtomicLong nextAt = new AtomicLong(System.nanoTime());
     private final AtomicLong suppressed = new AtomicLong();
 
-    RateLimitedWarning(Log log, long interval, TimeUnit unit) {
+    public RateLimitedWarning(Log log, long interval, TimeUnit unit) {
         this.log = log;
         this.intervalNanos = unit.toNanos(interval);
     }
 
     /** Writes {@code message} (and the cause's one-line summary) unless a line was written within the interval. */
-    void warn(String message, Throwable cause) {
+    public void warn(String message, Throwable cause) {
         long now = System.nanoTime();
         long due = nextAt.get();
         if (now - due < 0 || !nextAt.compareAndSet(due, now + intervalNanos)) {

@@ -1,0 +1,109 @@
+package dev.corobridge.demo.board;
+
+/**
+ * What a well-formed change holds, as the API takes it: the syntax of board and note ids, and the
+ * limits of a board's name and a note's text. The web layer checks requests with these rules before
+ * a change is made; a cluster replica's store checks every change it applies with them too, since
+ * a record on the shared topic may come from another producer. Stateless, thread-safe.
+ */
+public final class ChangeRules {
+
+    /** Longest board name, in UTF-16 units. */
+    public static final int MAX_NAME = 100;
+    /** Longest note text, in UTF-16 units. */
+    public static final int MAX_TEXT = 2000;
+    /**
+     * The syntax of an id: its letter and 1 to 19 digits. The service makes {@code b1}, {@code b2},
+     * ... (a cluster replica {@code b} and 19 random digits), but any id of this syntax is a
+     * well-formed name of a resource that may not exist ({@code b0}, {@code b007}).
+     */
+    private static final int MAX_ID_DIGITS = 19;
+
+    private ChangeRules() {
+    }
+
+    /** Whether {@code id} is {@code letter} followed by 1 to 19 ASCII digits (a loop: no matcher per request). */
+    public static boolean isId(String id, char letter) {
+        if (id == null || id.length() < 2 || id.length() > 1 + MAX_ID_DIGITS || id.charAt(0) != letter) {
+            return false;
+        }
+        for (int i = 1; i < id.length(); i++) {
+            char c = id.charAt(i);
+            if (c < '0' || c > '9') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * What is wrong with {@code s} as the text of {@code field} (a name, a note's text), or null:
+     * blank, longer than {@code max}, an unpaired surrogate, or a control character other than tab
+     * and line feed.
+     */
+    public static String textProblem(String field, String s, int max) {
+        if (s.isBlank()) {
+            return "'" + field + "' must not be blank";
+        }
+        if (s.length() > max) {
+            return "'" + field + "' is longer than " + max + " characters";
+        }
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (Character.isHighSurrogate(c)) {
+                if (i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+                    i++;
+                    continue;
+                }
+                return "'" + field + "' contains an unpaired surrogate at index " + i;
+            }
+            if (Character.isLowSurrogate(c)) {
+                return "'" + field + "' contains an unpaired surrogate at index " + i;
+            }
+            if (Character.isISOControl(c) && c != '\n' && c != '\t') {
+                return "'" + field + "' contains the control character U+" + String.format("%04X", (int) c) + " at index " + i;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * What is wrong with {@code change}, or null: an id of the wrong syntax, a name or text the API
+     * would refuse, and, where note ids are decided at apply ({@code idsAtApply}: a cluster
+     * replica's store), an added note that brings its own id.
+     */
+    public static String problem(Change change, boolean idsAtApply) {
+        if (!isId(change.boardId(), 'b')) {
+            return shown(change.boardId()) + " is not a board id";
+        }
+        return switch (change) {
+            case Change.CreateBoard c -> textProblem("name", c.name(), MAX_NAME);
+            case Change.AddNote c -> {
+                if (idsAtApply && !c.noteId().equals(Change.AddNote.ID_AT_APPLY)) {
+                    yield "a note's id is decided when it is applied; this one brings its own, " + shown(c.noteId());
+                }
+                if (!idsAtApply && !isId(c.noteId(), 'n')) {
+                    yield shown(c.noteId()) + " is not a note id";
+                }
+                yield textProblem("text", c.text(), MAX_TEXT);
+            }
+            case Change.EditNote c -> isId(c.noteId(), 'n') ? textProblem("text", c.text(), MAX_TEXT)
+                    : shown(c.noteId()) + " is not a note id";
+            case Change.DeleteNote c -> isId(c.noteId(), 'n') ? null : shown(c.noteId()) + " is not a note id";
+        };
+    }
+
+    /** An id from a record, quoted for a message: at most 40 characters, control characters escaped. */
+    private static String shown(String s) {
+        StringBuilder b = new StringBuilder("'");
+        for (int i = 0; i < Math.min(s.length(), 40); i++) {
+            char c = s.charAt(i);
+            if (Character.isISOControl(c) || Character.isSurrogate(c)) {
+                b.append(String.format("\\u%04X", (int) c));
+            } else {
+                b.append(c);
+            }
+        }
+        return b.append(s.length() > 40 ? "…'" : "'").toString();
+    }
+}
