@@ -28,7 +28,7 @@ public final class UnusableDataDirectoryException extends IOException {
 
     /**
      * Creates {@code dir} (and its parents) if it is missing and checks that it is a directory this
-     * process can write; returns it.
+     * process can write, by creating a file in it (named {@value #WRITE_PROBE}…, deleted at once); returns it.
      *
      * @throws UnusableDataDirectoryException if it is not, saying why
      */
@@ -42,17 +42,32 @@ public final class UnusableDataDirectoryException extends IOException {
             throw new UnusableDataDirectoryException(dir, "cannot be created: " + e.getFile() + " is not a directory", e);
         } catch (AccessDeniedException e) {
             throw new UnusableDataDirectoryException(dir, "cannot be created: permission denied on " + e.getFile(), e);
-        } catch (FileSystemException e) {
-            throw new UnusableDataDirectoryException(dir, "cannot be created: "
-                    + (e.getReason() != null ? e.getReason() : e.getClass().getSimpleName()) + " (" + e.getFile() + ")", e);
         } catch (IOException e) {
-            throw new UnusableDataDirectoryException(dir, "cannot be created: " + e.getMessage(), e);
+            throw new UnusableDataDirectoryException(dir, "cannot be created: " + why(e), e);
         }
         if (!Files.isWritable(dir)) {
             throw new UnusableDataDirectoryException(dir, "is not writable by this process", null);
         }
+        // The access check trusts permission bits, which root passes everywhere: a directory of a
+        // read-only or virtual file system (procfs, sysfs) passes it and still takes no file.
+        try {
+            Files.delete(Files.createTempFile(dir, WRITE_PROBE, null)); // a name of its own: two starts may probe at once
+        } catch (IOException e) {
+            throw new UnusableDataDirectoryException(dir, "cannot be written: creating a file in it failed: " + why(e), e);
+        }
         return dir;
     }
+
+    /** The kernel's reason and the file, for a file-system failure; else the message. */
+    private static String why(IOException e) {
+        if (e instanceof FileSystemException f) {
+            return (f.getReason() != null ? f.getReason() : f.getClass().getSimpleName()) + " (" + f.getFile() + ")";
+        }
+        return e.getMessage();
+    }
+
+    /** The start of the name of the file that {@link #prepare} creates and deletes again to see that the directory takes files. */
+    static final String WRITE_PROBE = ".write-check";
 
     /**
      * Checks that {@code file} in the data directory {@code dir}, if it exists, is a regular file

@@ -1,6 +1,7 @@
 package dev.corobridge.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.nio.ByteBuffer;
@@ -49,6 +50,23 @@ class UnusableDataDirStartTest {
                 .contains("APPLICATION FAILED TO START")
                 .contains("demo.data-dir")
                 .contains(dir + " cannot be created");
+    }
+
+    /**
+     * A directory that says it is writable but takes no file: procfs's root answers root's access
+     * check (root passes any permission bits) with yes, and refuses every file created in it. The
+     * start used to fail later with a stack trace from the journal's lock file. Without root the
+     * access check already says no. Either way the start's report names the directory.
+     */
+    @Test
+    void aDirectoryThatTakesNoFile(CapturedOutput output) {
+        Path dir = Path.of("/proc");
+        assumeTrue(Files.isDirectory(dir), "no procfs here");
+        assertThat(catchThrowable(() -> start(dir))).isNotNull();
+        assertThat(output.getOut() + output.getErr())
+                .contains("APPLICATION FAILED TO START")
+                .contains("demo.data-dir")
+                .containsAnyOf(dir + " cannot be written", dir + " is not writable");
     }
 
     @Test
