@@ -96,6 +96,8 @@ import reactor.netty.NettyPipeline;
  *     ends) closes the connection at once: nothing can be answered on it. A body the end of stream cuts short gets {@code 400} and the
  *     connection closes (as at the body deadline); with nothing left to answer (a head cut short
  *     included), or once the connection is closing, it closes at once.</li>
+ * <li><b>An answer of unknown length to HTTP/1.0</b> (an event stream) goes out without chunked
+ *     coding, which HTTP/1.0 does not have: its end is the connection's ({@link #delimitByClose}).</li>
  * <li><b>Tracking for the shutdown drain.</b> The connection is reported to the
  *     {@link ConnectionTracker}: busy from its accept until its first answer is written (or fails to
  *     be), and again from each further request until that one's answer is. Once the service shuts
