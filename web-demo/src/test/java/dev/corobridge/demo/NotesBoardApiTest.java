@@ -3,9 +3,6 @@ package dev.corobridge.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -413,10 +410,6 @@ class NotesBoardApiTest {
     }
 
     private static Path tempDir() {
-        try {
-            return Files.createTempDirectory("notes-board-test");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return TestData.directory("notes-board-test");
     }
 }

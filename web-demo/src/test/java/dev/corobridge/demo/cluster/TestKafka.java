@@ -1,15 +1,13 @@
 package dev.corobridge.demo.cluster;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.util.UUID;
 
+import dev.corobridge.demo.TestData;
 import dev.corobridge.kafkabroker.KafkaCluster;
 
 /**
  * The broker of a cluster test: one real KRaft broker in a child JVM (corobridge-kafka-broker),
- * with its data in a fresh temporary directory; closing it kills the broker.
+ * with its data in a fresh directory under target/test-data ({@link TestData}); closing it kills the broker.
  */
 final class TestKafka implements AutoCloseable {
 
@@ -20,11 +18,7 @@ final class TestKafka implements AutoCloseable {
     }
 
     static TestKafka start() {
-        try {
-            return new TestKafka(KafkaCluster.start(1, Files.createTempDirectory("web-demo-kafka")));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return new TestKafka(KafkaCluster.start(1, TestData.directory("web-demo-kafka")));
     }
 
     /** A topic no other test uses (the service creates it). */

@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -17,6 +15,7 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
+import dev.corobridge.demo.TestData;
 
 /**
  * The running service on a random port, spoken to over raw sockets ({@link RawHttp}) so a test can
@@ -127,10 +126,6 @@ public abstract class LiveServiceTestBase {
     }
 
     private static Path tempDir() {
-        try {
-            return Files.createTempDirectory("live-service-test");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return TestData.directory("live-service-test");
     }
 }

@@ -46,7 +46,7 @@ import tools.jackson.databind.json.JsonMapper;
 @ExtendWith(OutputCaptureExtension.class)
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {"demo.event-buffer=16", "server.netty.idle-timeout=120s", "logging.level.dev.corobridge.demo.web=DEBUG",
-                "demo.data-dir=${java.io.tmpdir}/slow-subscriber-test-${random.uuid}"})
+                "demo.data-dir=target/test-data/slow-subscriber-test-${random.uuid}"})
 class SlowEventSubscriberTest {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();

@@ -23,7 +23,7 @@ import dev.corobridge.demo.web.RawHttp;
 @ExtendWith(OutputCaptureExtension.class)
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {"logging.level.dev.corobridge.demo.web=DEBUG",
-                "demo.data-dir=${java.io.tmpdir}/fault-burst-test-${random.uuid}"})
+                "demo.data-dir=target/test-data/fault-burst-test-${random.uuid}"})
 class ClientFaultBurstTest {
 
     private static final Duration WAIT = Duration.ofSeconds(60);

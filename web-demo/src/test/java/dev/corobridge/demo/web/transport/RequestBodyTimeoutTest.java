@@ -25,7 +25,7 @@ import dev.corobridge.demo.web.RawHttp;
  * to pass, and assert the outcome, not how long it took.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"demo.http.body-timeout=1s", "demo.data-dir=${java.io.tmpdir}/body-timeout-test-${random.uuid}"})
+        properties = {"demo.http.body-timeout=1s", "demo.data-dir=target/test-data/body-timeout-test-${random.uuid}"})
 class RequestBodyTimeoutTest {
 
     @LocalServerPort

@@ -17,7 +17,7 @@ import dev.corobridge.demo.web.RawHttp;
  * timeout is short here (1 s); the test waits for the server's answer, never for time to pass.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"demo.http.header-timeout=1s", "demo.data-dir=${java.io.tmpdir}/header-timeout-test-${random.uuid}"})
+        properties = {"demo.http.header-timeout=1s", "demo.data-dir=target/test-data/header-timeout-test-${random.uuid}"})
 class RequestHeaderTimeoutTest {
 
     @org.springframework.boot.test.web.server.LocalServerPort
