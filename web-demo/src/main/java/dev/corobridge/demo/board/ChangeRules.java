@@ -93,17 +93,27 @@ public final class ChangeRules {
         };
     }
 
-    /** An id from a record, quoted for a message: at most 40 characters, control characters escaped. */
-    private static String shown(String s) {
-        StringBuilder b = new StringBuilder("'");
-        for (int i = 0; i < Math.min(s.length(), 40); i++) {
-            char c = s.charAt(i);
-            if (Character.isISOControl(c) || Character.isSurrogate(c)) {
-                b.append(String.format("\\u%04X", (int) c));
-            } else {
-                b.append(c);
-            }
+    /**
+     * A value safe to echo in a message or a log line: at most {@code max} code points ("..." after
+     * it when cut), control characters and lone surrogates as {@code \\uXXXX}; "" for null.
+     */
+    public static String printable(String s, int max) {
+        if (s == null) {
+            return "";
         }
-        return b.append(s.length() > 40 ? "…'" : "'").toString();
+        StringBuilder b = new StringBuilder();
+        s.codePoints().limit(max).forEach(cp -> {
+            if (Character.isISOControl(cp) || Character.getType(cp) == Character.SURROGATE) {
+                b.append(String.format("\\u%04X", cp));
+            } else {
+                b.appendCodePoint(cp);
+            }
+        });
+        return s.codePointCount(0, s.length()) > max ? b + "..." : b.toString();
+    }
+
+    /** An id from a record, quoted for a message. */
+    private static String shown(String s) {
+        return "'" + printable(s, 40) + "'";
     }
 }

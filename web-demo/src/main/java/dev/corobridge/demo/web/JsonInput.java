@@ -123,18 +123,7 @@ public final class JsonInput {
 
     /** {@link #printable(String)} with room for {@code max} code points. */
     static String printable(String s, int max) {
-        if (s == null) {
-            return "";
-        }
-        StringBuilder b = new StringBuilder();
-        s.codePoints().limit(max).forEach(cp -> {
-            if (Character.isISOControl(cp) || Character.getType(cp) == Character.SURROGATE) {
-                b.append(String.format("\\u%04X", cp));
-            } else {
-                b.appendCodePoint(cp);
-            }
-        });
-        return s.codePointCount(0, s.length()) > max ? b + "..." : b.toString();
+        return ChangeRules.printable(s, max);
     }
 
     private static BoardException invalid(String detail) {
