@@ -78,13 +78,17 @@ public final class JsonInput {
         if (value == null) {
             return fallback;
         }
-        try {
-            long v = Long.parseLong(value);
-            if (v >= min) {
-                return v;
+        // ASCII digits only: Long.parseLong also takes a sign and the digits of every script
+        // (a fullwidth '１' is 1), which would let a malformed precondition pass.
+        if (!value.isEmpty() && value.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            try {
+                long v = Long.parseLong(value);
+                if (v >= min) {
+                    return v;
+                }
+            } catch (NumberFormatException ignored) {
+                // too large for a long: below
             }
-        } catch (NumberFormatException ignored) {
-            // below
         }
         throw invalid("'" + name + "' must be a whole number >= " + min + ", was '" + printable(value) + "'");
     }

@@ -177,4 +177,25 @@ class StrictInputTest extends LiveServiceTestBase {
             assertThat(problem(exchange(request("GET", face + "/boards/" + id, List.of(), null)), 400)).contains("not a board id");
         }
     }
+
+    /**
+     * A number in the query is ASCII digits and nothing else. Digits of other scripts (a fullwidth
+     * one, Arabic-Indic, Devanagari), which {@code Long.parseLong} takes, and a sign are refused
+     * with 400, and a delete with such a precondition deletes nothing.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"/api", "/api/kt"})
+    void aNumberInTheQueryIsAsciiDigitsOnly(String face) throws Exception {
+        String b = createBoard(face, "digits");
+        String n = addNote(face, b, "keep");
+        String before = state();
+        // U+FF11 FULLWIDTH DIGIT ONE, U+0661 ARABIC-INDIC DIGIT ONE, U+0967 DEVANAGARI DIGIT ONE, a sign.
+        for (String one : List.of("%EF%BC%91", "%D9%A1", "%E0%A5%A7", "+1", "%2B1")) {
+            assertThat(problem(exchange(request("DELETE", face + "/boards/" + b + "/notes/" + n + "?expectedVersion=" + one,
+                    List.of(), null)), 400)).as("expectedVersion=%s", one).contains("'expectedVersion' must be a whole number");
+            assertThat(problem(exchange(request("GET", face + "/boards/" + b + "/changes?after=" + one, List.of(), null)), 400))
+                    .as("after=%s", one).contains("'after' must be a whole number");
+        }
+        assertThat(state()).isEqualTo(before);
+    }
 }
