@@ -60,6 +60,14 @@ final class PumpLeftovers {
                 "shutting down; coroutine cancelled so that it can clean up"), () -> pump.nudge());
     }
 
+    /**
+     * Whether nothing is left before phase 1 cancelled the scope (which is active until then, and
+     * whose cancellation posts a wake-up): no live child coroutine and no queued work.
+     */
+    boolean isEmptyBeforePhaseOne() {
+        return PumpCoroutines.liveChildren(pump.getScope()) == 0 && pump.tasks.isEmpty() && pump.completions.isEmpty();
+    }
+
     /** Whether nothing is left: no live coroutine in the scope and no queued work. */
     boolean isEmpty() {
         return PumpCoroutines.isScopeDone(pump.getScope()) && pump.tasks.isEmpty() && pump.completions.isEmpty();

@@ -33,7 +33,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li><b>Phases</b> ({@link #advance}, on the loop, each iteration while {@code SHUTTING_DOWN}):
  *       phase 1 cancels the scope's coroutines once, while the loop still runs; phase 2 keeps the loop
  *       running until nothing is left ({@link PumpLeftovers#isEmpty()}: graceful), {@link #shutdownNow()}
- *       was called, or the deadline passed (both forced).</li>
+ *       was called, or the deadline passed (both forced). The loop stops taking work once the
+ *       deadline has passed ({@link #isAbandoning()}, before every item), and terminates after that
+ *       iteration, phase 1's included: a loop that sees the deadline only after a long task ends
+ *       leaves what is still queued abandoned, not run after the deadline.</li>
  *   <li><b>Termination</b>: close admission, settle the leftovers, stop the watchdog, {@code
  *       TERMINATED}, then the report (its duration read last); the termination future completes with
  *       it. If the loop itself dies, {@link #terminateAfterLoopFailure} settles as far as it still can
@@ -230,9 +233,15 @@ final class PumpLifecycle {
 
     // ------------------------------------------------------------------ loop side
 
-    /** Whether {@link #shutdownNow()} asked to abandon the queues: the loop stops taking from them. */
+    /**
+     * Whether the loop must stop taking from its queues, before its next item: {@link #shutdownNow()}
+     * asked to abandon them, or a shutdown's deadline has passed (what is still queued then is
+     * abandoned, not run, even in the middle of a batch). One volatile read while no shutdown was
+     * asked for.
+     */
     boolean isAbandoning() {
-        return abandonNow;
+        long offset = shutdownDeadlineOffset.get();
+        return offset != NOT_YET && (abandonNow || pump.clock.nanoTime() - (originNanos + offset) >= 0);
     }
 
     /** Loop thread: shutdown has started and phase 1 has not run yet (work for the loop). */
@@ -253,13 +262,23 @@ final class PumpLifecycle {
      * sleeping), -1 once terminated.
      */
     int advance(int ran) {
+        boolean late = pump.clock.nanoTime() - deadlineNanos() >= 0;
         if (!phaseOneDone) {
             phaseOneDone = true;
+            if (late && !abandonNow) {
+                // The deadline passed before the loop could begin (it was running a task): phase 2
+                // has no time left, and another iteration would run queued work after the deadline.
+                // Judged before the cancellation, whose wake-up of the loop is no work.
+                boolean quiet = leftovers.isEmptyBeforePhaseOne();
+                leftovers.cancelCoroutines();
+                terminate(quiet);
+                return -1;
+            }
             leftovers.cancelCoroutines();
             return Math.max(ran, 1);
         }
         boolean quiet = leftovers.isEmpty();
-        if (quiet || abandonNow || pump.clock.nanoTime() - deadlineNanos() >= 0) {
+        if (quiet || abandonNow || late) {
             terminate(quiet && !abandonNow);
             return -1;
         }

@@ -124,6 +124,42 @@ class ShutdownTest {
         assertTrue(r.abandonedTasks().contains(queued));
     }
 
+    /**
+     * The deadline passed while the pump was busy: the work still queued is abandoned (reported,
+     * never run) and the shutdown is not graceful. It used to run that work after the deadline and
+     * report a graceful shutdown, because the loop cancelled the coroutines (phase 1) only once the
+     * task ended and then gave phase 2 one more iteration, whatever the time.
+     */
+    @Test
+    void workStillQueuedWhenTheDeadlinePassesIsAbandonedNotRun() throws Exception {
+        MessagePump p = MessagePump.start("late");
+        CountDownLatch release = blockWithATask(p);
+        AtomicBoolean ran = new AtomicBoolean();
+        Runnable queued = () -> ran.set(true);
+        p.execute(queued);
+        long asked = System.nanoTime();
+        CompletableFuture<ShutdownReport> f = p.shutdown(Duration.ofMillis(50));
+        while (System.nanoTime() - asked < Duration.ofMillis(150).toNanos()) {
+            Thread.sleep(10); // the deadline passes while the pump is still in the task
+        }
+        release.countDown();
+        ShutdownReport r = f.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertFalse(ran.get(), "queued work ran after the deadline");
+        assertFalse(r.graceful(), r.toString());
+        assertEquals(List.of(queued), r.abandonedTasks(), r.toString());
+    }
+
+    /** A pump with nothing left when it sees the deadline passed shuts down gracefully, even at once. */
+    @Test
+    void anIdlePumpShutsDownGracefullyWithNoGracePeriod() throws Exception {
+        for (int round = 0; round < 200; round++) {
+            MessagePump p = MessagePump.start("idle-" + round);
+            onPump(p, () -> { });
+            ShutdownReport r = p.shutdown(Duration.ZERO).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            assertTrue(r.isClean(), "round " + round + ": " + r);
+        }
+    }
+
     @Test
     void tasksWhoseStepsShutdownNowDropsAreCancelledNotLeftPending() throws Exception {
         MessagePump p = MessagePump.start("now-tasks");
