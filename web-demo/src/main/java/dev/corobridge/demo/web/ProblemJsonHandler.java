@@ -223,27 +223,10 @@ public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
     /**
      * The request's path as the problem's {@code instance}, whole (the decoder bounds it at 4 KB):
      * cut short it would be no path, and the faces, whose prefixes differ in length, would differ.
-     * The HTTP decoder reads the request line as Latin-1, so a byte above 0x7F sent raw (a client
-     * that did not percent-encode UTF-8) is a character U+0080..U+00FF here: it is given back
-     * percent-encoded, the byte the client sent, rather than as a Latin-1 letter. Control
-     * characters escaped, as everywhere client text is echoed.
+     * It is ASCII (the transport refuses a target with a raw byte above 0x7F); control characters
+     * escaped, as everywhere client text is echoed.
      */
     private static String instance(ServerWebExchange exchange) {
-        String path = exchange.getRequest().getPath().value();
-        StringBuilder b = null;
-        for (int i = 0; i < path.length(); i++) {
-            char c = path.charAt(i);
-            if (c >= 0x80 && c <= 0xFF) {
-                if (b == null) {
-                    b = new StringBuilder(path.length() + 16).append(path, 0, i);
-                }
-                b.append('%').append(HEX[c >> 4]).append(HEX[c & 0xF]);
-            } else if (b != null) {
-                b.append(c);
-            }
-        }
-        return JsonInput.printable(b == null ? path : b.toString(), Integer.MAX_VALUE);
+        return JsonInput.printable(exchange.getRequest().getPath().value(), Integer.MAX_VALUE);
     }
-
-    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 }

@@ -43,7 +43,8 @@ import reactor.netty.NettyPipeline;
  *     {@code 414} (request line over the limit), {@code 431} (headers over it) or {@code 400}
  *     (anything else that is not HTTP/1.1), and so does, with {@code 400}, a request whose target is
  *     not a URI (a NUL or another control character, a space, a backslash, a bracket, a broken
- *     percent escape: Spring would answer an empty 400), an HTTP/1.1 request without a {@code Host}
+ *     percent escape: Spring would answer an empty 400; a raw byte above 0x7F or a fragment, which
+ *     Spring would serve), an HTTP/1.1 request without a {@code Host}
  *     header, any request with more than one or with one that is not a host and optional port, and
  *     a request line of HTTP major version 0 or 3 and up (RFC 9112: the request's authority or
  *     framing is unknown). The handler answers it itself,
@@ -430,8 +431,20 @@ final class ExchangeHandler extends ChannelDuplexHandler {
             return new UnservableRequest("HTTP/" + version.majorVersion() + "." + version.minorVersion()
                     + " is not served; send HTTP/1.1");
         }
+        String target = request.uri();
+        for (int i = 0; i < target.length(); i++) {
+            // java.net.URI takes letters beyond ASCII and a fragment; a request target has neither
+            // (RFC 9112, section 3.2: raw bytes above 0x7F arrive here as Latin-1 letters).
+            char c = target.charAt(i);
+            if (c >= 0x80) {
+                return new URISyntaxException(target, "A raw byte above 0x7F", i);
+            }
+            if (c == '#') {
+                return new URISyntaxException(target, "A fragment ('#')", i);
+            }
+        }
         try {
-            new URI(request.uri());
+            new URI(target);
         } catch (URISyntaxException e) {
             return e;
         }

@@ -74,6 +74,16 @@ class TransportProblemTest extends LiveServiceTestBase {
         refused("a backslash in the path", ascii("GET /api\\ping HTTP/1.1\r\nHost: x\r\n\r\n"), 400);
         refused("brackets in the path", ascii("GET /api/[ping] HTTP/1.1\r\nHost: x\r\n\r\n"), 400);
         refused("a broken percent escape", ascii("GET /api/%zzping HTTP/1.1\r\nHost: x\r\n\r\n"), 400);
+        // Bytes outside ASCII sent raw (RFC 9112: the target is ASCII; UTF-8 goes percent-encoded),
+        // and a fragment, which a client keeps to itself: both used to be served.
+        refused("a raw 0xFF in the query", "GET /api/ping?\u00ff HTTP/1.1\r\nHost: x\r\n\r\n"
+                .getBytes(StandardCharsets.ISO_8859_1), 400);
+        refused("raw UTF-8 in the query", "GET /api/ping?q=\u00e9 HTTP/1.1\r\nHost: x\r\n\r\n"
+                .getBytes(StandardCharsets.UTF_8), 400);
+        refused("raw UTF-8 in the path", "GET /api/boards/b\u0661 HTTP/1.1\r\nHost: x\r\n\r\n"
+                .getBytes(StandardCharsets.UTF_8), 400);
+        refused("a fragment", ascii("GET /api/ping#frag HTTP/1.1\r\nHost: x\r\n\r\n"), 400);
+        refused("a fragment after a query", ascii("GET /api/boards?x=1#frag HTTP/1.1\r\nHost: x\r\n\r\n"), 400);
         refused("HTTP/2.0 in an HTTP/1.1 request line", ascii("GET /api/ping HTTP/2.0\r\nHost: x\r\n\r\n"), 400);
         refused("the HTTP/2 connection preface", ascii("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"), 400);
         assertThat(state()).isEqualTo(before);
