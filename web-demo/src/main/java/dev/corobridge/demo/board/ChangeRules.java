@@ -46,7 +46,8 @@ public final class ChangeRules {
             return "'" + field + "' must not be blank";
         }
         if (s.length() > max) {
-            return "'" + field + "' is longer than " + max + " characters";
+            // As JavaScript's length and an input's maxlength count: a character outside the BMP is 2.
+            return "'" + field + "' is longer than " + max + " UTF-16 code units";
         }
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);

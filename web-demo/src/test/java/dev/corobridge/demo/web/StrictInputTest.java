@@ -198,4 +198,22 @@ class StrictInputTest extends LiveServiceTestBase {
         }
         assertThat(state()).isEqualTo(before);
     }
+
+    /**
+     * The limits count UTF-16 code units, as JavaScript's {@code length} and the page's
+     * {@code maxlength} do: a character outside the Basic Multilingual Plane counts 2, and the
+     * refusal says so (it said "characters", which 51 emoji are not more than 100 of).
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"/api", "/api/kt"})
+    void theLimitsCountUtf16CodeUnitsAndSaySo(String face) throws Exception {
+        String emoji = "\uD83D\uDE00";
+        String b = createBoard(face, emoji.repeat(50));
+        String before = state();
+        assertThat(problem(exchange(json("POST", face + "/boards", "{\"name\":\"" + emoji.repeat(51) + "\"}")), 400))
+                .contains("'name' is longer than 100 UTF-16 code units");
+        assertThat(problem(exchange(json("POST", face + "/boards/" + b + "/notes", "{\"text\":\"" + emoji.repeat(1001) + "\"}")), 400))
+                .contains("'text' is longer than 2000 UTF-16 code units");
+        assertThat(state()).isEqualTo(before);
+    }
 }
