@@ -186,7 +186,9 @@ public final class PathEndpoints<H> {
         try {
             return request.headers().contentType().orElse(MediaType.APPLICATION_OCTET_STREAM);
         } catch (InvalidMediaTypeException e) {
-            throw new UnsupportedMediaTypeStatusException(e.getMessage(), List.of(consumes));
+            // Spring's message names its own parameters ("'mimeType' must not be empty").
+            throw new UnsupportedMediaTypeStatusException("Content type '" + JsonInput.printable(e.getMediaType(), 200)
+                    + "' is not a media type (type/subtype, then parameters as name=value)", List.of(consumes));
         }
     }
 

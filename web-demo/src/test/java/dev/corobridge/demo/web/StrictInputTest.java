@@ -216,4 +216,22 @@ class StrictInputTest extends LiveServiceTestBase {
                 .contains("'text' is longer than 2000 UTF-16 code units");
         assertThat(state()).isEqualTo(before);
     }
+
+    /**
+     * A {@code Content-Type} that is no media type at all is 415 in the client's terms: Spring's
+     * message named its own parameters ("'mimeType' must not be empty", "'value' must not be empty").
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"/api", "/api/kt"})
+    void aContentTypeThatIsNoMediaTypeIsRefusedInTheClientsTerms(String face) throws Exception {
+        String before = state();
+        byte[] body = "{\"name\":\"x\"}".getBytes(StandardCharsets.UTF_8);
+        for (String type : List.of(";;;", "application/json; charset=", "application/", "/json", "text/plain; =x")) {
+            String detail = problem(exchange(request("POST", face + "/boards",
+                    List.of("Content-Type: " + type, "Content-Length: " + body.length), body)), 415);
+            assertThat(detail).as(type).contains("is not a media type").doesNotContainIgnoringCase("mime")
+                    .doesNotContain("must not be empty");
+        }
+        assertThat(state()).isEqualTo(before);
+    }
 }
