@@ -234,4 +234,23 @@ class StrictInputTest extends LiveServiceTestBase {
         }
         assertThat(state()).isEqualTo(before);
     }
+
+    /**
+     * OPTIONS names the allowed methods and no empty {@code Accept-Patch}: that header lists at
+     * least one media type (RFC 5789, section 3.1), and no endpoint takes PATCH.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"/api", "/api/kt"})
+    void optionsSendsNoEmptyAcceptPatch(String face) throws Exception {
+        String b = createBoard(face, "options");
+        String n = addNote(face, b, "n");
+        for (String path : List.of("/boards", "/boards/events", "/boards/" + b, "/boards/" + b + "/notes",
+                "/boards/" + b + "/notes/" + n, "/boards/" + b + "/events", "/boards/" + b + "/stats",
+                "/boards/" + b + "/changes")) {
+            RawHttp.Response r = exchange(request("OPTIONS", face + path, List.of(), null));
+            assertThat(r.status()).as(path).isEqualTo(200);
+            assertThat(r.header("allow")).as(path).contains("OPTIONS");
+            assertThat(r.header("accept-patch")).as(path).isNull();
+        }
+    }
 }
