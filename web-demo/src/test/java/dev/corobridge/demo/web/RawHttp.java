@@ -101,6 +101,11 @@ public final class RawHttp implements AutoCloseable {
         return line();
     }
 
+    /** Everything the server sends until it closes the connection, as Latin-1. */
+    public String readToEnd() throws IOException {
+        return new String(in.readAllBytes(), StandardCharsets.ISO_8859_1);
+    }
+
     /** Whether the server closed the connection (reads until the end of the stream). */
     public boolean closedByServer() throws IOException {
         return in.read() < 0;

@@ -159,6 +159,10 @@ final class ExchangeHandler extends ChannelDuplexHandler {
     private boolean readFailed;
     /** The answer under way is an event stream (it ends only when the connection does). */
     private boolean streamUnderWay;
+    /** That stream's answer is chunked: a whole message ends with its last chunk. */
+    private boolean streamChunked;
+    /** The stream was ended here ({@link #endStreamAndClose}): what the application still writes is dropped. */
+    private boolean streamEnded;
     /** Closes a half-closed connection whose requests are still unanswered after the grace. */
     private ScheduledFuture<?> halfCloseExpiry;
     /** A body that failed to decode while no answer was under way: Reactor Netty's empty answer to it follows. */
@@ -275,6 +279,13 @@ final class ExchangeHandler extends ChannelDuplexHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (streamEnded) { // the stream's next events, after its last chunk: its subscription is cancelled by the failure
+            ReferenceCountUtil.release(msg);
+            if (!promise.isVoid()) {
+                promise.tryFailure(new java.nio.channels.ClosedChannelException());
+            }
+            return;
+        }
         Object out = msg;
         if (msg instanceof HttpResponse response && response.status().codeClass() != HttpStatusClass.INFORMATIONAL) {
             answerBegun = true;
@@ -297,10 +308,16 @@ final class ExchangeHandler extends ChannelDuplexHandler {
             if (HttpVersion.HTTP_1_0.equals(unanswered.peek()) && HttpUtil.isTransferEncodingChunked(answer)) {
                 delimitByClose(answer);
             }
+            streamChunked = streamUnderWay && HttpUtil.isTransferEncodingChunked(answer);
             out = answer;
         }
         ChannelPromise p = promise;
         if (inputShut && streamUnderWay && !closing) { // a stream to a client that ended its side: it would never end
+            if (!(msg instanceof LastHttpContent)) {
+                ctx.write(out, promise);
+                endStreamAndClose(ctx);
+                return;
+            }
             closing = true;
             p = promise.unvoid();
             p.addListener(written -> ctx.close());
@@ -373,7 +390,9 @@ final class ExchangeHandler extends ChannelDuplexHandler {
         if (evt instanceof ChannelInputShutdownEvent) {
             inputShut = true;
             boolean lingering = ctx.channel() instanceof DuplexChannel duplex && duplex.isOutputShutdown();
-            if (readFailed || lingering || (unanswered.isEmpty() && !closing) || (streamUnderWay && !closing)) {
+            if (streamUnderWay && !closing && !readFailed && !lingering) {
+                endStreamAndClose(ctx);
+            } else if (readFailed || lingering || (unanswered.isEmpty() && !closing) || (streamUnderWay && !closing)) {
                 closeNow();
             } else if (bodyUnderWay && !closing) { // the body can never complete
                 abandonBody(HttpResponseStatus.BAD_REQUEST, "a request body cut short by the client's end of stream",
@@ -653,6 +672,21 @@ final class ExchangeHandler extends ChannelDuplexHandler {
         closing = true;
         cancelDeadlines();
         ctx.close();
+    }
+
+    /**
+     * Ends the event stream under way, whose client ended its side (it would never end otherwise),
+     * as a whole message, and closes: its last chunk when it is chunked (the client reads on, and a
+     * message without it is cut short), then the close once that is written. The application's
+     * later writes to it are dropped and failed, which cancels its subscription.
+     */
+    private void endStreamAndClose(ChannelHandlerContext ctx) {
+        closing = true;
+        cancelDeadlines();
+        streamEnded = true;
+        // Closed once what is written went out: a close drops what is still queued for the socket.
+        Object end = streamChunked ? LastHttpContent.EMPTY_LAST_CONTENT : io.netty.buffer.Unpooled.EMPTY_BUFFER;
+        ctx.writeAndFlush(end).addListener((ChannelFutureListener) written -> ctx.close());
     }
 
     /** Reports that the connection missed a deadline (or its client cut a body short) and is being closed ({@code how}: e.g. " with 408"). */
