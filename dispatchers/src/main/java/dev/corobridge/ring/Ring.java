@@ -96,7 +96,7 @@ public final class Ring implements ExecutionContext {
         return loop.inEventLoop();
     }
 
-    /** Operations in flight on this ring. */
+    /** File operations in flight on this ring (socket I/O is not counted: see {@link RingMetrics}). */
     public int getInFlight() {
         return engine.inFlight();
     }
