@@ -80,6 +80,7 @@ public interface Awaitable<T> {
      * {@code Task.withTimeout}, which does). Kotlin: {@code withTimeout(d) { a.await() }}.
      */
     default T join(Duration timeout) throws InterruptedException, TimeoutException {
+        java.util.Objects.requireNonNull(timeout, "timeout");
         long nanos = timeout.isNegative() ? 0 : Waiting.saturatedNanos(timeout);
         Outcome<T> o = Waiting.block(this, nanos);
         if (o == null) {

@@ -309,6 +309,8 @@ class TaskTest {
         assertThrows(NullPointerException.class, () -> Task.completed(1).thenOn(io, null));
         assertThrows(IllegalArgumentException.class, () -> Task.completed(1).withTimeout(Duration.ofMillis(-1)));
         assertThrows(NullPointerException.class, () -> Task.failed(null));
+        // A null timeout is named, as every other argument is (it was "because "timeout" is null").
+        assertEquals("timeout", assertThrows(NullPointerException.class, () -> Task.completed(1).join(null)).getMessage());
         Task<Integer> composeNull = Task.completed(1).thenComposeOn(io, v -> null);
         assertThrows(NullPointerException.class, () -> composeNull.join(Duration.ofSeconds(30)));
     }

@@ -408,6 +408,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
      * @throws IllegalStateException if called on the pump thread (it would wait for itself)
      */
     public boolean awaitTermination(Duration timeout) throws InterruptedException {
+        Objects.requireNonNull(timeout, "timeout");
         if (isCurrentThread()) {
             throw new IllegalStateException("MessagePump '" + name + "': awaitTermination on the pump thread "
                     + "would wait for itself; use shutdown().thenAccept(...) instead");

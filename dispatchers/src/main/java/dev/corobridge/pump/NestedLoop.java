@@ -119,6 +119,7 @@ final class NestedLoop {
     /** See {@link MessagePump#pumpUntil(CompletionStage, Duration)}. */
     <T> T pumpUntil(CompletionStage<T> stage, Duration timeout) throws TimeoutException {
         Objects.requireNonNull(stage, "stage");
+        Objects.requireNonNull(timeout, "timeout");
         pump.checkAccess();
         CompletableFuture<T> done = new CompletableFuture<>();
         stage.whenComplete((v, e) -> {

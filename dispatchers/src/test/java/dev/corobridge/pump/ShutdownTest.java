@@ -215,6 +215,20 @@ class ShutdownTest {
         assertTrue(p.awaitTermination(Duration.ZERO));
     }
 
+    /** A null timeout or grace period is named, as every other argument is. */
+    @Test
+    void nullDurationsAreNamed() throws Exception {
+        MessagePump p = MessagePump.start("nulls");
+        try {
+            assertEquals("timeout", assertThrows(NullPointerException.class, () -> p.awaitTermination(null)).getMessage());
+            assertEquals("timeout", assertThrows(NullPointerException.class,
+                    () -> p.pumpUntil(CompletableFuture.completedFuture(1), null)).getMessage());
+            assertEquals("gracePeriod", assertThrows(NullPointerException.class, () -> p.shutdown(null)).getMessage());
+        } finally {
+            stop(p);
+        }
+    }
+
     @Test
     void aSecondShutdownNeverExtendsTheDeadline() throws Exception {
         MessagePump p = MessagePump.start("twice");
