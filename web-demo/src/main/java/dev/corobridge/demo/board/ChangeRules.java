@@ -37,12 +37,22 @@ public final class ChangeRules {
     }
 
     /**
+     * Whether {@code s} shows nothing: every code point is white space, a space separator (the
+     * no-break spaces, which {@link String#isBlank} keeps) or an invisible format character (U+200B,
+     * U+2060, U+FEFF ...).
+     */
+    static boolean showsNothing(String s) {
+        return s.codePoints().allMatch(c -> Character.isWhitespace(c) || Character.isSpaceChar(c)
+                || Character.getType(c) == Character.FORMAT);
+    }
+
+    /**
      * What is wrong with {@code s} as the text of {@code field} (a name, a note's text), or null:
-     * blank, longer than {@code max}, an unpaired surrogate, or a control character other than tab
-     * and line feed.
+     * blank ({@link #showsNothing}), longer than {@code max}, an unpaired surrogate, or a control
+     * character other than tab and line feed.
      */
     public static String textProblem(String field, String s, int max) {
-        if (s.isBlank()) {
+        if (showsNothing(s)) {
             return "'" + field + "' must not be blank";
         }
         if (s.length() > max) {

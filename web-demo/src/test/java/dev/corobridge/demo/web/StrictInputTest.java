@@ -253,4 +253,24 @@ class StrictInputTest extends LiveServiceTestBase {
             assertThat(r.header("accept-patch")).as(path).isNull();
         }
     }
+
+    /**
+     * Blank is what shows nothing: besides the white space {@code String.isBlank} knows, no-break
+     * spaces (U+00A0, U+2007, U+202F) and invisible format characters (U+200B, U+2060, U+FEFF), alone
+     * or mixed; they were taken as a name or a note. Text with anything visible in it is taken.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"/api", "/api/kt"})
+    void textThatShowsNothingIsBlank(String face) throws Exception {
+        String b = createBoard(face, "blank");
+        String before = state();
+        for (String blank : List.of("\\u00a0", "\\u2007\\u202f", "\\u200b", "\\u2060", "\\ufeff \\u00a0\\t")) {
+            assertThat(problem(exchange(json("POST", face + "/boards", "{\"name\":\"" + blank + "\"}")), 400))
+                    .as("name %s", blank).contains("'name' must not be blank");
+            assertThat(problem(exchange(json("POST", face + "/boards/" + b + "/notes", "{\"text\":\"" + blank + "\"}")), 400))
+                    .as("text %s", blank).contains("'text' must not be blank");
+        }
+        assertThat(state()).isEqualTo(before);
+        ok(json("POST", face + "/boards/" + b + "/notes", "{\"text\":\"\\u00a0x\\u200b\"}"), 201);
+    }
 }
