@@ -108,7 +108,7 @@ final class NestedLoop {
             if (now - deadline >= 0) {
                 return false;
             }
-            if (loop.runIteration() == 0 && !done.getAsBoolean()) {
+            if (loop.runIteration(false) == 0 && !done.getAsBoolean()) {
                 if (!idle(deadline)) {
                     return done.getAsBoolean();
                 }

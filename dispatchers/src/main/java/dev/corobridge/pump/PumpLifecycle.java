@@ -34,7 +34,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *       phase 1 cancels the scope's coroutines once, while the loop still runs; phase 2 keeps the loop
  *       running until nothing is left ({@link PumpLeftovers#isEmpty()}: graceful), {@link #shutdownNow()}
  *       was called, or the deadline passed (both forced). The loop stops taking work once the
- *       deadline has passed ({@link #isAbandoning()}, before every item), and terminates after that
+ *       deadline has passed ({@link #isAbandoning}, before every item; a nested loop goes on, as the task it is part of does), and terminates after that
  *       iteration, phase 1's included: a loop that sees the deadline only after a long task ends
  *       leaves what is still queued abandoned, not run after the deadline.</li>
  *   <li><b>Termination</b>: close admission, settle the leftovers, stop the watchdog, {@code
@@ -235,13 +235,13 @@ final class PumpLifecycle {
 
     /**
      * Whether the loop must stop taking from its queues, before its next item: {@link #shutdownNow()}
-     * asked to abandon them, or a shutdown's deadline has passed (what is still queued then is
-     * abandoned, not run, even in the middle of a batch). One volatile read while no shutdown was
-     * asked for.
+     * asked to abandon them, or ({@code atDeadline}: the outer loop) a shutdown's deadline has passed
+     * (what is still queued then is abandoned, not run, even in the middle of a batch). One volatile
+     * read while no shutdown was asked for.
      */
-    boolean isAbandoning() {
+    boolean isAbandoning(boolean atDeadline) {
         long offset = shutdownDeadlineOffset.get();
-        return offset != NOT_YET && (abandonNow || pump.clock.nanoTime() - (originNanos + offset) >= 0);
+        return offset != NOT_YET && (abandonNow || atDeadline && pump.clock.nanoTime() - (originNanos + offset) >= 0);
     }
 
     /** Loop thread: shutdown has started and phase 1 has not run yet (work for the loop). */

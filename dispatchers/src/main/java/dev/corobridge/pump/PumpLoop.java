@@ -11,7 +11,7 @@ import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
  * The consumer side of a pump: one loop iteration over its three sources, and what the loop does
  * when they are dry — the idle hook, an adaptive spin, then the arm-recheck-park handshake of the
  * {@link WakeupGate}. {@link MessagePump} is the producer side (its queues and admission) and the
- * public face; {@link NestedLoop} reuses {@link #runIteration()} and {@link #sleep(long)}.
+ * public face; {@link NestedLoop} reuses {@link #runIteration(boolean)} and {@link #sleep(long)}.
  *
  * <p><b>Algorithm.</b> An iteration runs at most {@code batchSize} posted tasks, then at most
  * {@code batchSize} due timers, then at most {@code batchSize} completions; bounded batches keep a
@@ -114,7 +114,7 @@ final class PumpLoop {
      */
     int drive() {
         assert pump.isLoopThread() : pump.notOnLoopThread("drive()");
-        int n = runIteration();
+        int n = runIteration(true);
         spin.ran(n);
         int s = pump.state.get();
         if (s == PumpLifecycle.SHUTTING_DOWN) {
@@ -123,8 +123,12 @@ final class PumpLoop {
         return s == PumpLifecycle.TERMINATED ? -1 : n;
     }
 
-    /** Runs at most one batch from each source. */
-    int runIteration() {
+    /**
+     * Runs at most one batch from each source. {@code outer}: the loop itself, which stops taking
+     * work once a shutdown's deadline has passed; a nested loop ({@link NestedLoop}) is part of a
+     * running task, which the deadline does not interrupt, and stops only for {@code shutdownNow()}.
+     */
+    int runIteration(boolean outer) {
         assert pump.isLoopThread() : pump.notOnLoopThread("runIteration()");
         PumpLifecycle lc = lifecycle;
         PumpTaskRunner run = runner;
@@ -135,7 +139,7 @@ final class PumpLoop {
         RestoredContext kept = null; // see keepsContext
         CapturedContext keptContext = null;
         try {
-            while (budget-- > 0 && !lc.isAbandoning() && (r = q.poll()) != null) {
+            while (budget-- > 0 && !lc.isAbandoning(outer) && (r = q.poll()) != null) {
                 if (KEEPS_CONTEXT) {
                     CapturedContext carried = CarriedContexts.of(unwrap(r));
                     if (kept != null && !ContextSteps.sameValues(keptContext, carried)) {
@@ -166,7 +170,7 @@ final class PumpLoop {
         }
         q = completions;
         budget = batchSize;
-        while (budget-- > 0 && !lc.isAbandoning() && (r = q.poll()) != null) {
+        while (budget-- > 0 && !lc.isAbandoning(outer) && (r = q.poll()) != null) {
             run.runCompletion(r);
             n++;
         }

@@ -43,7 +43,7 @@ class LoopConfinementTest {
     void theLoopsStepsRefuseToRunOffThePumpThread() throws Exception {
         ManualPump p = ManualPump.create("confined"); // the test thread is its pump thread
         assertConfined("drive()", p::drive);
-        assertConfined("runIteration()", p.loop()::runIteration);
+        assertConfined("runIteration()", () -> p.loop().runIteration(true));
         assertConfined("hasWork()", p.loop()::hasWork);
         assertConfined("idle()", p.loop()::idle);
         // Nothing was disturbed: the pump still works on its own thread.

@@ -149,6 +149,33 @@ class ShutdownTest {
         assertEquals(List.of(queued), r.abandonedTasks(), r.toString());
     }
 
+    /**
+     * A task in a nested loop ({@code pumpUntil}) when the deadline passes is a running task: the
+     * deadline does not interrupt it, so its loop goes on dispatching what it waits for (it
+     * spun without running anything until its own timeout).
+     */
+    @Test
+    void aNestedLoopRunningWhenTheDeadlinePassesGoesOnDispatching() throws Exception {
+        MessagePump p = MessagePump.start("nested-late");
+        CountDownLatch inLoop = new CountDownLatch(1);
+        AtomicBoolean flag = new AtomicBoolean();
+        CompletableFuture<Boolean> waited = new CompletableFuture<>();
+        p.execute(() -> {
+            inLoop.countDown();
+            waited.complete(p.pumpUntil(flag::get, Duration.ofSeconds(30)));
+        });
+        assertTrue(inLoop.await(WAIT.toSeconds(), TimeUnit.SECONDS));
+        long asked = System.nanoTime();
+        CompletableFuture<ShutdownReport> f = p.shutdown(Duration.ofMillis(50));
+        while (System.nanoTime() - asked < Duration.ofMillis(150).toNanos()) {
+            Thread.sleep(10); // the deadline passes while the task waits in its nested loop
+        }
+        p.execute(() -> flag.set(true));
+        assertTrue(waited.get(10, TimeUnit.SECONDS), "the nested loop ran what it waited for");
+        ShutdownReport r = f.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertTrue(r.abandonedTasks().isEmpty(), r.toString());
+    }
+
     /** A pump with nothing left when it sees the deadline passed shuts down gracefully, even at once. */
     @Test
     void anIdlePumpShutsDownGracefullyWithNoGracePeriod() throws Exception {
