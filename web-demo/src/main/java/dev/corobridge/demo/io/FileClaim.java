@@ -21,7 +21,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>The lock is the kernel's ({@code fcntl} through {@link FileChannel#tryLock()}): it ends with
  * the process however the process ends, so a crash or a {@code kill -9} leaves no stale claim to
- * clear by hand. The holder writes its process id into the file, for the refusal's message; the
+ * clear by hand. The holder writes its process id into the file, for the refusal's message (when
+ * the disk takes it: the claim does not depend on it); the
  * file itself stays (removing it would race with the next opener). It is a separate file because
  * such a lock belongs to the process and the file, and closing any descriptor of the journal in this
  * process (the start-up's rewrites do) would drop a lock held on the journal itself. For the same
@@ -76,9 +77,7 @@ public final class FileClaim {
             if (lock == null) {
                 throw inUse.refusal(file, holderOf(lockFile));
             }
-            byte[] pid = (ProcessHandle.current().pid() + "\n").getBytes(StandardCharsets.US_ASCII);
-            channel.truncate(0);
-            channel.write(ByteBuffer.wrap(pid), 0);
+            writeHolder(channel);
             return new FileClaim(lockFile, channel);
         } catch (IOException | RuntimeException | Error e) {
             if (channel != null) {
@@ -90,6 +89,25 @@ public final class FileClaim {
             }
             HELD.remove(lockFile);
             throw e;
+        }
+    }
+
+    /**
+     * Writes this process's id into the held lock file, for a refusal's message. Best effort: the
+     * lock is the claim, and on a full disk the write fails (ENOSPC), which must not end a start
+     * whose own step would report the disk (a refusal then names no holder).
+     */
+    private static void writeHolder(FileChannel channel) {
+        byte[] pid = (ProcessHandle.current().pid() + "\n").getBytes(StandardCharsets.US_ASCII);
+        try {
+            channel.truncate(0);
+            channel.write(ByteBuffer.wrap(pid), 0);
+        } catch (IOException e) {
+            try {
+                channel.truncate(0); // no partial id
+            } catch (IOException ignored) {
+                // an empty or partial id reads as no holder's id
+            }
         }
     }
 

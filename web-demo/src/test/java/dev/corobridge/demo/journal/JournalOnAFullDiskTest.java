@@ -85,6 +85,35 @@ class JournalOnAFullDiskTest extends JournalFixture {
         }
     }
 
+    /**
+     * A new journal on a full disk fails its start with the report of the step (its file header),
+     * not with the claim's lock file: writing the holder's process id into that file failed with
+     * the kernel's ENOSPC and ended the start in a stack trace, with no report. The claim does not
+     * need the id (it only names the holder in a refusal); a journal that exists opens.
+     */
+    @Test
+    void aNewJournalOnAFullDiskFailsWithTheReportOfItsStep() throws Exception {
+        Path file = mount.resolve("journal.log");
+        Path existing = mount.resolve("kept").resolve("journal.log");
+        Files.createDirectories(existing.getParent());
+        try (Journal j = Journal.open(pool, existing, T)) {
+            append(j, new Change.CreateBoard("b1", "kept")).join(T);
+        }
+        Files.delete(lockFileOf(existing));
+        fill(mount.resolve("filler"));
+
+        Throwable refused = catchThrowable(() -> Journal.open(pool, file, T).close());
+        assertThat(refused).isInstanceOf(JournalMendingException.class)
+                .hasMessageContaining("file header").hasMessageContaining("No space left on device");
+        try (Journal j = Journal.open(pool, existing, T)) {
+            assertThat(j.replayed()).hasSize(1);
+        }
+    }
+
+    private static Path lockFileOf(Path file) {
+        return dev.corobridge.demo.io.FileClaim.lockFileOf(file);
+    }
+
     private List<String> siblings() throws IOException {
         try (Stream<Path> files = Files.list(mount)) {
             return files.map(p -> p.getFileName().toString()).toList();
