@@ -27,6 +27,7 @@ import dev.corobridge.bridge.ContextShutdownException;
 import dev.corobridge.bridge.TaskTimeoutException;
 import dev.corobridge.demo.board.BoardException;
 import dev.corobridge.demo.changelog.ChangeLogUnavailableException;
+import dev.corobridge.demo.changelog.RateLimitedWarning;
 import dev.corobridge.demo.web.transport.ClientAborts;
 import dev.corobridge.demo.web.transport.ClientFaultSummary;
 import dev.corobridge.demo.web.transport.ProblemJson;
@@ -64,6 +65,12 @@ public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
     private final ServiceState state;
     private final String retryAfterSeconds;
     private final ClientAborts clientAborts;
+    /**
+     * 503 refusals by design (a failed journal, an apply that did not come in time): what caused
+     * them is reported where it happened (the journal logs its failure, with the stack, once), so
+     * the requests refused get one WARN line a minute at most, not an ERROR with a stack each.
+     */
+    private final RateLimitedWarning refusals = new RateLimitedWarning(LOG, 1, java.util.concurrent.TimeUnit.MINUTES);
 
     /**
      * @param state      whether the service is shutting down
@@ -108,6 +115,12 @@ public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
             if (LOG.isDebugEnabled()) {
                 LOG.debug("Request " + exchange.getRequest().getMethod() + " " + exchange.getRequest().getPath()
                         + " refused while the change log is unavailable: " + p.detail);
+            }
+        } else if (p.status == 503 && causedBy(ex, BoardException.class)) {
+            refusals.warn("Requests refused with 503: " + p.detail, null);
+            if (LOG.isDebugEnabled()) {
+                LOG.debug("Request " + exchange.getRequest().getMethod() + " " + exchange.getRequest().getPath()
+                        + " refused: " + p.detail);
             }
         } else if (p.status >= 500) {
             errorLine = () -> LOG.error("Request " + exchange.getRequest().getMethod() + " " + exchange.getRequest().getPath()
