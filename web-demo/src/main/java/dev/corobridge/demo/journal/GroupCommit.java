@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -104,13 +105,20 @@ final class GroupCommit {
      */
     private volatile RejectedExecutionException ringGone;
 
+    private final Supplier<String> replaced;
+
     // Commit state: owned by the commit in flight (see class comment).
     private long end;
     private long nextNumber;
     private ByteBuffer buffer = ByteBuffer.allocateDirect(64 * 1024);
 
-    GroupCommit(Path path, Ring ring, RingFile file, long end, long nextNumber) {
+    /**
+     * @param replaced what took the journal's files away since its open, or null (checked before
+     *                 every commit's write: two {@code stat}s a commit)
+     */
+    GroupCommit(Path path, Ring ring, RingFile file, long end, long nextNumber, Supplier<String> replaced) {
         this.path = path;
+        this.replaced = replaced;
         this.ring = ring;
         this.file = file;
         this.end = end;
@@ -231,6 +239,12 @@ final class GroupCommit {
 
     /** Writes a batch as one commit at the end of the file, then {@code fdatasync}; then {@link #committed}. */
     private void write(List<Entry> batch, int size) {
+        String gone = replaced.get();
+        if (gone != null) { // it would go where no restart reads it, or where another service writes
+            fail(batch, "the check that the journal is still the file at its path",
+                    new Outcome.Failure<>(new JournalFileReplacedException(gone)));
+            return;
+        }
         if (buffer.capacity() < size) {
             buffer = ByteBuffer.allocateDirect(Math.max(size, buffer.capacity() * 2));
         }
@@ -330,6 +344,10 @@ final class GroupCommit {
         for (Throwable t = broken; t != null; t = t.getCause()) {
             if (t instanceof RingIoException io) {
                 reason = io.operation() + " failed: " + io.errnoName();
+                break;
+            }
+            if (t instanceof JournalFileReplacedException replaced) {
+                reason = replaced.getMessage();
                 break;
             }
         }

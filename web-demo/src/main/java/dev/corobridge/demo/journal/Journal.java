@@ -70,7 +70,25 @@ public final class Journal implements ChangeLog, AutoCloseable {
         this.ring = ring;
         this.recovered = recovered;
         this.replayed = recovered.changes();
-        this.commit = new GroupCommit(path, ring, recovered.file(), recovered.end(), recovered.nextNumber());
+        Object fileKey = FileClaim.keyOf(path); // after the recovery, which may have put a new file there
+        this.commit = new GroupCommit(path, ring, recovered.file(), recovered.end(), recovered.nextNumber(),
+                () -> replaced(fileKey));
+    }
+
+    /**
+     * What took the journal's files away since it was opened, or null: the journal file no longer
+     * the one at its path (removed, moved, replaced), or the claim's lock file removed (a second
+     * journal could claim the file). Null where the file system gives files no identity.
+     */
+    private String replaced(Object fileKey) {
+        if (!lock.isStillAtItsPath()) {
+            return "its lock file was removed or replaced, so another service could write to it";
+        }
+        Object now = FileClaim.keyOrMissing(path);
+        if (fileKey != null && now != null && !fileKey.equals(now)) {
+            return "its file was removed or replaced";
+        }
+        return null;
     }
 
     /**
