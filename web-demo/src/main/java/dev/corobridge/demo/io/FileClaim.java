@@ -6,10 +6,8 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -41,14 +39,14 @@ public final class FileClaim {
 
     private final Path lockFile;
     private final FileChannel channel;
-    /** The lock file's identity (device and inode) when it was claimed; null where the file system has none. */
-    private final Object key;
+    /** The lock file this claim locked. */
+    private final FileIdentity lockFileIdentity;
     private boolean released;
 
-    private FileClaim(Path lockFile, FileChannel channel, Object key) {
+    private FileClaim(Path lockFile, FileChannel channel, FileIdentity lockFileIdentity) {
         this.lockFile = lockFile;
         this.channel = channel;
-        this.key = key;
+        this.lockFileIdentity = lockFileIdentity;
     }
 
     /** How a claim already held is refused: the file, and the holder's process id if it could be read. */
@@ -83,7 +81,7 @@ public final class FileClaim {
                 throw inUse.refusal(file, holderOf(lockFile));
             }
             writeHolder(channel);
-            return new FileClaim(lockFile, channel, keyOf(lockFile));
+            return new FileClaim(lockFile, channel, FileIdentity.of(lockFile));
         } catch (IOException | RuntimeException | Error e) {
             if (channel != null) {
                 try {
@@ -117,42 +115,12 @@ public final class FileClaim {
     }
 
     /**
-     * Whether the lock file at the claimed path is still the one this claim locked: one removed
-     * (or replaced) protects nothing, as a second claimer creates and locks a new one. {@code true}
-     * where it cannot be told (no file identity on this file system, an unreadable directory).
+     * Whether the lock file at the claimed path is no longer the one this claim locked (removed or
+     * replaced): it then protects nothing, as a second claimer creates and locks a new one.
      */
-    public boolean isStillAtItsPath() {
-        Object now = keyOrMissing(lockFile);
-        return key == null || now == null || key.equals(now);
+    public boolean isLockFileReplaced() {
+        return lockFileIdentity.isReplaced();
     }
-
-    /**
-     * The identity (device and inode) of the file at {@code path}, followed if a link; null where
-     * the file system has none or it cannot be read.
-     */
-    public static Object keyOf(Path path) {
-        Object key = keyOrMissing(path);
-        return key == MISSING ? null : key;
-    }
-
-    /** The identity of the file at {@code path}; {@link #MISSING} if there is none; null if it cannot be told. */
-    public static Object keyOrMissing(Path path) {
-        try {
-            return Files.readAttributes(path, BasicFileAttributes.class).fileKey();
-        } catch (NoSuchFileException e) {
-            return MISSING;
-        } catch (IOException e) {
-            return null;
-        }
-    }
-
-    /** What {@link #keyOrMissing} returns for a path where no file is. */
-    public static final Object MISSING = new Object() {
-        @Override
-        public String toString() {
-            return "no file";
-        }
-    };
 
     /** The process id the holder wrote, if it can be read (it may be writing it right now). */
     private static OptionalLong holderOf(Path lockFile) {

@@ -25,6 +25,7 @@ import dev.corobridge.demo.changelog.ChangeSink;
 import dev.corobridge.demo.changelog.LogPosition;
 import dev.corobridge.demo.changelog.LoggedChange;
 import dev.corobridge.demo.io.FileClaim;
+import dev.corobridge.demo.io.FileIdentity;
 import dev.corobridge.ring.Ring;
 import dev.corobridge.ring.RingPool;
 
@@ -70,9 +71,9 @@ public final class Journal implements ChangeLog, AutoCloseable {
         this.ring = ring;
         this.recovered = recovered;
         this.replayed = recovered.changes();
-        Object fileKey = FileClaim.keyOf(path); // after the recovery, which may have put a new file there
+        FileIdentity file = FileIdentity.of(path); // after the recovery, which may have put a new file there
         this.commit = new GroupCommit(path, ring, recovered.file(), recovered.end(), recovered.nextNumber(),
-                () -> replaced(fileKey));
+                () -> replaced(file));
     }
 
     /**
@@ -80,15 +81,11 @@ public final class Journal implements ChangeLog, AutoCloseable {
      * the one at its path (removed, moved, replaced), or the claim's lock file removed (a second
      * journal could claim the file). Null where the file system gives files no identity.
      */
-    private String replaced(Object fileKey) {
-        if (!lock.isStillAtItsPath()) {
+    private String replaced(FileIdentity file) {
+        if (lock.isLockFileReplaced()) {
             return "its lock file was removed or replaced, so another service could write to it";
         }
-        Object now = FileClaim.keyOrMissing(path);
-        if (fileKey != null && now != null && !fileKey.equals(now)) {
-            return "its file was removed or replaced";
-        }
-        return null;
+        return file.isReplaced() ? "its file was removed or replaced" : null;
     }
 
     /**
