@@ -122,18 +122,25 @@ class FlowsTest {
     @Test
     void emittingAfterTheProducerEndedTheFlowIsAnIllegalStateAndAfterTheCollectorStoppedACancellation() throws Exception {
         for (boolean fail : new boolean[] {false, true}) {
-            List<Throwable> late = new ArrayList<>();
-            List<Boolean> tried = new ArrayList<>();
+            // The producer goes on after it ended the flow, so the stream can end before the
+            // producer has recorded its late attempts: the test waits for the producer's end.
+            List<Throwable> late = new java.util.concurrent.CopyOnWriteArrayList<>();
+            List<Boolean> tried = new java.util.concurrent.CopyOnWriteArrayList<>();
+            CountDownLatch producerDone = new CountDownLatch(1);
             kotlinx.coroutines.flow.Flow<String> flow = Flows.create(4, emitter -> {
-                assertTrue(emitter.tryEmit("one"));
-                if (fail) {
-                    emitter.fail(new IllegalArgumentException("producer failed"));
-                } else {
-                    emitter.complete();
+                try {
+                    assertTrue(emitter.tryEmit("one"));
+                    if (fail) {
+                        emitter.fail(new IllegalArgumentException("producer failed"));
+                    } else {
+                        emitter.complete();
+                    }
+                    assertTrue(emitter.isClosed());
+                    late.add(assertThrows(Throwable.class, () -> emitter.emitAsync("late").join(WAIT)));
+                    tried.add(emitter.tryEmit("late"));
+                } finally {
+                    producerDone.countDown();
                 }
-                assertTrue(emitter.isClosed());
-                late.add(assertThrows(Throwable.class, () -> emitter.emitAsync("late").join(WAIT)));
-                tried.add(emitter.tryEmit("late"));
             });
             List<Next<String>> got = new ArrayList<>();
             try (EventStream<String> s = EventStreams.from(flow)) {
@@ -146,6 +153,7 @@ class FlowsTest {
             assertEquals("one", got.get(0).value());
             assertEquals(2, got.size(), "nothing after the end: " + got);
             assertEquals(fail, got.get(1) instanceof Next.Failed, got.toString());
+            assertTrue(producerDone.await(30, TimeUnit.SECONDS), "the producer returned");
             assertInstanceOf(IllegalStateException.class, late.get(0), String.valueOf(late.get(0)));
             assertTrue(late.get(0).getMessage().contains(fail ? "fail()" : "complete()"), late.get(0).getMessage());
             assertEquals(List.of(false), tried);
