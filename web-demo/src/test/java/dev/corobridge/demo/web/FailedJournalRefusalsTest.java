@@ -73,6 +73,15 @@ class FailedJournalRefusalsTest {
                 assertThat(r.body()).contains("ENOSPC");
             }
         }
+        // Reads are served from memory meanwhile, on both faces (as API.md promises).
+        for (String face : new String[] {"/api", "/api/kt"}) {
+            try (RawHttp c = new RawHttp(port)) {
+                RawHttp.Response r = c.exchange(("GET " + face + "/boards/" + b + " HTTP/1.1\r\nHost: localhost\r\n\r\n")
+                        .getBytes(StandardCharsets.UTF_8));
+                assertThat(r.status()).as(r.body()).isEqualTo(200);
+                assertThat(r.body()).contains("full disk");
+            }
+        }
         String logged = output.getAll().substring(from);
         assertThat(logged).doesNotContain(" ERROR ").doesNotContain("\tat ");
         assertThat(logged.lines().filter(l -> l.contains(" WARN ")).count()).as(logged).isLessThanOrEqualTo(1);
