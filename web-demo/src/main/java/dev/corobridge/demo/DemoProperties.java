@@ -87,8 +87,8 @@ public record DemoProperties(@DefaultValue("./data") Path dataDir,
      * @param replicationFactor its replication factor when it is created (1..16); unset: the
      *                          brokers' {@code default.replication.factor}. 3 on three brokers
      * @param minInsyncReplicas its {@code min.insync.replicas} when it is created (1..replication
-     *                          factor); unset: the brokers' default. 2 with replication factor 3,
-     *                          so an acknowledged write is on two brokers
+     *                          factor, which must then be set too); unset: the brokers' default.
+     *                          2 with replication factor 3, so an acknowledged write is on two brokers
      * @param appendTimeout     a write that is not durable and applied here within this fails with
      *                          503 (100ms..5m); also the producer's delivery timeout
      * @param startWait         how long the start waits for the broker before the service starts
@@ -124,11 +124,15 @@ public record DemoProperties(@DefaultValue("./data") Path dataDir,
                 throw new IllegalArgumentException("demo.kafka.replication-factor must be within 1..16, was "
                         + replicationFactor);
             }
-            if (minInsyncReplicas != null && (minInsyncReplicas < 1
-                    || minInsyncReplicas > (replicationFactor == null ? 16 : replicationFactor))) {
+            if (minInsyncReplicas != null && replicationFactor == null) {
+                // A topic with more in-sync replicas than replicas refuses every write: the number is
+                // checked against the replication factor, so it needs one.
+                throw new IllegalArgumentException("demo.kafka.min-insync-replicas (" + minInsyncReplicas
+                        + ") needs demo.kafka.replication-factor as well: the topic is created with both");
+            }
+            if (minInsyncReplicas != null && (minInsyncReplicas < 1 || minInsyncReplicas > replicationFactor)) {
                 throw new IllegalArgumentException("demo.kafka.min-insync-replicas must be within 1..demo.kafka."
-                        + "replication-factor (" + (replicationFactor == null ? "16" : replicationFactor) + "), was "
-                        + minInsyncReplicas);
+                        + "replication-factor (" + replicationFactor + "), was " + minInsyncReplicas);
             }
             if (appendTimeout.compareTo(Duration.ofMillis(100)) < 0 || appendTimeout.compareTo(Duration.ofMinutes(5)) > 0) {
                 throw new IllegalArgumentException("demo.kafka.append-timeout must be within 100ms..5m, was " + appendTimeout);

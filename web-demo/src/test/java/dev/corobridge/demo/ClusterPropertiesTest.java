@@ -75,6 +75,10 @@ class ClusterPropertiesTest {
         assertThat(failure(Map.of("demo.kafka.replication-factor", "3", "demo.kafka.min-insync-replicas", "4")))
                 .contains("demo.kafka.min-insync-replicas");
         assertThat(failure(Map.of("demo.kafka.replication-factor", "0"))).contains("demo.kafka.replication-factor");
+        // Without a replication factor the check against it cannot be made: a topic created with more
+        // in-sync replicas than it has refuses every write.
+        assertThat(failure(Map.of("demo.kafka.min-insync-replicas", "4")))
+                .contains("demo.kafka.min-insync-replicas").contains("demo.kafka.replication-factor");
         assertThat(failure(Map.of("demo.kafka.append-timeout", "10ms"))).contains("demo.kafka.append-timeout");
         assertThat(failure(Map.of("demo.kafka.snapshot-interval", "100ms"))).contains("demo.kafka.snapshot-interval");
         assertThatThrownBy(() -> bind(Map.of("demo.store", "zookeeper"))).isInstanceOf(BindException.class);
