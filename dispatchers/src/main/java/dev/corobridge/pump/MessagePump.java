@@ -371,8 +371,9 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
      *   <li>The loop keeps running until no tracked coroutine remains and the queues are empty, or
      *       until {@code gracePeriod} passes; then it terminates and reports what it abandoned. A
      *       task running when the period passes is not interrupted, but nothing queued behind it
-     *       runs after the deadline (unless that task dispatches it itself, in
-     *       {@link #pumpUntil}): it is abandoned, and the report is not graceful.</li>
+     *       and no timer that fell due meanwhile runs after the deadline (unless that task
+     *       dispatches it itself, in {@link #pumpUntil}): it is abandoned, and the report is not
+     *       graceful.</li>
      * </ol>
      * After termination nothing is silently dropped: {@link #execute} and {@link #schedule} throw
      * {@link RejectedExecutionException}, and a coroutine dispatch is turned

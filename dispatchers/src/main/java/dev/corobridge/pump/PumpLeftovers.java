@@ -62,15 +62,20 @@ final class PumpLeftovers {
 
     /**
      * Whether nothing is left before phase 1 cancelled the scope (which is active until then, and
-     * whose cancellation posts a wake-up): no live child coroutine and no queued work.
+     * whose cancellation posts a wake-up): no live child coroutine, no queued work and no due timer.
      */
     boolean isEmptyBeforePhaseOne() {
-        return PumpCoroutines.liveChildren(pump.getScope()) == 0 && pump.tasks.isEmpty() && pump.completions.isEmpty();
+        return PumpCoroutines.liveChildren(pump.getScope()) == 0 && pump.tasks.isEmpty() && pump.completions.isEmpty()
+                && !pump.timers.hasDue(pump.clock.nanoTime());
     }
 
-    /** Whether nothing is left: no live coroutine in the scope and no queued work. */
+    /**
+     * Whether nothing is left: no live coroutine in the scope, no queued work and no due timer (a
+     * due timer is work; one not due yet does not hold the shutdown, it is abandoned and counted).
+     */
     boolean isEmpty() {
-        return PumpCoroutines.isScopeDone(pump.getScope()) && pump.tasks.isEmpty() && pump.completions.isEmpty();
+        return PumpCoroutines.isScopeDone(pump.getScope()) && pump.tasks.isEmpty() && pump.completions.isEmpty()
+                && !pump.timers.hasDue(pump.clock.nanoTime());
     }
 
     /**

@@ -162,7 +162,7 @@ final class PumpLoop {
             long now = clock.nanoTime();
             budget = batchSize;
             PumpTimer t;
-            while (budget-- > 0 && (t = timers.pollDue(now)) != null) {
+            while (budget-- > 0 && !lc.isAbandoning(outer) && (t = timers.pollDue(now)) != null) {
                 run.runTimer(t);
                 n++;
             }

@@ -16,7 +16,8 @@ import java.util.List;
  * @param abandonedTasks       posted tasks and completions accepted but never run (only when not
  *                             graceful); queued coroutine resumptions are not dropped: their
  *                             coroutines are cancelled and resume on the fallback executor
- * @param abandonedTimers      {@code schedule} tasks that were not due yet; coroutine timers are not
+ * @param abandonedTimers      {@code schedule} tasks that had not run: not due yet, or due while a task
+ *                             ran past the deadline; coroutine timers are not
  *                             counted: their coroutines are cancelled and resume on the fallback executor
  * @param took                 from {@code shutdown()} to termination
  */

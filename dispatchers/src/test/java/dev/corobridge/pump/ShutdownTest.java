@@ -150,6 +150,29 @@ class ShutdownTest {
     }
 
     /**
+     * A {@code schedule} timer that fell due while a task ran past the deadline is abandoned and
+     * counted, as queued work is: it ran after the deadline (the loop took due timers without
+     * looking at the deadline).
+     */
+    @Test
+    void aTimerDueWhileATaskRanPastTheDeadlineIsAbandonedNotRun() throws Exception {
+        MessagePump p = MessagePump.start("late-timer");
+        AtomicBoolean ran = new AtomicBoolean();
+        p.schedule(() -> ran.set(true), Duration.ofMillis(100)); // on the timer heap before the task below runs
+        CountDownLatch release = blockWithATask(p);
+        long asked = System.nanoTime();
+        CompletableFuture<ShutdownReport> f = p.shutdown(Duration.ofMillis(50));
+        while (System.nanoTime() - asked < Duration.ofMillis(150).toNanos()) {
+            Thread.sleep(10); // the timer falls due and the deadline passes while the pump is in the task
+        }
+        release.countDown();
+        ShutdownReport r = f.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertFalse(ran.get(), "a due timer ran after the deadline");
+        assertFalse(r.graceful(), r.toString());
+        assertEquals(1, r.abandonedTimers(), r.toString());
+    }
+
+    /**
      * A task in a nested loop ({@code pumpUntil}) when the deadline passes is a running task: the
      * deadline does not interrupt it, so its loop goes on dispatching what it waits for (it
      * spun without running anything until its own timeout).
