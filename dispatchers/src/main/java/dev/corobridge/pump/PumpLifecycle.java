@@ -304,7 +304,10 @@ final class PumpLifecycle {
         state.set(TERMINATED);
         ShutdownReport report = new ShutdownReport(pump.name, graceful && left.abandonedCoroutines().isEmpty(),
                 left.abandonedCoroutines(), left.abandonedTasks(), left.abandonedTimers(), sinceShutdownStarted());
-        LOG.log(report.isClean() ? System.Logger.Level.DEBUG : System.Logger.Level.WARNING, report.toString());
+        // A warning only for a loss: shutdownNow() of a pump with nothing left abandons nothing.
+        boolean abandonedNothing = report.abandonedCoroutines().isEmpty() && report.abandonedTasks().isEmpty()
+                && report.abandonedTimers() == 0;
+        LOG.log(abandonedNothing ? System.Logger.Level.DEBUG : System.Logger.Level.WARNING, report.toString());
         return report;
     }
 
