@@ -14,7 +14,12 @@ import java.util.function.Consumer;
  *   <li><b>Exactly-once callbacks.</b> {@link #onComplete} runs each registered callback exactly
  *       once, with the outcome; registering after completion still runs it (at once, on the
  *       registering thread). Until then it runs on the thread that completes the awaitable, so keep
- *       it short or hop (see {@link Task#thenOn}).</li>
+ *       it short or hop (see {@link Task#thenOn}). Completions that nest (a callback completes an
+ *       awaitable whose callback completes another, as a lock's waiter that releases in its
+ *       callback grants the next) run as nested calls up to 32 deep on one thread; deeper ones run
+ *       on that thread once the outer callback returns, so a chain of any length runs in bounded
+ *       stack, and every callback a completion caused has run when it returns. Do not block in a
+ *       callback for what it caused.</li>
  *   <li><b>Result before resume.</b> The outcome is published (a volatile write) before any
  *       callback runs: a callback, or a thread woken by one, always sees it.</li>
  *   <li><b>Waiting.</b> From Kotlin, the suspending {@code await()} extension (the coroutine's own
@@ -59,7 +64,10 @@ public interface Awaitable<T> {
      *       usable public constructor) is rethrown as it is, without the trace, which
      *       {@code Task.getTrace()} still returns;</li>
      *   <li>checked: wrapped in a new {@link java.util.concurrent.CompletionException} that carries
-     *       the trace.</li>
+     *       the trace;</li>
+     *   <li>a {@code CompletionException} with a cause (the body joined another task that failed):
+     *       a new one around that cause, with the trace, so a failure keeps one wrapper however
+     *       many tasks it crossed.</li>
      * </ul>
      * A cancellation throws its {@link java.util.concurrent.CancellationException}. Interrupting the
      * waiting thread stops the wait, not the work.

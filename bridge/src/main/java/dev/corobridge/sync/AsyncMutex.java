@@ -37,7 +37,9 @@ import kotlinx.coroutines.sync.MutexKt;
  *       lock and the lock is never lost.</li>
  *   <li><b>Threads.</b> A Java awaitable completes on the thread that unlocked (callbacks run
  *       there: keep them short or hop with {@code Task.from(...).thenOn(context, ...)}); a virtual
- *       thread in {@code join()} is unparked. A Kotlin coroutine resumes on its own dispatcher.</li>
+ *       thread in {@code join()} is unparked. A Kotlin coroutine resumes on its own dispatcher.
+ *       A callback may unlock at once: the grants that follow run in bounded stack (see
+ *       {@code Awaitable}).</li>
  * </ul>
  *
  * <h2>Implementation overview</h2>

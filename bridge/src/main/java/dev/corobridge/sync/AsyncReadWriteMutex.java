@@ -60,7 +60,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *       the awaitable, and if that returns {@code false} the lock is yours to release.</li>
  *   <li><b>Threads.</b> A Java awaitable completes on the thread that released the lock (callbacks
  *       run there: keep them short or hop with {@code Task.from(...).thenOn(context, ...)}); a virtual
- *       thread in {@code join()} is unparked. A Kotlin coroutine resumes on its own dispatcher.</li>
+ *       thread in {@code join()} is unparked. A Kotlin coroutine resumes on its own dispatcher.
+ *       A callback may release at once: the grants that follow run in bounded stack (see
+ *       {@code Awaitable}).</li>
  * </ul>
  *
  * <h2>Implementation overview</h2>

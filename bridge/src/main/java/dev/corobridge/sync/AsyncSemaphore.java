@@ -25,7 +25,8 @@ import kotlinx.coroutines.sync.SemaphoreKt;
  *       coroutine) decides at once; a permit granted in that same instant is released again, to
  *       the next waiter. A cancelled waiter never holds a permit and no permit is lost.</li>
  *   <li><b>Threads.</b> A Java awaitable completes on the releasing thread; a Kotlin coroutine
- *       resumes on its own dispatcher.</li>
+ *       resumes on its own dispatcher. A callback may release at once: the grants that follow run
+ *       in bounded stack (see {@code Awaitable}).</li>
  * </ul>
  *
  * <h2>Implementation overview</h2>

@@ -68,6 +68,12 @@ public record OutcomeFields(VarHandle state, VarHandle withdrawn) {
     /** What {@link #decide} returns to a caller that did not decide the outcome. */
     public static final Object LOST = new Object();
 
+    static {
+        // Initialised with the first awaitable, not at the first failure a callback reports: that
+        // may be a StackOverflowError deep in a stack, where a class's initialisation fails for good.
+        UncaughtFailures.count();
+    }
+
     /** The fields {@code state} and {@code withdrawn} of the class whose own lookup this is. */
     public static OutcomeFields in(MethodHandles.Lookup lookup) {
         try {
@@ -96,7 +102,10 @@ public record OutcomeFields(VarHandle state, VarHandle withdrawn) {
         return s;
     }
 
-    /** Runs the callbacks that a winning {@link #decide} returned, oldest first. */
+    /**
+     * Runs the callbacks that a winning {@link #decide} returned, oldest first; nested completions
+     * beyond a bound run after the thread's outer callback returns ({@link NestedCallbacks}).
+     */
     @SuppressWarnings("unchecked")
     public <T> void runCallbacks(Object detached, Outcome<T> outcome) {
         if (!(detached instanceof Node top)) {
@@ -105,7 +114,7 @@ public record OutcomeFields(VarHandle state, VarHandle withdrawn) {
         if (top.next == null) {
             CallbackNode only = top.registered();
             if (!only.disposed) {
-                invoke((Consumer<? super Outcome<T>>) only.callback, outcome);
+                NestedCallbacks.run((Consumer<? super Outcome<T>>) only.callback, outcome);
             }
             return;
         }
@@ -119,7 +128,7 @@ public record OutcomeFields(VarHandle state, VarHandle withdrawn) {
         for (int i = n - 1; i >= 0; i--) {
             CallbackNode x = order[i].registered();
             if (!x.disposed) {
-                invoke((Consumer<? super Outcome<T>>) x.callback, outcome);
+                NestedCallbacks.run((Consumer<? super Outcome<T>>) x.callback, outcome);
             }
         }
     }
