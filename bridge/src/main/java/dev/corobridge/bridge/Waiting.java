@@ -67,10 +67,15 @@ final class Waiting {
     /**
      * What Java's {@code join()} throws for {@code error}: this awaiter's own unchecked exception
      * (returned) or error (thrown), or a fresh {@link CompletionException} around a checked one;
-     * each carries the hop trace, created here, so its stack is this await site.
+     * each carries the hop trace, created here, so its stack is this await site. A failure that is
+     * itself a {@code CompletionException} (a body that joined another task) is rethrown as a fresh
+     * one around its cause, as {@code CompletableFuture.join()} keeps one wrapper, not one more per
+     * task boundary.
      */
     static RuntimeException rethrowable(Throwable error, Awaitable<?> source) {
-        if (error instanceof RuntimeException || error instanceof Error) {
+        if (error instanceof CompletionException wrapped && wrapped.getCause() != null) {
+            error = wrapped.getCause(); // wrapped afresh below, whatever its kind, as join() found it
+        } else if (error instanceof RuntimeException || error instanceof Error) {
             Throwable mine = forAwaiter(error, source);
             if (mine instanceof Error e) {
                 throw e;

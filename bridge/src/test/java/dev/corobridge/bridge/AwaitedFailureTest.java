@@ -223,6 +223,31 @@ public class AwaitedFailureTest {
         assertEquals(0, original.getSuppressed().length, "the task's exception must not be changed");
     }
 
+    /**
+     * A task whose body failed with a {@link CompletionException} (it joined another task that
+     * failed with a checked exception) is awaited with one wrapper around the real failure, as
+     * {@code CompletableFuture.join()} does: the per-awaiter copy used to wrap the wrapper, one
+     * level more at every task boundary ({@code e.getCause() instanceof IOException} was false).
+     */
+    @Test
+    void aCompletionExceptionIsNotWrappedAgainAtEveryTaskBoundary() throws Exception {
+        IOException original = new IOException("disk gone");
+        Task<Object> inner = failedOnIo(original);
+        Task<Object> outer = Task.startVirtual(inner::join);
+        CompletionException e = assertThrows(CompletionException.class, () -> outer.join(WAIT));
+        assertSame(original, e.getCause(), String.valueOf(e.getCause()));
+        CompletionException again = assertThrows(CompletionException.class,
+                () -> Task.startVirtual(outer::join).join(WAIT));
+        assertSame(original, again.getCause(), String.valueOf(again.getCause()));
+
+        Task<Object> wrapped = failedOnIo(new CompletionException(original));
+        CompletionException first = assertThrows(CompletionException.class, () -> awaitAsFirst(wrapped));
+        assertSame(original, first.getCause());
+        assertEquals(1, traces(first).size(), "the wrapper carries this awaiter's hop trace");
+        assertTrue(stackMentions(traces(first).get(0), "awaitAsFirst"));
+        assertEquals(0, original.getSuppressed().length, "the task's exception must not be changed");
+    }
+
     @Test
     void anErrorIsCopiedLikeAnyOtherFailure() throws Exception {
         AssertionError original = new AssertionError("invariant broken");
