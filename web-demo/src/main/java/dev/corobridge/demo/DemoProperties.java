@@ -159,13 +159,20 @@ public record DemoProperties(@DefaultValue("./data") Path dataDir,
      *                      after a 408 if nothing of the answer was sent yet; 1s..10m. The default
      *                      (20s) takes the default {@code demo.max-body} (64KB) at 3.2 KB/s or more:
      *                      raise it with a larger {@code demo.max-body} for slow clients
+     * @param maxUnsentOutput the most that all connections together may hold of answers written to
+     *                      clients that do not read them (a large board's stream or JSON); above
+     *                      it the connections holding the most are closed; 1MB..64GB
      */
     public record HttpSettings(@DefaultValue("10s") Duration headerTimeout,
-                               @DefaultValue("20s") Duration bodyTimeout) {
+                               @DefaultValue("20s") Duration bodyTimeout,
+                               @DefaultValue("256MB") DataSize maxUnsentOutput) {
 
         public HttpSettings {
             check("demo.http.header-timeout", headerTimeout);
             check("demo.http.body-timeout", bodyTimeout);
+            if (maxUnsentOutput.toBytes() < 1024 * 1024 || maxUnsentOutput.toBytes() > 64L * 1024 * 1024 * 1024) {
+                throw new IllegalArgumentException("demo.http.max-unsent-output must be within 1MB..64GB, was " + maxUnsentOutput);
+            }
         }
 
         private static void check(String property, Duration timeout) {

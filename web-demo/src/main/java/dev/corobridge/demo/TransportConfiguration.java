@@ -1,5 +1,7 @@
 package dev.corobridge.demo;
 
+import java.time.Duration;
+
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -7,6 +9,7 @@ import dev.corobridge.demo.web.transport.ClientFaultSummary;
 import dev.corobridge.demo.web.transport.ConnectionTracker;
 import dev.corobridge.demo.web.transport.HttpTransport;
 import dev.corobridge.demo.web.transport.ServiceState;
+import dev.corobridge.demo.web.transport.UnsentOutput;
 
 /**
  * The service's HTTP/1.1 transport below Spring (see {@code dev.corobridge.demo.web.transport} and
@@ -23,9 +26,16 @@ public class TransportConfiguration {
         return new ClientFaultSummary();
     }
 
+    /** The budget of answers written to clients that have not read them ({@code demo.http.max-unsent-output}). */
+    @Bean(destroyMethod = "close")
+    UnsentOutput unsentOutput(ClientFaultSummary faults, DemoProperties properties) {
+        return new UnsentOutput(properties.http().maxUnsentOutput().toBytes(), Duration.ofMillis(250), faults);
+    }
+
     @Bean
     HttpTransport httpTransport(ConnectionTracker tracker, ServiceState state, ClientFaultSummary faults,
-                                DemoProperties properties) {
-        return new HttpTransport(tracker, state, faults, properties.http().headerTimeout(), properties.http().bodyTimeout());
+                                UnsentOutput unsent, DemoProperties properties) {
+        return new HttpTransport(tracker, state, faults, unsent, properties.http().headerTimeout(),
+                properties.http().bodyTimeout());
     }
 }

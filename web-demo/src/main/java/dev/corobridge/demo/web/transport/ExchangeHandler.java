@@ -205,6 +205,9 @@ final class ExchangeHandler extends ChannelDuplexHandler {
     /** Adds a handler (and its byte hook) to a new connection's pipeline, around the HTTP/1.1 codec if there is one. */
     static void install(ChannelPipeline pipeline, HttpTransport transport) {
         ExchangeHandler handler = new ExchangeHandler(transport);
+        if (transport.unsent != null) {
+            transport.unsent.add(pipeline.channel());
+        }
         // A client's end of stream becomes an event here, not a close: see "A client that ends its side".
         pipeline.channel().config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
         ChannelHandler codec = pipeline.get(NettyPipeline.HttpCodec);

@@ -11,8 +11,9 @@ import reactor.netty.http.server.HttpServer;
  * on every connection the Reactor Netty server accepts, which answers undecodable requests with
  * problem JSON, enforces the deadlines for a request's headers ({@code demo.http.header-timeout})
  * and body ({@code demo.http.body-timeout}), and reports each connection's life to the
- * {@link ConnectionTracker} of the shutdown drain. Refusals and expiries are counted by the
- * {@link ClientFaultSummary}.
+ * {@link ConnectionTracker} of the shutdown drain, and adds it to the budget of answers its client
+ * has not read ({@link UnsentOutput}). Refusals, expiries and connections closed for that budget
+ * are counted by the {@link ClientFaultSummary}.
  *
  * <p>Immutable; thread-safe. Its fields are the handlers' shared settings.
  */
@@ -21,6 +22,8 @@ public final class HttpTransport implements NettyServerCustomizer {
     final ConnectionTracker tracker;
     final ServiceState state;
     final ClientFaultSummary faults;
+    /** The budget of answers not read yet, or null: none (unit tests of the handler). */
+    final UnsentOutput unsent;
     final long headerTimeoutNanos;
     final long bodyTimeoutNanos;
     /** How a late request is described in the log and the fault summary. */
@@ -33,6 +36,18 @@ public final class HttpTransport implements NettyServerCustomizer {
      */
     public HttpTransport(ConnectionTracker tracker, ServiceState state, ClientFaultSummary faults, Duration headerTimeout,
                          Duration bodyTimeout) {
+        this(tracker, state, faults, null, headerTimeout, bodyTimeout);
+    }
+
+    /**
+     * @param unsent        the budget of answers written but not read yet, which every connection is
+     *                      added to; null: none
+     * @param headerTimeout the longest time from a request's first byte to the end of its headers; positive
+     * @param bodyTimeout   the longest time from a request's headers to the end of its body; positive
+     */
+    public HttpTransport(ConnectionTracker tracker, ServiceState state, ClientFaultSummary faults, UnsentOutput unsent,
+                         Duration headerTimeout, Duration bodyTimeout) {
+        this.unsent = unsent;
         this.tracker = Objects.requireNonNull(tracker, "tracker");
         this.state = Objects.requireNonNull(state, "state");
         this.faults = Objects.requireNonNull(faults, "faults");

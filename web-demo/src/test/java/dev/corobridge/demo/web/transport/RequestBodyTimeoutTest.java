@@ -124,15 +124,17 @@ class RequestBodyTimeoutTest {
         }
     }
 
+    private static final org.springframework.util.unit.DataSize DEFAULT_UNSENT = org.springframework.util.unit.DataSize.ofMegabytes(256);
+
     @Test
     void theTimeoutIsCheckedWhenBound() {
-        assertThatThrownBy(() -> new DemoProperties.HttpSettings(Duration.ofSeconds(10), Duration.ofMillis(999)))
+        assertThatThrownBy(() -> new DemoProperties.HttpSettings(Duration.ofSeconds(10), Duration.ofMillis(999), DEFAULT_UNSENT))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("demo.http.body-timeout");
-        assertThatThrownBy(() -> new DemoProperties.HttpSettings(Duration.ofSeconds(10), Duration.ofMinutes(11)))
+        assertThatThrownBy(() -> new DemoProperties.HttpSettings(Duration.ofSeconds(10), Duration.ofMinutes(11), DEFAULT_UNSENT))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("demo.http.body-timeout");
         assertThatThrownBy(() -> new HttpTransport(new ConnectionTracker(), new ServiceState(), new ClientFaultSummary(),
                 Duration.ofSeconds(10), Duration.ZERO)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("body");
-        assertThat(new DemoProperties.HttpSettings(Duration.ofSeconds(10), Duration.ofSeconds(1)).bodyTimeout())
+        assertThat(new DemoProperties.HttpSettings(Duration.ofSeconds(10), Duration.ofSeconds(1), DEFAULT_UNSENT).bodyTimeout())
                 .isEqualTo(Duration.ofSeconds(1));
     }
 }
