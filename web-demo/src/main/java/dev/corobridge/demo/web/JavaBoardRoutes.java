@@ -1,6 +1,5 @@
 package dev.corobridge.demo.web;
 
-import java.util.List;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
@@ -182,14 +181,6 @@ public class JavaBoardRoutes {
         }
 
         /** A query parameter as {@code @RequestParam String} reads it: its values joined by commas, {@code null} if absent. */
-        private static @Nullable String query(ServerRequest request, String name) {
-            List<String> values = request.queryParams().get(name);
-            if (values == null) {
-                return null;
-            }
-            return values.size() == 1 ? values.get(0) : String.join(",", values);
-        }
-
         /** The JSON body, required as {@code @RequestBody} requires it. */
         private static Mono<JsonNode> body(ServerRequest request) {
             return request.bodyToMono(JsonNode.class)
@@ -257,7 +248,9 @@ public class JavaBoardRoutes {
         Mono<ServerResponse> deleteNote(ServerRequest request) {
             String b = boardId(request);
             String n = noteId(request);
-            long version = JsonInput.version(query(request, "expectedVersion"), "expectedVersion", 1, Change.ANY_VERSION);
+            JsonInput.noBody(request.headers().asHttpHeaders(), JsonInput.DELETE_CHECK);
+            long version = JsonInput.version(JsonInput.onlyQueryParameter(request.queryParams(), "expectedVersion"),
+                    "expectedVersion", 1, Change.ANY_VERSION);
             HopTrace trace = trace(request);
             return outcome(() -> boards.deleteNoteAsync(b, n, version, trace))
                     .flatMap(deleted -> ServerResponse.noContent().build());
@@ -280,7 +273,7 @@ public class JavaBoardRoutes {
          */
         Mono<ServerResponse> changes(ServerRequest request) {
             String id = boardId(request);
-            long revision = JsonInput.version(query(request, "after"), "after", 0, 0);
+            long revision = JsonInput.version(JsonInput.onlyQueryParameter(request.queryParams(), "after"), "after", 0, 0);
             HopTrace trace = trace(request);
             return json(() -> boards.awaitChangeAsync(id, revision, trace));
         }

@@ -1,6 +1,11 @@
 package dev.corobridge.demo.web;
 
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.StringJoiner;
+
+import org.springframework.http.HttpHeaders;
 
 import tools.jackson.databind.JsonNode;
 
@@ -20,6 +25,8 @@ public final class JsonInput {
     public static final int MAX_NAME = ChangeRules.MAX_NAME;
     /** Longest note text ({@link ChangeRules#MAX_TEXT}). */
     public static final int MAX_TEXT = ChangeRules.MAX_TEXT;
+    /** Where a delete's version check goes, as a refused body's detail says. */
+    public static final String DELETE_CHECK = "a delete's version check goes in the query: ?expectedVersion=N";
 
     private JsonInput() {
     }
@@ -45,7 +52,7 @@ public final class JsonInput {
             throw invalid("'expectedVersion' is required");
         }
         if (!v.isIntegralNumber() || !v.canConvertToLong() || v.longValue() < 1) {
-            throw invalid("'expectedVersion' must be a whole number >= 1");
+            throw invalid("'expectedVersion' must be a whole number from 1 to " + Long.MAX_VALUE);
         }
         return new Edit(text, v.longValue());
     }
@@ -90,7 +97,41 @@ public final class JsonInput {
                 // too large for a long: below
             }
         }
-        throw invalid("'" + name + "' must be a whole number >= " + min + ", was '" + printable(value) + "'");
+        throw invalid("'" + name + "' must be a whole number from " + min + " to " + Long.MAX_VALUE + ", was '"
+                + printable(value) + "'");
+    }
+
+    /**
+     * The value of query parameter {@code name}, the only one the endpoint takes: null when absent,
+     * {@code ""} for one without a value ({@code ?expectedVersion}, refused by {@link #version} as a
+     * number), several values joined by commas. Any other query parameter is refused: a misspelt
+     * {@code expectedversion} must not drop a delete's version check without a word.
+     */
+    public static String onlyQueryParameter(Map<String, List<String>> query, String name) {
+        for (String given : query.keySet()) {
+            if (!given.equals(name)) {
+                throw invalid("unknown query parameter '" + printable(given) + "'; this endpoint takes only '" + name + "'");
+            }
+        }
+        List<String> values = query.get(name);
+        if (values == null) {
+            return null;
+        }
+        StringJoiner joined = new StringJoiner(",");
+        for (String v : values) {
+            joined.add(v == null ? "" : v);
+        }
+        return joined.toString();
+    }
+
+    /**
+     * Refuses a request with a body where the endpoint takes none (a {@code DELETE}, whose version
+     * check goes in the query: a body is not read, so a check put there would be dropped).
+     */
+    public static void noBody(HttpHeaders headers, String hint) {
+        if (headers.getContentLength() > 0 || headers.containsHeader(HttpHeaders.TRANSFER_ENCODING)) {
+            throw invalid("this request takes no body; " + hint);
+        }
     }
 
     private static void object(JsonNode body, Set<String> allowed) {

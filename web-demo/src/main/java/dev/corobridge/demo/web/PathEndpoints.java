@@ -31,7 +31,7 @@ import reactor.core.publisher.Mono;
  *   <li>by method (HEAD is served by the GET endpoint); none: OPTIONS is answered by the path
  *       itself ({@link #choose} returns {@code null}, {@link #options()} is the answer: 200 with
  *       {@code Allow}, the declared methods, HEAD with GET, and OPTIONS), any other method is 405 ({@link MethodNotAllowedException},
- *       {@code Allow} with the declared methods, in the order given);</li>
+ *       with the same {@code Allow});</li>
  *   <li>by {@code Content-Type}, for endpoints that read a body; none: 415
  *       ({@link UnsupportedMediaTypeStatusException}, {@code Accept} with what is read);</li>
  *   <li>by {@code Accept}; none: 406 ({@link NotAcceptableStatusException}).</li>
@@ -141,7 +141,7 @@ public final class PathEndpoints<H> {
             if (HttpMethod.OPTIONS.equals(method)) {
                 return null;
             }
-            throw new MethodNotAllowedException(method, declared);
+            throw new MethodNotAllowedException(method, options); // every method the path supports (RFC 9110, 15.5.6)
         }
         if (byContentType == 0) {
             List<MediaType> readable = new ArrayList<>();

@@ -35,7 +35,8 @@ import dev.corobridge.demo.web.transport.ServiceState;
  * a {@code Transfer-Encoding} other than a single {@code chunked} (400, then the connection closes:
  * the body's length is unknown, RFC 9112 section 6.3), a {@code Content-Encoding} the service does
  * not decode (415: the body would be read as if it were plain), more than one {@code Content-Type}
- * (400: which one applies is a guess), and a body that is not well-formed UTF-8 or holds a NUL byte
+ * (400: which one applies is a guess), an {@code If-Match} with entity tags (412: the service sends
+ * none, so none can match; {@code *} passes), and a body that is not well-formed UTF-8 or holds a NUL byte
  * ({@link Utf8Validator}, 400, checked as the body streams in: a NUL is what UTF-16 and UTF-32 text
  * gives away, which a JSON parser would otherwise read). An {@code Accept} that refuses types with {@code q=0} is
  * rewritten so that Spring's negotiation honours the refusal ({@link RefusedMediaTypes}).
@@ -120,6 +121,14 @@ public final class RequestGuardFilter implements WebFilter, Ordered {
                         + JsonInput.printable(String.join(", ", contentCodings)) + "' is not supported; send the body "
                         + "without a content coding"));
             }
+        }
+        List<String> ifMatch = headers.getValuesAsList(HttpHeaders.IF_MATCH);
+        if (!ifMatch.isEmpty() && !ifMatch.contains("*")) {
+            // The service sends no entity tags, so none can match (RFC 9110, section 13.1.1): the
+            // method must not be performed. Its own precondition is expectedVersion.
+            return Mono.error(new ResponseStatusException(HttpStatus.PRECONDITION_FAILED, "If-Match '"
+                    + JsonInput.printable(String.join(", ", ifMatch)) + "' cannot match: this service sends no entity tags; "
+                    + "use expectedVersion (a note's version) as the precondition of an edit or a delete"));
         }
         List<String> contentTypes = headers.get(HttpHeaders.CONTENT_TYPE);
         if (contentTypes != null && contentTypes.size() > 1) {

@@ -124,9 +124,6 @@ class KotlinBoardRoutes {
         private fun noteId(request: ServerRequest): String = JsonInput.noteId(request.pathVariable("noteId"))
 
         /** A query parameter as `@RequestParam String` reads it: its values joined by commas, `null` if absent. */
-        private fun query(request: ServerRequest, name: String): String? =
-            request.queryParams()[name]?.let { if (it.size == 1) it[0] else it.joinToString(",") }
-
         /** The JSON body, required as `@RequestBody` requires it. */
         private suspend fun body(request: ServerRequest): JsonNode =
             request.awaitBodyOrNull<JsonNode>() ?: throw ServerWebInputException("No request body")
@@ -174,7 +171,9 @@ class KotlinBoardRoutes {
         suspend fun deleteNote(request: ServerRequest): ServerResponse {
             val b = boardId(request)
             val n = noteId(request)
-            val version = JsonInput.version(query(request, "expectedVersion"), "expectedVersion", 1, Change.ANY_VERSION)
+            JsonInput.noBody(request.headers().asHttpHeaders(), JsonInput.DELETE_CHECK)
+            val version = JsonInput.version(JsonInput.onlyQueryParameter(request.queryParams(), "expectedVersion"),
+                "expectedVersion", 1, Change.ANY_VERSION)
             boards.deleteNote(b, n, version, trace(request))
             return ServerResponse.noContent().buildAndAwait()
         }
@@ -193,7 +192,7 @@ class KotlinBoardRoutes {
          */
         suspend fun changes(request: ServerRequest): ServerResponse {
             val id = boardId(request)
-            val revision = JsonInput.version(query(request, "after"), "after", 0, 0)
+            val revision = JsonInput.version(JsonInput.onlyQueryParameter(request.queryParams(), "after"), "after", 0, 0)
             return json(boards.awaitChange(id, revision, trace(request)))
         }
     }

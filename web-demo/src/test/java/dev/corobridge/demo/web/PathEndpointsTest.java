@@ -72,12 +72,17 @@ class PathEndpointsTest {
         assertThat(notes.options().block().headers().getAllow()).containsExactly(HttpMethod.POST, HttpMethod.OPTIONS);
     }
 
+    /**
+     * A 405's {@code Allow} lists every method the path supports (RFC 9110, section 15.5.6), as the
+     * OPTIONS answer does: HEAD and OPTIONS were left out.
+     */
     @Test
-    void aMethodNoEndpointDeclaresIs405WithTheDeclaredMethods() {
+    void aMethodNoEndpointDeclaresIs405WithEveryMethodThePathSupports() {
         assertThatThrownBy(() -> path.choose(request(HttpMethod.PATCH).build()))
                 .isInstanceOfSatisfying(MethodNotAllowedException.class, e -> {
                     assertThat(e.getStatusCode().value()).isEqualTo(405);
-                    assertThat(e.getSupportedMethods()).containsExactlyInAnyOrder(HttpMethod.GET, HttpMethod.POST);
+                    assertThat(e.getSupportedMethods()).containsExactlyInAnyOrder(HttpMethod.GET, HttpMethod.POST,
+                            HttpMethod.HEAD, HttpMethod.OPTIONS);
                 });
     }
 

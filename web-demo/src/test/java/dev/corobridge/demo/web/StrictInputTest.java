@@ -200,6 +200,60 @@ class StrictInputTest extends LiveServiceTestBase {
     }
 
     /**
+     * A delete's version check is never dropped silently: an {@code expectedVersion} without a value,
+     * a query parameter the endpoint does not take (a misspelt {@code expectedversion}, an
+     * {@code expectedVersion[]}) and a body (where a client may have put its check) are refused with
+     * 400 and delete nothing; the long poll takes {@code after} only. Each of these deleted the note
+     * unconditionally.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"/api", "/api/kt"})
+    void aDeletesVersionCheckIsNeverDroppedSilently(String face) throws Exception {
+        String b = createBoard(face, "checked deletes");
+        String n = addNote(face, b, "keep");
+        String note = face + "/boards/" + b + "/notes/" + n;
+        String before = state();
+        assertThat(problem(exchange(request("DELETE", note + "?expectedVersion", List.of(), null)), 400))
+                .contains("'expectedVersion' must be a whole number");
+        for (String query : List.of("expectedversion=5", "expectedVersion%5B%5D=5", "expectedVersion=1&force=true")) {
+            assertThat(problem(exchange(request("DELETE", note + "?" + query, List.of(), null)), 400))
+                    .as(query).contains("query parameter").contains("expectedVersion");
+        }
+        assertThat(problem(exchange(json("DELETE", note, "{\"expectedVersion\":5}")), 400))
+                .contains("no body").contains("expectedVersion");
+        assertThat(problem(exchange(request("GET", face + "/boards/" + b + "/changes?since=5", List.of(), null)), 400))
+                .contains("query parameter").contains("after");
+        assertThat(state()).isEqualTo(before);
+    }
+
+    /**
+     * {@code If-Match} is a precondition (RFC 9110, section 13.1.1): the service sends no entity
+     * tags, so a tag can never match and the request is refused with 412, changing nothing; {@code *}
+     * matches. It was ignored, and a generic client's lost-update check with it passed silently.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"/api", "/api/kt"})
+    void ifMatchWithATagIsAPreconditionThatFails(String face) throws Exception {
+        String b = createBoard(face, "if-match");
+        String n = addNote(face, b, "keep");
+        String note = face + "/boards/" + b + "/notes/" + n;
+        String before = state();
+        byte[] edit = "{\"text\":\"changed\",\"expectedVersion\":1}".getBytes(StandardCharsets.UTF_8);
+        List<String> typed = List.of("Content-Type: application/json", "Content-Length: " + edit.length);
+        for (String tag : List.of("\"bogus\"", "W/\"1\"", "\"1\", \"2\"")) {
+            List<String> headers = new java.util.ArrayList<>(typed);
+            headers.add("If-Match: " + tag);
+            assertThat(problem(exchange(request("PUT", note, headers, edit)), 412)).as(tag).contains("If-Match");
+            assertThat(problem(exchange(request("DELETE", note, List.of("If-Match: " + tag), null)), 412)).as(tag)
+                    .contains("expectedVersion");
+        }
+        assertThat(state()).isEqualTo(before);
+        List<String> any = new java.util.ArrayList<>(typed);
+        any.add("If-Match: *");
+        assertThat(exchange(request("PUT", note, any, edit)).status()).isEqualTo(200);
+    }
+
+    /**
      * The limits count UTF-16 code units, as JavaScript's {@code length} and the page's
      * {@code maxlength} do: a character outside the Basic Multilingual Plane counts 2, and the
      * refusal says so (it said "characters", which 51 emoji are not more than 100 of).
