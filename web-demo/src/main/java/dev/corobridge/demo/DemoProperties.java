@@ -162,16 +162,24 @@ public record DemoProperties(@DefaultValue("./data") Path dataDir,
      * @param maxUnsentOutput the most that all connections together may hold of answers written to
      *                      clients that do not read them (a large board's stream or JSON); above
      *                      it the connections holding the most are closed; 1MB..64GB
+     * @param maxConnections the most connections at once; one more is answered 503 and closed.
+     *                      0 (the default): 90% of the process's open-file limit, so that the
+     *                      service keeps descriptors for its own files; 0..10000000
      */
     public record HttpSettings(@DefaultValue("10s") Duration headerTimeout,
                                @DefaultValue("20s") Duration bodyTimeout,
-                               @DefaultValue("256MB") DataSize maxUnsentOutput) {
+                               @DefaultValue("256MB") DataSize maxUnsentOutput,
+                               @DefaultValue("0") int maxConnections) {
 
         public HttpSettings {
             check("demo.http.header-timeout", headerTimeout);
             check("demo.http.body-timeout", bodyTimeout);
             if (maxUnsentOutput.toBytes() < 1024 * 1024 || maxUnsentOutput.toBytes() > 64L * 1024 * 1024 * 1024) {
                 throw new IllegalArgumentException("demo.http.max-unsent-output must be within 1MB..64GB, was " + maxUnsentOutput);
+            }
+            if (maxConnections < 0 || maxConnections > 10_000_000) {
+                throw new IllegalArgumentException("demo.http.max-connections must be within 0..10000000 (0: 90% of the "
+                        + "process's open-file limit), was " + maxConnections);
             }
         }
 

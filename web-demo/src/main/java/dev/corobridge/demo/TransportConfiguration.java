@@ -1,6 +1,11 @@
 package dev.corobridge.demo;
 
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
+
+import com.sun.management.UnixOperatingSystemMXBean;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -21,6 +26,8 @@ import dev.corobridge.demo.web.transport.UnsentOutput;
 @Configuration(proxyBeanMethods = false)
 public class TransportConfiguration {
 
+    private static final Log LOG = LogFactory.getLog(TransportConfiguration.class);
+
     @Bean
     ClientFaultSummary clientFaultSummary() {
         return new ClientFaultSummary();
@@ -35,7 +42,21 @@ public class TransportConfiguration {
     @Bean
     HttpTransport httpTransport(ConnectionTracker tracker, ServiceState state, ClientFaultSummary faults,
                                 UnsentOutput unsent, DemoProperties properties) {
-        return new HttpTransport(tracker, state, faults, unsent, properties.http().headerTimeout(),
-                properties.http().bodyTimeout());
+        return new HttpTransport(tracker, state, faults, unsent, maxConnections(properties.http().maxConnections()),
+                properties.http().headerTimeout(), properties.http().bodyTimeout());
+    }
+
+    /** {@code configured}, or for 0 90% of the process's open-file limit (0, no limit, if the JVM cannot tell). */
+    static int maxConnections(int configured) {
+        if (configured > 0) {
+            return configured;
+        }
+        long files = ManagementFactory.getOperatingSystemMXBean() instanceof UnixOperatingSystemMXBean unix
+                ? unix.getMaxFileDescriptorCount() : -1;
+        int limit = files <= 0 ? 0 : (int) Math.max(1, Math.min(10_000_000, files * 9 / 10));
+        LOG.info(limit == 0 ? "Connections: no limit (the open-file limit is unknown; set demo.http.max-connections)"
+                : "Connections: at most " + limit + " at once, 90% of the open-file limit " + files
+                        + " (demo.http.max-connections)");
+        return limit;
     }
 }

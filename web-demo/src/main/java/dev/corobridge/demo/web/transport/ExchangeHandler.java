@@ -228,7 +228,30 @@ final class ExchangeHandler extends ChannelDuplexHandler {
         transport.tracker.opened();
         if (!ctx.channel().isOpen()) {
             untrack(); // closed before the handler was added: no channelInactive will come
+        } else if (transport.maxConnections > 0 && transport.tracker.open() > transport.maxConnections) {
+            ctx.executor().execute(() -> refuseOverTheLimit(ctx)); // once the pipeline is complete
         }
+    }
+
+    /**
+     * A connection beyond {@code demo.http.max-connections}: answered 503 before its request is read,
+     * and closed. The limit keeps file descriptors for the service's own files and for the
+     * connections it has: without it, connections took every descriptor and nobody was answered.
+     */
+    private void refuseOverTheLimit(ChannelHandlerContext ctx) {
+        if (closing || !ctx.channel().isActive()) {
+            return;
+        }
+        closing = true;
+        cancelDeadlines();
+        answerBegun = true;
+        String detail = "the service has " + transport.maxConnections + " connections open, its limit "
+                + "(demo.http.max-connections); try again shortly";
+        transport.refusedConnections.warn("Refusing connections with 503: " + transport.tracker.open() + " open, the limit "
+                + "is demo.http.max-connections " + transport.maxConnections, null);
+        FullHttpResponse problem = ProblemJson.response(HttpResponseStatus.SERVICE_UNAVAILABLE, detail);
+        problem.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE).set(HttpHeaderNames.RETRY_AFTER, "1");
+        ctx.writeAndFlush(problem).addListener((ChannelFutureListener) written -> LingeringClose.of(ctx));
     }
 
     @Override

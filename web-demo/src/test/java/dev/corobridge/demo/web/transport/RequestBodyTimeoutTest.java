@@ -128,13 +128,13 @@ class RequestBodyTimeoutTest {
 
     @Test
     void theTimeoutIsCheckedWhenBound() {
-        assertThatThrownBy(() -> new DemoProperties.HttpSettings(Duration.ofSeconds(10), Duration.ofMillis(999), DEFAULT_UNSENT))
+        assertThatThrownBy(() -> new DemoProperties.HttpSettings(Duration.ofSeconds(10), Duration.ofMillis(999), DEFAULT_UNSENT, 0))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("demo.http.body-timeout");
-        assertThatThrownBy(() -> new DemoProperties.HttpSettings(Duration.ofSeconds(10), Duration.ofMinutes(11), DEFAULT_UNSENT))
+        assertThatThrownBy(() -> new DemoProperties.HttpSettings(Duration.ofSeconds(10), Duration.ofMinutes(11), DEFAULT_UNSENT, 0))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("demo.http.body-timeout");
         assertThatThrownBy(() -> new HttpTransport(new ConnectionTracker(), new ServiceState(), new ClientFaultSummary(),
                 Duration.ofSeconds(10), Duration.ZERO)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("body");
-        assertThat(new DemoProperties.HttpSettings(Duration.ofSeconds(10), Duration.ofSeconds(1), DEFAULT_UNSENT).bodyTimeout())
+        assertThat(new DemoProperties.HttpSettings(Duration.ofSeconds(10), Duration.ofSeconds(1), DEFAULT_UNSENT, 0).bodyTimeout())
                 .isEqualTo(Duration.ofSeconds(1));
     }
 }

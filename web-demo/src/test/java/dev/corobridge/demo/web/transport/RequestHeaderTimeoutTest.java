@@ -55,7 +55,7 @@ class RequestHeaderTimeoutTest {
     void theTimeoutIsCheckedWhenBound() {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> new dev.corobridge.demo.DemoProperties.HttpSettings(
                 java.time.Duration.ofMillis(500), java.time.Duration.ofSeconds(20),
-                org.springframework.util.unit.DataSize.ofMegabytes(256))).isInstanceOf(IllegalArgumentException.class)
+                org.springframework.util.unit.DataSize.ofMegabytes(256), 0)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("demo.http.header-timeout");
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> new HttpTransport(new ConnectionTracker(), new ServiceState(),
                 new ClientFaultSummary(), java.time.Duration.ZERO, java.time.Duration.ofSeconds(20)))
