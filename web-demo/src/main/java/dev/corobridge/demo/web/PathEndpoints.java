@@ -185,8 +185,30 @@ public final class PathEndpoints<H> {
             return request.headers().contentType().orElse(MediaType.APPLICATION_OCTET_STREAM);
         } catch (InvalidMediaTypeException e) {
             // Spring's message names its own parameters ("'mimeType' must not be empty").
-            throw new UnsupportedMediaTypeStatusException("Content type '" + JsonInput.printable(e.getMediaType(), 200)
-                    + "' is not a media type (type/subtype, then parameters as name=value)", List.of(consumes));
+            String given = JsonInput.printable(e.getMediaType(), 200);
+            String charset = unknownCharset(e.getMediaType());
+            throw new UnsupportedMediaTypeStatusException(charset != null
+                    ? "Content type '" + given + "' names charset '" + JsonInput.printable(charset, 40)
+                            + "', which this service does not read; send the body as UTF-8 (charset=utf-8, or no charset)"
+                    : "Content type '" + given + "' is not a media type (type/subtype, then parameters as name=value)",
+                    List.of(consumes));
+        }
+    }
+
+    /**
+     * The charset of {@code type} when that is all that makes it unreadable (a well-formed media type
+     * whose charset the JVM does not know), else null.
+     */
+    private static String unknownCharset(String type) {
+        if (type == null) {
+            return null;
+        }
+        try {
+            MediaType parsed = MediaType.parseMediaType(type.replaceAll("(?i);\\s*charset\\s*=\\s*[^;]*", ""));
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?i);\\s*charset\\s*=\\s*\"?([^;\"]+)").matcher(type);
+            return parsed != null && m.find() ? m.group(1).strip() : null;
+        } catch (InvalidMediaTypeException notJustTheCharset) {
+            return null;
         }
     }
 

@@ -15,6 +15,7 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.web.server.NotAcceptableStatusException;
 import org.springframework.web.server.ResponseStatusException;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.ServerWebInputException;
@@ -195,7 +196,10 @@ public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
                 int status = rs.getStatusCode().value();
                 HttpStatus known = HttpStatus.resolve(status);
                 String title = known != null ? known.getReasonPhrase() : "Error";
-                String detail = rs.getReason() != null ? rs.getReason() : title;
+                String detail = rs instanceof NotAcceptableStatusException na && !na.getSupportedMediaTypes().isEmpty()
+                        ? "this endpoint answers with " + MediaType.toString(na.getSupportedMediaTypes())
+                                + " (application/problem+json for errors); the request's Accept takes none of them"
+                        : rs.getReason() != null ? rs.getReason() : title;
                 return problem(status, title, detail, rs.getHeaders());
             }
             if (t instanceof CancellationException) {

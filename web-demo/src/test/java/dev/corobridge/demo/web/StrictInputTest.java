@@ -290,6 +290,24 @@ class StrictInputTest extends LiveServiceTestBase {
     }
 
     /**
+     * A refusal says what is wrong: an unknown charset is named as such (the 415 said the media type
+     * was "not a media type"), and a 406 names what the endpoint answers with (it said only "Could
+     * not find acceptable representation").
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"/api", "/api/kt"})
+    void refusalsOfCharsetAndAcceptSayWhatIsWrong(String face) throws Exception {
+        String before = state();
+        byte[] body = "{\"name\":\"x\"}".getBytes(StandardCharsets.UTF_8);
+        String detail = problem(exchange(request("POST", face + "/boards",
+                List.of("Content-Type: application/json; charset=bogus", "Content-Length: " + body.length), body)), 415);
+        assertThat(detail).contains("charset 'bogus'").contains("UTF-8").doesNotContain("is not a media type");
+        String notAcceptable = problem(exchange(request("GET", face + "/boards", List.of("Accept: text/html"), null)), 406);
+        assertThat(notAcceptable).contains("application/json").contains("Accept");
+        assertThat(state()).isEqualTo(before);
+    }
+
+    /**
      * OPTIONS names the allowed methods and no empty {@code Accept-Patch}: that header lists at
      * least one media type (RFC 5789, section 3.1), and no endpoint takes PATCH.
      */
