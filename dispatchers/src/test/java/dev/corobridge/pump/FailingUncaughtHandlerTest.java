@@ -6,13 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
-import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -21,31 +17,16 @@ import org.junit.jupiter.api.Test;
 class FailingUncaughtHandlerTest {
 
     /** The pump logs through System.Logger, which is java.util.logging here; kept strongly reachable. */
-    private final Logger pumpLog = Logger.getLogger(MessagePump.class.getName());
-    private final List<LogRecord> records = Collections.synchronizedList(new ArrayList<>());
-    private final Handler capture = new Handler() {
-        @Override
-        public void publish(LogRecord r) {
-            records.add(r);
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-        }
-    };
+    private PumpLogCapture log;
 
     @BeforeEach
     void captureLog() {
-        pumpLog.addHandler(capture);
+        log = new PumpLogCapture(Level.ALL);
     }
 
     @AfterEach
     void releaseLog() {
-        pumpLog.removeHandler(capture);
+        log.close();
     }
 
     @Test
@@ -96,18 +77,14 @@ class FailingUncaughtHandlerTest {
     }
 
     private List<LogRecord> errorsMentioning(String pumpName) {
-        synchronized (records) {
-            return records.stream()
-                    .filter(r -> r.getLevel().intValue() >= Level.SEVERE.intValue())
-                    .filter(r -> String.valueOf(r.getMessage()).contains(pumpName))
-                    .toList();
-        }
+        return log.records().stream()
+                .filter(r -> r.getLevel().intValue() >= Level.SEVERE.intValue())
+                .filter(r -> String.valueOf(r.getMessage()).contains(pumpName))
+                .toList();
     }
 
     private String messages() {
-        synchronized (records) {
-            return records.stream().map(r -> r.getLevel() + " " + r.getMessage()).toList().toString();
-        }
+        return log.records().stream().map(r -> r.getLevel() + " " + r.getMessage()).toList().toString();
     }
 
     private static boolean chainContains(Throwable reported, Throwable wanted) {

@@ -8,14 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.function.BooleanSupplier;
-import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -30,34 +26,16 @@ class PumpInterruptTest {
     /** Round trips measured; each one may cost the idle pump one park (plus a rare spurious return). */
     private static final int ROUND_TRIPS = 200;
 
-    /** The pump logs through System.Logger, which is java.util.logging here; kept strongly reachable. */
-    private final Logger pumpLog = Logger.getLogger(MessagePump.class.getName());
-    private final List<LogRecord> warnings = Collections.synchronizedList(new ArrayList<>());
-    private final Handler capture = new Handler() {
-        @Override
-        public void publish(LogRecord r) {
-            if (r.getLevel().intValue() >= Level.WARNING.intValue()) {
-                warnings.add(r);
-            }
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-        }
-    };
+    private PumpLogCapture log;
 
     @BeforeEach
     void captureLog() {
-        pumpLog.addHandler(capture);
+        log = new PumpLogCapture(Level.WARNING);
     }
 
     @AfterEach
     void releaseLog() {
-        pumpLog.removeHandler(capture);
+        log.close();
     }
 
     private static MessagePump pumpWithoutSpinning(String name) {
@@ -78,9 +56,7 @@ class PumpInterruptTest {
     }
 
     private List<String> warningsAbout(String pumpName) {
-        synchronized (warnings) {
-            return warnings.stream().map(LogRecord::getMessage).filter(m -> m.contains("'" + pumpName + "'")).toList();
-        }
+        return log.records().stream().map(LogRecord::getMessage).filter(m -> m.contains("'" + pumpName + "'")).toList();
     }
 
     @Test

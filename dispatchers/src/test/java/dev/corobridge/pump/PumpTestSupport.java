@@ -2,6 +2,7 @@ package dev.corobridge.pump;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /** Small helpers shared by the pump tests: bounded waits that fail clearly instead of hanging. */
@@ -30,6 +31,24 @@ final class PumpTestSupport {
             body.run();
             return null;
         });
+    }
+
+    /** Runs a task on {@code p} that blocks the pump until the returned latch opens; returns once it runs. */
+    static CountDownLatch blockWithATask(MessagePump p) throws InterruptedException {
+        CountDownLatch inTask = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        p.execute(() -> {
+            inTask.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        if (!inTask.await(WAIT.toSeconds(), TimeUnit.SECONDS)) {
+            throw new AssertionError("the blocking task did not start within " + WAIT);
+        }
+        return release;
     }
 
     static ShutdownReport stop(MessagePump pump) throws Exception {

@@ -1,19 +1,15 @@
 package dev.corobridge.pump;
 
 import static dev.corobridge.pump.PumpTestSupport.WAIT;
+import static dev.corobridge.pump.PumpTestSupport.blockWithATask;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Handler;
 import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -26,34 +22,16 @@ import org.junit.jupiter.api.Test;
  */
 class ShutdownLogTest {
 
-    /** The pump logs through System.Logger, which is java.util.logging here; kept strongly reachable. */
-    private final Logger pumpLog = Logger.getLogger(MessagePump.class.getName());
-    private final List<LogRecord> logged = Collections.synchronizedList(new ArrayList<>());
-    private final Handler capture = new Handler() {
-        @Override
-        public void publish(LogRecord r) {
-            if (r.getLevel().intValue() >= Level.INFO.intValue()) {
-                logged.add(r);
-            }
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-        }
-    };
+    private PumpLogCapture log;
 
     @BeforeEach
     void captureLog() {
-        pumpLog.addHandler(capture);
+        log = new PumpLogCapture(Level.INFO);
     }
 
     @AfterEach
     void releaseLog() {
-        pumpLog.removeHandler(capture);
+        log.close();
     }
 
     @Test
@@ -68,17 +46,7 @@ class ShutdownLogTest {
     @Test
     void aShutdownThatAbandonsWorkWarnsWithWhatItAbandoned() throws Exception {
         MessagePump p = MessagePump.start("busy-forced");
-        CountDownLatch inTask = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        p.execute(() -> {
-            inTask.countDown();
-            try {
-                release.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        assertTrue(inTask.await(WAIT.toSeconds(), TimeUnit.SECONDS));
+        CountDownLatch release = blockWithATask(p);
         p.execute(() -> { });
         var f = p.shutdownNow();
         release.countDown();
@@ -90,9 +58,7 @@ class ShutdownLogTest {
     }
 
     private List<String> messagesOf(String pump) {
-        synchronized (logged) {
-            return logged.stream().filter(r -> String.valueOf(r.getMessage()).contains("'" + pump + "'"))
-                    .map(r -> r.getLevel() + " " + r.getMessage()).toList();
-        }
+        return log.records().stream().filter(r -> String.valueOf(r.getMessage()).contains("'" + pump + "'"))
+                .map(r -> r.getLevel() + " " + r.getMessage()).toList();
     }
 }

@@ -1,6 +1,7 @@
 package dev.corobridge.pump;
 
 import static dev.corobridge.pump.PumpTestSupport.WAIT;
+import static dev.corobridge.pump.PumpTestSupport.blockWithATask;
 import static dev.corobridge.pump.PumpTestSupport.onPump;
 import static dev.corobridge.pump.PumpTestSupport.stop;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -24,22 +25,6 @@ import dev.corobridge.bridge.Task;
 
 /** Java-side shutdown paths: rejection after termination, reports, and every way to stop. */
 class ShutdownTest {
-
-    /** Runs a task on {@code p} that blocks the pump until the returned latch opens; returns once it runs. */
-    private static CountDownLatch blockWithATask(MessagePump p) throws InterruptedException {
-        CountDownLatch inTask = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        p.execute(() -> {
-            inTask.countDown();
-            try {
-                release.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        assertTrue(inTask.await(WAIT.toSeconds(), TimeUnit.SECONDS));
-        return release;
-    }
 
     /**
      * Once {@code awaitTermination} has returned true, every future {@code shutdown} and

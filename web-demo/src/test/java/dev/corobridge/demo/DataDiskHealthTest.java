@@ -8,9 +8,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -33,21 +31,17 @@ import org.springframework.test.context.DynamicPropertySource;
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class DataDiskHealthTest {
 
-    private static Path mount;
-    private static boolean mounted;
+    private static SmallDisk disk;
 
     @DynamicPropertySource
     static void smallDisk(DynamicPropertyRegistry r) throws Exception {
-        mount = TestData.directory("small-data-disk");
-        mounted = run("mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", mount.toString());
-        r.add("demo.data-dir", () -> mount.resolve("data").toString());
+        disk = SmallDisk.mount("small-data-disk", "2m");
+        r.add("demo.data-dir", () -> disk.path().resolve("data").toString());
     }
 
     @AfterAll
-    static void unmount() throws Exception {
-        if (mounted) {
-            run("umount", "-l", mount.toString());
-        }
+    static void unmount() {
+        disk.close();
     }
 
     @LocalServerPort
@@ -61,12 +55,12 @@ class DataDiskHealthTest {
         Object path = diskSpace.health(true).getDetails().get("path");
         assertThat(path).isInstanceOf(String.class);
         assertThat(new File((String) path).getAbsoluteFile().toPath().normalize())
-                .isEqualTo(mount.resolve("data").toAbsolutePath().normalize());
+                .isEqualTo(disk.path().resolve("data").toAbsolutePath().normalize());
     }
 
     @Test
     void aDataDiskAlmostFullMakesTheServiceUnhealthy() throws Exception {
-        assumeTrue(mounted, "a tmpfs can be mounted here (needs root and a mount-capable sandbox)");
+        assumeTrue(disk.mounted(), SmallDisk.NEEDS);
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
         HttpResponse<String> health = http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/actuator/health"))
                 .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
@@ -77,11 +71,5 @@ class DataDiskHealthTest {
                 .header("Content-Type", "application/json").timeout(Duration.ofSeconds(30))
                 .POST(HttpRequest.BodyPublishers.ofString("{\"name\":\"small disk\"}")).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(made.statusCode()).as(made.body()).isEqualTo(201);
-    }
-
-    private static boolean run(String... command) throws Exception {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        p.getInputStream().readAllBytes();
-        return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
     }
 }

@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterEach;
@@ -19,6 +18,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.corobridge.demo.board.Change;
+import dev.corobridge.demo.SmallDisk;
 import dev.corobridge.ring.RingPool;
 
 /**
@@ -33,6 +33,7 @@ import dev.corobridge.ring.RingPool;
  */
 class JournalOnAFullDiskTest extends JournalFixture {
 
+    private SmallDisk disk;
     private Path mount;
 
     JournalOnAFullDiskTest(RingPool pool) {
@@ -41,15 +42,15 @@ class JournalOnAFullDiskTest extends JournalFixture {
 
     @BeforeEach
     void mountASmallDisk() throws Exception {
-        mount = Files.createDirectory(dir.resolve("small-disk"));
-        assumeTrue(run("mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", mount.toString()),
-                "a tmpfs can be mounted here (needs root and a mount-capable sandbox)");
+        disk = SmallDisk.mount("small-disk", "256k");
+        mount = disk.path();
+        assumeTrue(disk.mounted(), SmallDisk.NEEDS);
     }
 
     @AfterEach
     void unmount() throws Exception {
-        if (mount != null) {
-            run("umount", "-l", mount.toString());
+        if (disk != null) {
+            disk.close();
         }
     }
 
@@ -138,11 +139,5 @@ class JournalOnAFullDiskTest extends JournalFixture {
         } catch (IOException full) {
             // full to the byte
         }
-    }
-
-    private static boolean run(String... command) throws Exception {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        p.getInputStream().readAllBytes();
-        return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
     }
 }

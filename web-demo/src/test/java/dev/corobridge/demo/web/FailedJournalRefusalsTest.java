@@ -3,8 +3,6 @@ package dev.corobridge.demo.web;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
 
 import java.nio.charset.StandardCharsets;
 
@@ -18,7 +16,7 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
-import dev.corobridge.demo.TestData;
+import dev.corobridge.demo.SmallDisk;
 
 /**
  * A journal that failed (here: its disk is full) logs its failure once, with the stack, when it
@@ -33,29 +31,25 @@ import dev.corobridge.demo.TestData;
 @ExtendWith(OutputCaptureExtension.class)
 class FailedJournalRefusalsTest {
 
-    private static Path mount;
-    private static boolean mounted;
+    private static SmallDisk disk;
 
     @DynamicPropertySource
     static void smallDisk(DynamicPropertyRegistry r) throws Exception {
-        mount = TestData.directory("small-disk");
-        mounted = run("mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", mount.toString());
-        r.add("demo.data-dir", () -> mount.resolve("data").toString());
+        disk = SmallDisk.mount("small-disk", "512k");
+        r.add("demo.data-dir", () -> disk.path().resolve("data").toString());
     }
 
     @LocalServerPort
     int port;
 
     @AfterAll
-    static void unmount() throws Exception {
-        if (mounted) {
-            run("umount", "-l", mount.toString());
-        }
+    static void unmount() {
+        disk.close();
     }
 
     @Test
     void writesRefusedByAFailedJournalAreNotEachLoggedWithAStack(CapturedOutput output) throws Exception {
-        assumeTrue(mounted, "a tmpfs can be mounted here (needs root and a mount-capable sandbox)");
+        assumeTrue(disk.mounted(), SmallDisk.NEEDS);
         RawHttp.Response made = post("/api/boards", "{\"name\":\"full disk\"}");
         assertThat(made.status()).isEqualTo(201);
         String b = made.header("location").substring(made.header("location").lastIndexOf('/') + 1);
@@ -93,11 +87,5 @@ class FailedJournalRefusalsTest {
             return c.exchange(("POST " + path + " HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
                     + "Content-Length: " + body.length + "\r\n\r\n" + json).getBytes(StandardCharsets.UTF_8));
         }
-    }
-
-    private static boolean run(String... command) throws Exception {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        p.getInputStream().readAllBytes();
-        return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
     }
 }
