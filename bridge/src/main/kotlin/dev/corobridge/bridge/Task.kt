@@ -12,6 +12,7 @@ import kotlinx.coroutines.suspendCancellableCoroutine
 import kotlin.coroutines.ContinuationInterceptor
 import kotlin.coroutines.CoroutineContext
 import kotlin.coroutines.EmptyCoroutineContext
+import java.util.concurrent.CompletionException
 import java.util.function.Consumer
 
 /**
@@ -20,7 +21,9 @@ import java.util.function.Consumer
  * class, message and stack; the original as its cause) with the hop trace as a suppressed
  * [HopTraceException]; the original is never changed, so every awaiter sees only its own trace. An
  * exception that cannot be copied faithfully (state of its own, no usable public constructor) is
- * rethrown as it is, without the trace. The coroutine resumes on its own dispatcher: an awaiter
+ * rethrown as it is, without the trace. A failure that is Java's `CompletionException` wrapper (a
+ * body that joined another task) is rethrown as its cause, as kotlinx's `CompletableFuture.await()`
+ * does. The coroutine resumes on its own dispatcher: an awaiter
  * on the pump resumes on the pump, whichever thread completed the awaitable.
  *
  * Cancelling the awaiting coroutine only stops this wait and withdraws its callback; the awaitable
@@ -77,7 +80,10 @@ private fun <T> valueOf(outcome: Outcome<T>, source: Awaitable<T>): T = when (ou
  * drop the hop trace. Without them kotlinx copies the awaiter's copy, which stays in the cause chain.
  */
 private fun withHops(error: Throwable, source: Awaitable<*>): Throwable {
-    val mine = Waiting.forAwaiter(error, source)
+    // A Java body that joined another task failed with join()'s wrapper: Kotlin has no checked
+    // exceptions, so the awaiter gets the failure itself, as kotlinx's await of a CompletableFuture does.
+    val cause = (error as? CompletionException)?.cause
+    val mine = Waiting.forAwaiter(cause ?: error, source)
     if (mine !== error) {
         val frames = mine.stackTrace
         if (frames.any { it.className.startsWith(ARTIFICIAL_FRAME_PREFIX) }) {

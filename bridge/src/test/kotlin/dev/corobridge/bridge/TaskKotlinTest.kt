@@ -11,6 +11,7 @@ import kotlinx.coroutines.SupervisorJob
 import kotlinx.coroutines.asCoroutineDispatcher
 import kotlinx.coroutines.async
 import kotlinx.coroutines.awaitCancellation
+import kotlinx.coroutines.future.await
 import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.isActive
 import kotlinx.coroutines.launch
@@ -61,6 +62,21 @@ class TaskKotlinTest {
         assertFailsWith<IllegalStateException> { done.await() }
         val cancelled = Task.failed<String>(CancellationException("c"))
         assertFailsWith<CancellationException> { cancelled.await() }
+    }
+
+    /**
+     * A Java task whose body joined another task that failed with a checked exception fails with
+     * join()'s CompletionException; a Kotlin awaiter gets the failure itself, as kotlinx's await of
+     * a CompletableFuture does (it got the Java wrapper, which a `catch (e: IOException)` misses).
+     */
+    @Test
+    fun `await a task whose body joined a failed task throws the failure itself, as await of a future does`() = runBlocking<Unit> {
+        val inner = Task.start(Dispatchers.Default) { throw java.io.IOException("disk gone") }
+        val outer = Task.startVirtual { inner.join() }
+        val e = assertFailsWith<java.io.IOException> { outer.await() }
+        assertEquals("disk gone", generateSequence<Throwable>(e) { it.cause }.last().message)
+        val future = CompletableFuture.supplyAsync { inner.join() }
+        assertFailsWith<java.io.IOException> { future.await() }
     }
 
     @Test
