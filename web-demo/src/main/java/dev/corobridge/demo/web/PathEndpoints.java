@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.Objects;
 import java.util.Set;
 
@@ -170,6 +172,9 @@ public final class PathEndpoints<H> {
         return ServerResponse.ok().headers(h -> h.setAllow(options)).build();
     }
 
+    /** A {@code charset} parameter and its value (quoted or not). */
+    private static final Pattern CHARSET = Pattern.compile("(?i);\\s*charset\\s*=\\s*\"?([^;\"]*)\"?");
+
     private static boolean takes(List<MediaType> accepted, MediaType produced) {
         for (int i = 0; i < accepted.size(); i++) {
             if (accepted.get(i).isCompatibleWith(produced)) {
@@ -200,13 +205,13 @@ public final class PathEndpoints<H> {
      * whose charset the JVM does not know), else null.
      */
     private static String unknownCharset(String type) {
-        if (type == null) {
+        Matcher m = type == null ? null : CHARSET.matcher(type);
+        if (m == null || !m.find() || m.group(1).isBlank()) {
             return null;
         }
         try {
-            MediaType parsed = MediaType.parseMediaType(type.replaceAll("(?i);\\s*charset\\s*=\\s*[^;]*", ""));
-            java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?i);\\s*charset\\s*=\\s*\"?([^;\"]+)").matcher(type);
-            return parsed != null && m.find() ? m.group(1).strip() : null;
+            MediaType.parseMediaType(type.substring(0, m.start()) + type.substring(m.end()));
+            return m.group(1).strip();
         } catch (InvalidMediaTypeException notJustTheCharset) {
             return null;
         }

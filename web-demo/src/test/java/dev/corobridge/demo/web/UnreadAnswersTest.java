@@ -20,9 +20,12 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import tools.jackson.databind.json.JsonMapper;
+
+import dev.corobridge.demo.web.transport.ConnectionTracker;
 
 /**
  * Answers written to clients that do not read them are held within one budget for all connections
@@ -48,6 +51,9 @@ class UnreadAnswersTest {
     @LocalServerPort
     int port;
 
+    @Autowired
+    ConnectionTracker connections;
+
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
     @Test
@@ -67,6 +73,7 @@ class UnreadAnswersTest {
         } finally {
             writers.shutdownNow();
         }
+        int before = connections.open(); // the writers' keep-alive connections
         List<Socket> readers = new ArrayList<>();
         try {
             for (int i = 0; i < CLIENTS; i++) {
@@ -78,7 +85,12 @@ class UnreadAnswersTest {
                         .getBytes(StandardCharsets.ISO_8859_1));
                 readers.add(s);
             }
-            Thread.sleep(3_000); // the service checks its connections' unsent output a few times a second
+            // The service checks its connections' unsent output four times a second: wait (bounded)
+            // until it has closed all but one of them (a closed connection leaves the tracker).
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (connections.open() > before + 1 && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
 
             // Meanwhile the service answers a client that reads, in full.
             HttpResponse<String> whole = http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/api/boards/" + board))

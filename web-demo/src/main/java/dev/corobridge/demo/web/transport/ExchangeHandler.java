@@ -242,16 +242,12 @@ final class ExchangeHandler extends ChannelDuplexHandler {
         if (closing || !ctx.channel().isActive()) {
             return;
         }
-        closing = true;
-        cancelDeadlines();
-        answerBegun = true;
-        String detail = "the service has " + transport.maxConnections + " connections open, its limit "
-                + "(demo.http.max-connections); try again shortly";
         transport.refusedConnections.warn("Refusing connections with 503: " + transport.tracker.open() + " open, the limit "
                 + "is demo.http.max-connections " + transport.maxConnections, null);
-        FullHttpResponse problem = ProblemJson.response(HttpResponseStatus.SERVICE_UNAVAILABLE, detail);
-        problem.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE).set(HttpHeaderNames.RETRY_AFTER, "1");
-        ctx.writeAndFlush(problem).addListener((ChannelFutureListener) written -> LingeringClose.of(ctx));
+        FullHttpResponse problem = ProblemJson.response(HttpResponseStatus.SERVICE_UNAVAILABLE, "the service has "
+                + transport.maxConnections + " connections open, its limit (demo.http.max-connections); try again shortly");
+        problem.headers().set(HttpHeaderNames.RETRY_AFTER, "1");
+        closeWithProblem(ctx, problem);
     }
 
     @Override
@@ -725,10 +721,14 @@ final class ExchangeHandler extends ChannelDuplexHandler {
 
     /** Writes a problem with {@code Connection: close}, then closes the connection lingering; drops what is read meanwhile. */
     private void closeWithProblem(ChannelHandlerContext ctx, HttpResponseStatus status, String detail) {
+        closeWithProblem(ctx, ProblemJson.response(status, detail));
+    }
+
+    /** Writes {@code problem} with {@code Connection: close}, then closes the connection lingering; drops what is read meanwhile. */
+    private void closeWithProblem(ChannelHandlerContext ctx, FullHttpResponse problem) {
         closing = true;
         cancelDeadlines();
         answerBegun = true;
-        FullHttpResponse problem = ProblemJson.response(status, detail);
         problem.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         ctx.writeAndFlush(problem).addListener((ChannelFutureListener) written -> LingeringClose.of(ctx));
     }

@@ -112,8 +112,7 @@ public final class UnsentOutput implements AutoCloseable {
                 LOG.debug(h.connection() + ": " + fault);
             }
             faults.record(h.connection(), fault);
-            h.connection().close();
-            connections.remove(h.connection());
+            h.connection().close(); // leaves the set when closed (add's listener)
             total -= h.bytes();
             closed++;
         }
