@@ -90,7 +90,11 @@ public class DemoConfiguration {
                     + properties.kafka().bootstrapServers());
             return KafkaChangeLog.create(properties.kafka(), properties.replicaId());
         }
-        return Journal.open(pool, properties.journalFile(), properties.ioTimeout(), properties.journal().recovery());
+        try {
+            return Journal.open(pool, properties.journalFile(), properties.ioTimeout(), properties.journal().recovery());
+        } catch (IOException e) {
+            throw UnusableDataDirectoryException.explainRefusedOpen(properties.dataDir(), e);
+        }
     }
 
     /** The health of the change log, under {@code journal}. */

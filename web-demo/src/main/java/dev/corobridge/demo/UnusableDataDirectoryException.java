@@ -6,10 +6,14 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Set;
+
+import dev.corobridge.ring.RingIoException;
 
 /**
  * {@code demo.data-dir} cannot hold the service's files: it is not a directory, cannot be created,
- * or cannot be written, or a file the service keeps there is not a regular file. Thrown at start, before anything is read or written there;
+ * or cannot be written, or a file the service keeps there is not a regular file or may not be opened for
+ * writing. Thrown at start, before anything is read or written there;
  * {@link UnusableDataDirectoryFailureAnalyzer} turns it into the start's failure report.
  */
 public final class UnusableDataDirectoryException extends IOException {
@@ -57,6 +61,40 @@ public final class UnusableDataDirectoryException extends IOException {
         }
         return dir;
     }
+
+    /**
+     * {@code failure}, a failed open of a file the service keeps in {@code dir} (the journal, its
+     * lock file), as this exception when the kernel refused the access (EACCES, EPERM, EROFS: a file
+     * read-only for this user, an immutable file, a read-only mount), so that the start's report
+     * names the file and the reason instead of ending in a stack trace; any other failure as it is.
+     * The access check of {@link #prepare} cannot see these: it asks about the directory, and root
+     * passes permission bits.
+     */
+    static IOException explainRefusedOpen(Path dir, IOException failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof AccessDeniedException a && a.getFile() != null) { // the JDK's EACCES, often without a reason
+                return refusedOpen(dir, Path.of(a.getFile()), "Permission denied", failure);
+            }
+            if (t instanceof FileSystemException f && f.getFile() != null && REFUSED_REASONS.contains(f.getReason())) {
+                return refusedOpen(dir, Path.of(f.getFile()), f.getReason(), failure);
+            }
+            if (t instanceof RingIoException r && "open".equals(r.operation()) && REFUSED_ERRNOS.contains(r.errno())) {
+                return refusedOpen(dir, Path.of(r.target()), r.errnoName(), failure);
+            }
+        }
+        return failure;
+    }
+
+    private static UnusableDataDirectoryException refusedOpen(Path dir, Path file, String reason, IOException failure) {
+        return new UnusableDataDirectoryException(dir, "holds " + file.getFileName() + ", but " + file
+                + " cannot be opened for writing: " + reason, failure);
+    }
+
+    /** EPERM, EACCES, EROFS. */
+    private static final Set<Integer> REFUSED_ERRNOS = Set.of(1, 13, 30);
+
+    /** The JDK's texts of EPERM and EROFS ({@link FileSystemException#getReason()}). */
+    private static final Set<String> REFUSED_REASONS = Set.of("Operation not permitted", "Read-only file system");
 
     /** The kernel's reason and the file, for a file-system failure; else the message. */
     private static String why(IOException e) {

@@ -13,8 +13,9 @@ public final class UnusableDataDirectoryFailureAnalyzer extends AbstractFailureA
     @Override
     protected FailureAnalysis analyze(Throwable rootFailure, UnusableDataDirectoryException cause) {
         return new FailureAnalysis("The data directory cannot be used: " + cause.getMessage() + ".",
-                "Set demo.data-dir (environment: DEMO_DATA_DIR) to a directory the service can create or write: "
-                        + "the journal lives there (in cluster mode, the replica's snapshot).",
+                "Set demo.data-dir (environment: DEMO_DATA_DIR) to a directory the service can create or write, "
+                        + "and whose files it may read and write: the journal and its lock file live there (in "
+                        + "cluster mode, the replica's snapshot).",
                 cause);
     }
 }

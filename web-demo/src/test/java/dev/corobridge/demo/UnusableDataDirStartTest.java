@@ -8,10 +8,13 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -20,7 +23,8 @@ import dev.corobridge.demo.journal.JournalCodec;
 
 /**
  * A {@code demo.data-dir} the service cannot use (a file in its place, a directory below a file, a
- * directory where the journal should be, a journal written by a newer version) stops the start with
+ * directory where the journal should be, a journal or lock file the process may not open for writing, a
+ * journal written by a newer version) stops the start with
  * Spring Boot's failure report naming the path and what is wrong with it, not with a bare exception
  * deep in a stack trace; what is in the way is left as it was.
  */
@@ -77,6 +81,42 @@ class UnusableDataDirStartTest {
                 .contains("APPLICATION FAILED TO START")
                 .contains(journal + " is not a regular file");
         assertThat(journal).isDirectory();
+    }
+
+    /**
+     * A journal (or its lock file) the process may not open for writing: read-only for a user that
+     * is not its owner, or immutable ({@code chattr +i}), which refuses even root. The start used to
+     * end in a stack trace ("Application run failed", EACCES deep in its causes); the report names
+     * the file and the kernel's reason, and the file is left as it was.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"journal.log", "journal.log.lock"})
+    void aFileInTheDirectoryThatMayNotBeOpenedForWriting(String name, CapturedOutput output) throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve("refused"));
+        Path file = Files.writeString(dir.resolve(name), "");
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("r--r--r--"));
+        boolean immutable = "root".equals(System.getProperty("user.name"));
+        if (immutable) {
+            assumeTrue(chattr("+i", file) == 0, "chattr +i is not supported here");
+        }
+        try {
+            assertThat(catchThrowable(() -> start(dir))).isNotNull();
+            assertThat(output.getOut() + output.getErr())
+                    .contains("APPLICATION FAILED TO START")
+                    .contains("demo.data-dir")
+                    .contains(file + " cannot be opened for writing")
+                    .containsAnyOf("EACCES", "EPERM", "Permission denied", "Operation not permitted")
+                    .doesNotContain("Application run failed");
+            assertThat(Files.readString(file)).isEmpty();
+        } finally {
+            if (immutable) {
+                chattr("-i", file);
+            }
+        }
+    }
+
+    private static int chattr(String flag, Path file) throws Exception {
+        return new ProcessBuilder("chattr", flag, file.toString()).inheritIO().start().waitFor();
     }
 
     @Test
