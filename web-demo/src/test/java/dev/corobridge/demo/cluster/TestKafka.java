@@ -18,7 +18,12 @@ final class TestKafka implements AutoCloseable {
     }
 
     static TestKafka start() {
-        return new TestKafka(KafkaCluster.start(1, TestData.directory("web-demo-kafka")));
+        return start(1);
+    }
+
+    /** {@code brokers} brokers: 1, or 3 (a three-voter quorum that survives the loss of one). */
+    static TestKafka start(int brokers) {
+        return new TestKafka(KafkaCluster.start(brokers, TestData.directory("web-demo-kafka")));
     }
 
     /** A topic no other test uses (the service creates it). */

@@ -98,7 +98,9 @@ import dev.corobridge.demo.journal.JournalCodec;
  * producer's delivery timeout); such a change may still have reached the log, and is then applied
  * everywhere. The first successful check reconnects: no restart. If the broker cannot be reached
  * within {@code demo.kafka.start-wait} at start, {@link #start} completes anyway and the replay
- * comes later as live changes.
+ * comes later as live changes. Brokers that answer while no partition of the topic has a leader
+ * (the brokers that hold them are all away) count as disconnected too: no write could be taken;
+ * partitions without a leader are named in the health ({@code leaderlessPartitions}) either way.
  *
  * <p><b>Thread-safety.</b> As {@link ChangeLog}: {@link #append}, {@link #metrics}, {@link #health},
  * {@link #clusterStatus} and {@link #close} from any thread. The consumer is touched only by the
@@ -142,6 +144,8 @@ public final class KafkaChangeLog implements ChangeLog {
     private volatile boolean connected;
     private volatile boolean caughtUp;
     private volatile String problem = "not started";
+    /** The partitions without a leader at the last check that found any (written by the loop thread). */
+    private volatile List<Integer> leaderless = List.of();
     private volatile Thread loop;
     /** The loop's consumer, for {@code wakeup} (the one call safe from another thread) at close. */
     private volatile KafkaConsumer<String, byte[]> consumerForWakeup;
@@ -503,17 +507,52 @@ public final class KafkaChangeLog implements ChangeLog {
         try {
             Map<TopicPartition, Long> ends = consumer.endOffsets(consumer.assignment(), CHECK_EVERY);
             ends.forEach((tp, end) -> partitions.computeIfPresent(tp.partition(), (p, s) -> s.withEnd(end)));
+            leaderless = List.of();
             reconnected();
         } catch (KafkaException e) {
-            if (brokersAnswer(admin)) {
-                reconnected();
-                if (LOG.isDebugEnabled()) {
-                    LOG.debug("Kafka: the end offsets of " + settings.topic() + " could not be read (" + e
-                            + "), but the brokers answer: a partition between leaders");
-                }
-            } else {
+            if (!brokersAnswer(admin)) {
                 disconnected("cannot reach the brokers at " + settings.bootstrapServers(), e);
+                return;
             }
+            List<Integer> without = leaderlessPartitions(admin);
+            leaderless = without;
+            if (without.size() >= settings.partitions()) {
+                // Every partition's brokers are away (a replication factor that one lost broker
+                // defeats): no write can be taken, as if no broker answered.
+                disconnected("no partition of " + settings.topic() + " has a leader (the brokers that hold them are away)", e);
+                return;
+            }
+            reconnected();
+            if (LOG.isDebugEnabled()) {
+                LOG.debug("Kafka: the end offsets of " + settings.topic() + " could not be read (" + e
+                        + "), but the brokers answer: a partition between leaders " + without);
+            }
+        }
+    }
+
+    /**
+     * The partitions of the topic (of those this replica reads) that have no leader in the
+     * cluster's metadata; none when the metadata cannot be read (the end offsets' failure is then
+     * a passing one: the next check asks again).
+     */
+    private List<Integer> leaderlessPartitions(Admin admin) {
+        try {
+            int ms = (int) CHECK_EVERY.toMillis();
+            TopicDescription topic = admin.describeTopics(List.of(settings.topic()),
+                            new org.apache.kafka.clients.admin.DescribeTopicsOptions().timeoutMs(ms))
+                    .allTopicNames().get(ms, TimeUnit.MILLISECONDS).get(settings.topic());
+            List<Integer> without = new ArrayList<>();
+            for (org.apache.kafka.common.TopicPartitionInfo p : topic.partitions()) {
+                if (p.partition() < settings.partitions() && (p.leader() == null || p.leader().isEmpty())) {
+                    without.add(p.partition());
+                }
+            }
+            return List.copyOf(without);
+        } catch (ExecutionException | java.util.concurrent.TimeoutException | KafkaException e) {
+            return List.of();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return List.of();
         }
     }
 
@@ -545,7 +584,7 @@ public final class KafkaChangeLog implements ChangeLog {
         }
         connected = false;
         problem = what;
-        unreachableWarning.warn("Kafka: " + what + "; writes are refused (503) until the brokers answer", cause);
+        unreachableWarning.warn("Kafka: " + what + "; writes are refused (503) until this recovers", cause);
     }
 
     // ------------------------------------------------------------------ append
@@ -647,7 +686,10 @@ public final class KafkaChangeLog implements ChangeLog {
                 largestDelivery.get(), inFlight.get(), !connected);
     }
 
-    /** Up while the brokers answer; details: replica, topic, connectivity, lag, and why it is down. */
+    /**
+     * Up while the brokers answer and some partition has a leader; details: replica, topic,
+     * connectivity, lag, why it is down, and the partitions without a leader if any.
+     */
     @Override
     public ChangeLogHealth health() {
         Map<String, Object> d = new LinkedHashMap<>();
@@ -660,6 +702,10 @@ public final class KafkaChangeLog implements ChangeLog {
         String why = problem;
         if (why != null) {
             d.put("reason", why);
+        }
+        List<Integer> without = leaderless;
+        if (!without.isEmpty()) {
+            d.put("leaderlessPartitions", without);
         }
         return new ChangeLogHealth(connected, d);
     }

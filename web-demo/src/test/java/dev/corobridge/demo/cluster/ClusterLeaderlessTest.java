@@ -1,0 +1,79 @@
+package dev.corobridge.demo.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * Every partition of the topic without a leader while the brokers still answer (three brokers, the
+ * topic's one partition on a single broker that goes away): no write can be taken, so the replica
+ * says so as when no broker answers (health DOWN with the reason, writes refused with 503 at once,
+ * reads served) instead of reporting UP and letting each write wait for the append timeout; it
+ * recovers without a restart when the partition has a leader again.
+ */
+class ClusterLeaderlessTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(60);
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aTopicWithoutAnyLeaderIsDownAndRefusesWritesAtOnce() throws Exception {
+        try (TestKafka kafka = TestKafka.start(3)) {
+            String topic = TestKafka.freshTopic();
+            try (Admin admin = Admin.create(Map.<String, Object>of("bootstrap.servers", kafka.bootstrap()))) {
+                // Replication factor 1, on broker 2 only: when it goes, nothing can lead the partition.
+                admin.createTopics(List.of(new NewTopic(topic, Map.of(0, List.of(2))))).all().get(60, TimeUnit.SECONDS);
+            }
+            Map<String, String> settings = Map.of("demo.kafka.partitions", "1", "demo.kafka.append-timeout", "20s",
+                    "demo.kafka.start-wait", "2s", "management.endpoint.health.show-details", "always");
+            try (Replica a = Replica.start("a", kafka.bootstrap(), topic, dir.resolve("a"), settings)) {
+                String board = a.post("/api/boards", "{\"name\":\"leaderless\"}").json().path("id").asString();
+                assertThat(awaitHealth(a, "UP").path("components").path("journal").path("details")
+                        .path("leaderlessPartitions").isMissingNode()).isTrue();
+
+                kafka.cluster.kill(2);
+                JsonNode down = awaitHealth(a, "DOWN").path("components").path("journal").path("details");
+                assertThat(down.path("reason").asString()).contains("no partition of").contains("has a leader");
+                assertThat(down.path("leaderlessPartitions").toString()).isEqualTo("[0]");
+
+                long start = System.nanoTime();
+                Replica.Response refused = a.post("/api/boards/" + board + "/notes", "{\"text\":\"refused\"}");
+                assertThat(refused.status()).as(refused.body()).isEqualTo(503);
+                assertThat(Duration.ofNanos(System.nanoTime() - start)).as("refused at once, not after the append timeout")
+                        .isLessThan(Duration.ofSeconds(15));
+                assertThat(refused.header("Retry-After")).isEqualTo("1");
+                assertThat(a.get("/api/boards/" + board).status()).isEqualTo(200);
+
+                kafka.cluster.restart(2);
+                awaitHealth(a, "UP");
+                assertThat(a.post("/api/boards/" + board + "/notes", "{\"text\":\"back\"}").status()).isEqualTo(201);
+            }
+        }
+    }
+
+    private static JsonNode awaitHealth(Replica r, String status) throws Exception {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        JsonNode last = null;
+        while (System.nanoTime() < deadline) {
+            last = r.get("/actuator/health").json();
+            if (last.path("status").asString().equals(status)) {
+                return last;
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(200)); // polling pace
+        }
+        throw new AssertionError("health not " + status + " within " + WAIT + ": " + last);
+    }
+}
