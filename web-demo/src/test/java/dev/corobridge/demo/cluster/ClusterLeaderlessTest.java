@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -41,11 +40,11 @@ class ClusterLeaderlessTest {
                     "demo.kafka.start-wait", "2s", "management.endpoint.health.show-details", "always");
             try (Replica a = Replica.start("a", kafka.bootstrap(), topic, dir.resolve("a"), settings)) {
                 String board = a.post("/api/boards", "{\"name\":\"leaderless\"}").json().path("id").asString();
-                assertThat(awaitHealth(a, "UP").path("components").path("journal").path("details")
+                assertThat(a.awaitHealth("UP", WAIT).path("components").path("journal").path("details")
                         .path("leaderlessPartitions").isMissingNode()).isTrue();
 
                 kafka.cluster.kill(2);
-                JsonNode down = awaitHealth(a, "DOWN").path("components").path("journal").path("details");
+                JsonNode down = a.awaitHealth("DOWN", WAIT).path("components").path("journal").path("details");
                 assertThat(down.path("reason").asString()).contains("no partition of").contains("has a leader");
                 assertThat(down.path("leaderlessPartitions").toString()).isEqualTo("[0]");
 
@@ -58,22 +57,9 @@ class ClusterLeaderlessTest {
                 assertThat(a.get("/api/boards/" + board).status()).isEqualTo(200);
 
                 kafka.cluster.restart(2);
-                awaitHealth(a, "UP");
+                a.awaitHealth("UP", WAIT);
                 assertThat(a.post("/api/boards/" + board + "/notes", "{\"text\":\"back\"}").status()).isEqualTo(201);
             }
         }
-    }
-
-    private static JsonNode awaitHealth(Replica r, String status) throws Exception {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        JsonNode last = null;
-        while (System.nanoTime() < deadline) {
-            last = r.get("/actuator/health").json();
-            if (last.path("status").asString().equals(status)) {
-                return last;
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(200)); // polling pace
-        }
-        throw new AssertionError("health not " + status + " within " + WAIT + ": " + last);
     }
 }

@@ -66,7 +66,7 @@ class ClusterOutageTest {
                 assertThat(refused.header("Retry-After")).isEqualTo("1");
                 assertThat(refused.json().path("detail").asString()).contains("cannot take changes")
                         .doesNotContain("127.0.0.1");
-                assertThat(awaitHealth(a, "DOWN").path("status").asString()).isEqualTo("DOWN");
+                assertThat(a.awaitHealth("DOWN", WAIT).path("status").asString()).isEqualTo("DOWN");
                 assertThat(output.getAll().substring(outageStart)).as("the outage is reported at once")
                         .contains("Kafka: cannot reach the brokers");
                 // Once it knows the brokers are away, a write is refused at once, and reads go on.
@@ -77,7 +77,7 @@ class ClusterOutageTest {
                 // A replica started while the brokers are away starts, and refuses writes.
                 try (Replica b = Replica.start("b", kafka.bootstrap(), topic, dir.resolve("b"), FAST)) {
                     assertThat(b.post("/api/boards", "{\"name\":\"refused\"}").status()).isEqualTo(503);
-                    assertThat(awaitHealth(b, "DOWN").path("status").asString()).isEqualTo("DOWN");
+                    assertThat(b.awaitHealth("DOWN", WAIT).path("status").asString()).isEqualTo("DOWN");
 
                     String outage = output.getAll().substring(outageStart);
                     assertThat(outage.lines().filter(l -> l.contains(" ERROR "))).as("no ERROR while the broker is away")
@@ -86,8 +86,8 @@ class ClusterOutageTest {
                     assertThat(warnings).as("WARN lines while the broker is away:%n%s", outage).isLessThan(20);
 
                     kafka.cluster.restart(0);
-                    awaitHealth(a, "UP");
-                    awaitHealth(b, "UP");
+                    a.awaitHealth("UP", WAIT);
+                    b.awaitHealth("UP", WAIT);
                     ClusterModeTest.converged(a, b); // b caught up with the log it could not read at start
                     Replica.Response after = awaitResponse(b, board, r -> r.status() == 201);
                     assertThat(after.json().path("version").asLong()).isEqualTo(1);
@@ -127,16 +127,4 @@ class ClusterOutageTest {
         }
     }
 
-    private static JsonNode awaitHealth(Replica r, String status) throws Exception {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        JsonNode last = null;
-        while (System.nanoTime() < deadline) {
-            last = r.get("/actuator/health").json();
-            if (last.path("status").asString().equals(status)) {
-                return last;
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100)); // polling pace
-        }
-        throw new AssertionError("health not " + status + " within " + WAIT + ": " + last);
-    }
 }

@@ -9,6 +9,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
@@ -110,6 +112,20 @@ final class Replica implements AutoCloseable {
             out.put(id, get("/api/boards/" + id).body());
         }
         return out;
+    }
+
+    /** {@code /actuator/health} once its status is {@code status}, polled for at most {@code wait}. */
+    JsonNode awaitHealth(String status, Duration wait) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + wait.toNanos();
+        JsonNode last = null;
+        while (System.nanoTime() < deadline) {
+            last = get("/actuator/health").json();
+            if (last.path("status").asString().equals(status)) {
+                return last;
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100)); // polling pace
+        }
+        throw new AssertionError("health of replica " + id + " not " + status + " within " + wait + ": " + last);
     }
 
     /** {@code /api/live}'s cluster section. */
