@@ -2,6 +2,7 @@ package dev.corobridge.demo.web;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
 
@@ -13,6 +14,7 @@ import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
+import org.springframework.http.InvalidMediaTypeException;
 import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.server.NotAcceptableStatusException;
@@ -102,7 +104,8 @@ public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
         if (response.isCommitted()) {
             return Mono.error(ex); // a fault after the answer started: Spring logs it and aborts the response
         }
-        Problem p = classify(ex);
+        Problem classified = classify(ex);
+        Problem p = classified.status == 406 ? unreadableAccept(exchange, ex, classified) : classified;
         boolean refusedAtShutdown = p.status == 503 && state.isShuttingDown();
         boolean logUnavailable = p.status == 503 && causedBy(ex, ChangeLogUnavailableException.class);
         Runnable errorLine = null; // written with the request's trace (see the end)
@@ -156,6 +159,27 @@ public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
             line.run();
             return write;
         }));
+    }
+
+    /**
+     * A 406 for an {@code Accept} that cannot be read at all ({@code q=abc}, {@code ///}): the
+     * detail says so, rather than that the header takes none of the endpoint's types.
+     */
+    private static Problem unreadableAccept(ServerWebExchange exchange, Throwable ex, Problem p) {
+        List<String> accept = exchange.getRequest().getHeaders().get(HttpHeaders.ACCEPT);
+        if (accept == null) {
+            return p;
+        }
+        try {
+            MediaType.parseMediaTypes(accept);
+            return p;
+        } catch (InvalidMediaTypeException unreadable) {
+            String why = String.valueOf(unreadable.getMessage());
+            String answers = ex instanceof NotAcceptableStatusException na && !na.getSupportedMediaTypes().isEmpty()
+                    ? "; this endpoint answers with " + MediaType.toString(na.getSupportedMediaTypes()) : "";
+            return new Problem(p.status, p.type, p.title, "the request's Accept header cannot be read ("
+                    + (why.length() > 200 ? why.substring(0, 200) + "…" : why) + ")" + answers, p.extraHeaders);
+        }
     }
 
     private static boolean causedBy(Throwable ex, Class<? extends Throwable> type) {

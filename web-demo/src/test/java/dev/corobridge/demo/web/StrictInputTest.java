@@ -304,6 +304,12 @@ class StrictInputTest extends LiveServiceTestBase {
         assertThat(detail).contains("charset 'bogus'").contains("UTF-8").doesNotContain("is not a media type");
         String notAcceptable = problem(exchange(request("GET", face + "/boards", List.of("Accept: text/html"), null)), 406);
         assertThat(notAcceptable).contains("application/json").contains("Accept");
+        // An Accept that cannot be read is not one that takes none of the types: the answer says which.
+        for (String accept : List.of("application/json;q=abc", "///", "application/json;q=2")) {
+            String unreadable = problem(exchange(request("GET", face + "/boards", List.of("Accept: " + accept), null)), 406);
+            assertThat(unreadable).as(accept).contains("the request's Accept header cannot be read")
+                    .contains("application/json").doesNotContain("takes none of them");
+        }
         assertThat(state()).isEqualTo(before);
     }
 
