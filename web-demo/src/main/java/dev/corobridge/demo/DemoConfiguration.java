@@ -1,6 +1,7 @@
 package dev.corobridge.demo;
 
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.concurrent.RejectedExecutionException;
 
 import kotlinx.coroutines.CoroutineDispatcher;
@@ -20,6 +21,7 @@ import dev.corobridge.demo.changelog.ChangeLog;
 import dev.corobridge.demo.changelog.ChangeLogHealthIndicator;
 import dev.corobridge.demo.changelog.kafka.BoardPartitioner;
 import dev.corobridge.demo.changelog.kafka.KafkaChangeLog;
+import dev.corobridge.demo.io.FileClaim;
 import dev.corobridge.demo.journal.Journal;
 import dev.corobridge.demo.web.ProblemJsonHandler;
 import dev.corobridge.demo.web.RequestGuardFilter;
@@ -83,8 +85,9 @@ public class DemoConfiguration {
     @Bean(destroyMethod = "")
     ChangeLog changeLog(RingPool pool, DemoProperties properties) throws IOException {
         UnusableDataDirectoryException.prepare(properties.dataDir());
-        UnusableDataDirectoryException.checkFile(properties.dataDir(),
-                properties.clusterMode() ? properties.snapshotFile() : properties.journalFile());
+        Path own = properties.clusterMode() ? properties.snapshotFile() : properties.journalFile();
+        UnusableDataDirectoryException.checkOwnFile(properties.dataDir(), own);
+        UnusableDataDirectoryException.checkFile(properties.dataDir(), FileClaim.lockFileOf(own));
         if (properties.clusterMode()) {
             LOG.info("Cluster mode: replica " + properties.replicaId() + " on topic " + properties.kafka().topic() + " at "
                     + properties.kafka().bootstrapServers());

@@ -118,4 +118,26 @@ public final class UnusableDataDirectoryException extends IOException {
             throw new UnusableDataDirectoryException(dir, "holds " + file.getFileName() + ", but " + file + " is not a regular file", null);
         }
     }
+
+    /**
+     * As {@link #checkFile}, and that {@code file} has no other name: a hard link to it from another
+     * directory would let a service started there use the same file under a lock of its own (the
+     * lock is a file beside it), and the two would overwrite each other's changes.
+     *
+     * @throws UnusableDataDirectoryException if it is not a regular file or has more than one name
+     */
+    static void checkOwnFile(Path dir, Path file) throws UnusableDataDirectoryException {
+        checkFile(dir, file);
+        int names;
+        try {
+            names = Files.exists(file) ? (Integer) Files.getAttribute(file, "unix:nlink") : 1;
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            return; // a file system that counts no links has none to fear
+        }
+        if (names > 1) {
+            throw new UnusableDataDirectoryException(dir, "holds " + file.getFileName() + ", but " + file + " has " + names
+                    + " names (hard links): another name may be another service's, which would overwrite this one's "
+                    + "changes; give each service a file of its own (a copy, not a link)", null);
+        }
+    }
 }

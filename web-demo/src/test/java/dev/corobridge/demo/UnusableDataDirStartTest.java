@@ -9,6 +9,7 @@ import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -117,6 +118,38 @@ class UnusableDataDirStartTest {
 
     private static int chattr(String flag, Path file) throws Exception {
         return new ProcessBuilder("chattr", flag, file.toString()).inheritIO().start().waitFor();
+    }
+
+    @Test
+    void aDirectoryWhereTheLockFileShouldBe(CapturedOutput output) throws Exception {
+        Path lock = Files.createDirectories(tmp.resolve("data/journal.log.lock"));
+        assertThat(catchThrowable(() -> start(lock.getParent()))).isNotNull();
+        assertThat(output.getOut() + output.getErr())
+                .contains("APPLICATION FAILED TO START")
+                .contains(lock + " is not a regular file")
+                .doesNotContain("Application run failed");
+        assertThat(lock).isDirectory();
+    }
+
+    /**
+     * A journal with a second name (a hard link from another data directory): the lock is a file
+     * beside the journal, so a service started on the other directory took the same journal under a
+     * lock of its own, and the two overwrote each other's acknowledged changes. Neither starts now.
+     */
+    @Test
+    void aJournalWithASecondNameInAnotherDirectory(CapturedOutput output) throws Exception {
+        Path first = Files.createDirectories(tmp.resolve("first"));
+        Path journal = Files.write(first.resolve("journal.log"), JournalCodec.fileHeader());
+        Path second = Files.createDirectories(tmp.resolve("second"));
+        Files.createLink(second.resolve("journal.log"), journal);
+        for (Path dir : List.of(second, first)) {
+            assertThat(catchThrowable(() -> start(dir))).as(dir.toString()).isNotNull();
+            assertThat(output.getOut() + output.getErr())
+                    .contains("APPLICATION FAILED TO START")
+                    .contains(dir.resolve("journal.log") + " has 2 names (hard links)")
+                    .doesNotContain("Application run failed");
+        }
+        assertThat(Files.readAllBytes(journal)).isEqualTo(JournalCodec.fileHeader());
     }
 
     @Test
