@@ -12,11 +12,13 @@ import org.springframework.core.Ordered;
 import org.springframework.core.codec.DecodingException;
 import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.InvalidMediaTypeException;
 import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.web.server.MethodNotAllowedException;
 import org.springframework.web.server.NotAcceptableStatusException;
 import org.springframework.web.server.ResponseStatusException;
 import org.springframework.web.server.ServerWebExchange;
@@ -162,6 +164,22 @@ public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
     }
 
     /**
+     * The {@code Allow} of a 405: the methods the path's endpoints take, with {@code HEAD} where
+     * {@code GET} is taken and {@code OPTIONS}, which every path answers (as its OPTIONS answer
+     * lists them); Spring's own 405 of an annotated endpoint names only the declared methods.
+     */
+    private static HttpHeaders allowing(java.util.Set<HttpMethod> declared) {
+        java.util.Set<HttpMethod> allowed = new java.util.LinkedHashSet<>(declared);
+        if (allowed.contains(HttpMethod.GET)) {
+            allowed.add(HttpMethod.HEAD);
+        }
+        allowed.add(HttpMethod.OPTIONS);
+        HttpHeaders headers = new HttpHeaders();
+        headers.setAllow(allowed);
+        return headers;
+    }
+
+    /**
      * A 406 for an {@code Accept} that cannot be read at all ({@code q=abc}, {@code ///}): the
      * detail says so, rather than that the header takes none of the endpoint's types.
      */
@@ -224,7 +242,8 @@ public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
                         ? "this endpoint answers with " + MediaType.toString(na.getSupportedMediaTypes())
                                 + " (application/problem+json for errors); the request's Accept takes none of them"
                         : rs.getReason() != null ? rs.getReason() : title;
-                return problem(status, title, detail, rs.getHeaders());
+                return problem(status, title, detail,
+                        rs instanceof MethodNotAllowedException na ? allowing(na.getSupportedMethods()) : rs.getHeaders());
             }
             if (t instanceof CancellationException) {
                 return problem(503, "Service Unavailable", "the request was cancelled", null);

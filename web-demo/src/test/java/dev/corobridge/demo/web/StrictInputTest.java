@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 import java.util.List;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import tools.jackson.databind.JsonNode;
@@ -311,6 +312,29 @@ class StrictInputTest extends LiveServiceTestBase {
                     .contains("application/json").doesNotContain("takes none of them");
         }
         assertThat(state()).isEqualTo(before);
+    }
+
+    /**
+     * The service's own endpoints ({@code /api/ping}, {@code /api/live}) answer a method they do not
+     * take as the boards' paths do: 405 whose {@code Allow} lists every method the path supports,
+     * {@code HEAD} and {@code OPTIONS} included, the same list as their OPTIONS answer (it listed
+     * only GET).
+     */
+    @Test
+    void theServicesOwnEndpointsList405sMethodsAsTheirOptionsDo() throws Exception {
+        for (String path : List.of("/api/ping", "/api/live")) {
+            RawHttp.Response refused = exchange(request("PATCH", path, List.of(), null));
+            assertThat(refused.status()).as(path).isEqualTo(405);
+            RawHttp.Response options = exchange(request("OPTIONS", path, List.of(), null));
+            assertThat(options.status()).as(path).isEqualTo(200);
+            assertThat(methods(refused.header("allow"))).as(path).containsExactlyInAnyOrder("GET", "HEAD", "OPTIONS")
+                    .isEqualTo(methods(options.header("allow")));
+        }
+    }
+
+    private static java.util.Set<String> methods(String allow) {
+        return java.util.Arrays.stream(String.valueOf(allow).split(",")).map(String::trim)
+                .collect(java.util.stream.Collectors.toCollection(java.util.TreeSet::new));
     }
 
     /**
