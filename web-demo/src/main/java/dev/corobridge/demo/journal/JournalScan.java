@@ -29,8 +29,9 @@ import dev.corobridge.demo.board.Change;
  *       format 1, which has no commit boundaries, only the first case counts. The journal may cut
  *       the file at the damage: nothing acknowledged is lost (a single fault assumed).</li>
  *   <li>{@link Verdict#CORRUPT}: anything else: an intact record of a later or of a completed
- *       commit follows the damage, the record numbers break, or the file header is damaged while
- *       records follow. Bytes that were durable have changed; cutting would drop acknowledged
+ *       commit follows the damage, the record numbers break (an intact record that repeats a
+ *       number the file holds already is damage of its bytes, not a record to replay), or the file
+ *       header is damaged while records follow. Bytes that were durable have changed; cutting would drop acknowledged
  *       changes, so the journal refuses to start unless asked to repair.</li>
  * </ul>
  * A damaged byte in the journal's last record is a torn tail by this rule: it cannot be told from a
@@ -127,6 +128,8 @@ public record JournalScan(int format, int size, List<Entry> records, List<Journa
         private final boolean v2;
         private final List<Entry> records = new ArrayList<>();
         private final List<JournalDamage> damages = new ArrayList<>();
+        /** Intact records read whose number an earlier record had ({@link #repeat}). */
+        private int repeats;
 
         Reader(byte[] data, int size, boolean v2) {
             this.data = data;
@@ -142,13 +145,15 @@ public record JournalScan(int format, int size, List<Entry> records, List<Journa
                 JournalCodec.Read r = readAt(at);
                 if (r instanceof JournalCodec.Read.Record rec) {
                     long number = v2 ? rec.number() : records.size();
+                    if (v2 && number <= previous) {
+                        repeat(at, rec.size(), number, previous);
+                        at += rec.size();
+                        continue;
+                    }
                     if (v2 && number != previous + 1 && (damages.isEmpty() || damages.getLast().offset()
                             + damages.getLast().length() != at)) {
                         damages.add(new JournalDamage(at, 0, "record #" + number + " where #" + (previous + 1)
                                 + " was expected", previous, number, true));
-                    } else if (v2 && number <= previous) {
-                        damages.add(new JournalDamage(at, 0, "record #" + number + " follows #" + previous,
-                                previous, number, true));
                     }
                     records.add(new Entry(at, rec.size(), number, v2 ? number - rec.commitIndex() : number,
                             rec.last(), rec.change()));
@@ -163,6 +168,24 @@ public record JournalScan(int format, int size, List<Entry> records, List<Journa
                 }
             }
             return new JournalScan(v2 ? JournalCodec.FORMAT : 1, size, records, damages, verdict());
+        }
+
+        /**
+         * An intact record whose number the file holds already ({@code highest} at most): its
+         * bytes are damage, merged with a run of such records right before it, and it is not among
+         * the records (replayed, it would apply its change a second time). The numbers go on from
+         * {@code highest}, so the region took no record.
+         */
+        private void repeat(int at, int length, long number, long highest) {
+            JournalDamage last = damages.isEmpty() ? null : damages.getLast();
+            if (last != null && repeats > 0 && last.offset() + last.length() == at) {
+                damages.set(damages.size() - 1, new JournalDamage(last.offset(), last.length() + length, last.reason(),
+                        last.lastIntactBefore(), last.firstIntactAfter(), true));
+            } else {
+                damages.add(new JournalDamage(at, length, "record #" + number + " repeats a number the journal holds "
+                        + "already (up to #" + highest + ")", highest, highest + 1, true));
+            }
+            repeats++;
         }
 
         private JournalCodec.Read readAt(int at) {
@@ -190,6 +213,9 @@ public record JournalScan(int format, int size, List<Entry> records, List<Journa
         private Verdict verdict() {
             if (damages.isEmpty()) {
                 return Verdict.CLEAN;
+            }
+            if (repeats > 0) {
+                return Verdict.CORRUPT; // a whole record written twice: no crash does that, wherever it lies
             }
             JournalDamage first = damages.getFirst();
             List<Entry> after = records.stream().filter(r -> r.offset() >= first.offset()).toList();

@@ -201,6 +201,37 @@ class JournalDamageTest {
         }
     }
 
+    /**
+     * The last record appended again and an older region spliced in after it (a copy gone wrong):
+     * refused, and a repair keeps every change once; it kept the repeats, and the replay applied
+     * them a second time (a board's revision rose with nothing changed).
+     */
+    @Test
+    void repeatedRecordsAreRefusedAndARepairKeepsEachChangeOnce() throws Exception {
+        Path file = dir.resolve("journal.log");
+        clean();
+        int last = OFFSETS.get(WRITTEN.size() - 1).intValue();
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        out.writeBytes(pristine);
+        out.writeBytes(slice(pristine, last, pristine.length));
+        out.writeBytes(slice(pristine, OFFSETS.get(10).intValue(), OFFSETS.get(13).intValue()));
+        byte[] damaged = out.toByteArray();
+        Files.write(file, damaged);
+        JournalCorruptedException refused = catchThrowableOfType(JournalCorruptedException.class,
+                () -> Journal.open(pool, file, T).close());
+        assertThat(refused).isNotNull();
+        assertThat(Files.readAllBytes(file)).isEqualTo(damaged);
+        try (Journal j = Journal.open(pool, file, T, JournalRecovery.REPAIR)) {
+            assertThat(j.replayed()).containsExactlyElementsOf(WRITTEN);
+            JournalRepairReport report = j.recovery().repair();
+            assertThat(report.keptRecords()).isEqualTo(WRITTEN.size());
+            assertThat(report.droppedBytes()).isEqualTo(damaged.length - pristine.length);
+        }
+        try (Journal j = Journal.open(pool, file, T)) {
+            assertThat(j.replayed()).containsExactlyElementsOf(WRITTEN);
+        }
+    }
+
     // ------------------------------------------------------------------ format 1
 
     @Test

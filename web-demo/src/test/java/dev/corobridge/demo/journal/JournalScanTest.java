@@ -149,6 +149,32 @@ class JournalScanTest {
         assertThat(s.verdict()).isEqualTo(Verdict.CORRUPT);
     }
 
+    /**
+     * Records that repeat numbers the file already holds (a copy of the last record appended, an
+     * older region spliced in again) are damage of their bytes, one region per run, and not among
+     * the records a repair keeps: replayed, each would apply its change a second time.
+     */
+    @Test
+    void recordsThatRepeatEarlierNumbersAreADamagedRegionThatARepairDrops() throws Exception {
+        File f = new File().record(0, 0, true).record(1, 0, true).record(2, 0, true);
+        int repeatsAt = f.size();
+        f.record(2, 0, true).record(0, 0, true).record(1, 0, true);
+        int repeatsEnd = f.size();
+        JournalScan s = f.record(3, 0, true).scan();
+        assertThat(s.verdict()).isEqualTo(Verdict.CORRUPT);
+        assertThat(s.records()).extracting(JournalScan.Entry::number).containsExactly(0L, 1L, 2L, 3L);
+        assertThat(s.damages()).singleElement().satisfies(d -> {
+            assertThat(d.offset()).isEqualTo(repeatsAt);
+            assertThat(d.length()).isEqualTo(repeatsEnd - repeatsAt);
+            assertThat(d.lostRecords()).isZero();
+            assertThat(d.reason()).isEqualTo("record #2 repeats a number the journal holds already (up to #2)");
+        });
+        // At the end of the file too: not a torn last write, whose record would be intact and new.
+        JournalScan atTheEnd = new File().record(0, 0, true).record(1, 0, true).record(1, 0, true).scan();
+        assertThat(atTheEnd.verdict()).isEqualTo(Verdict.CORRUPT);
+        assertThat(atTheEnd.records()).hasSize(2);
+    }
+
     @Test
     void aFormatOneFileWithIntactRecordsAfterTheDamageIsCorruption() throws Exception {
         byte[] a = LegacyJournal.record(new Change.CreateBoard("b1", "one"));
