@@ -24,6 +24,10 @@ import kotlin.coroutines.CoroutineContext
  *
  * After the ring shut down, a dispatch cancels the coroutine's job with a
  * [ContextShutdownException] and runs the continuation on `Dispatchers.IO` so that it can finish.
+ * The event loop drops the timers that are not due when it terminates: a `delay` whose timer it
+ * dropped cancels its coroutine the same way, at once, and a timeout (`withTimeout`) keeps what is
+ * left of its deadline on kotlinx's default timer, as a [dev.corobridge.pump.PumpDispatcher] does
+ * with the pump's timers. Nothing waits on a terminated ring for ever.
  */
 @OptIn(InternalCoroutinesApi::class, ExperimentalCoroutinesApi::class)
 public class RingDispatcher internal constructor(
@@ -48,27 +52,69 @@ public class RingDispatcher internal constructor(
     }
 
     override fun scheduleResumeAfterDelay(timeMillis: Long, continuation: CancellableContinuation<Unit>) {
-        try {
-            val f = ring.eventLoop().schedule({ with(continuation) { resumeUndispatched(Unit) } }, timeMillis, TimeUnit.MILLISECONDS)
-            continuation.invokeOnCancellation { f.cancel(false) }
+        val f = try {
+            ring.eventLoop().schedule({ with(continuation) { resumeUndispatched(Unit) } }, timeMillis, TimeUnit.MILLISECONDS)
         } catch (e: RejectedExecutionException) {
             continuation.cancel(ContextShutdownException("${ring.name} has shut down"))
+            return
         }
+        // Cancelled while the continuation still waits: not by it (its cancellation comes first),
+        // so by the loop's termination, which drops the timers that are not due.
+        f.addListener {
+            if (f.isCancelled && continuation.isActive) {
+                val shutdown = ContextShutdownException("${ring.name} has shut down; the coroutine's delay was cut short")
+                continuation.context.cancel(shutdown)
+                continuation.cancel(shutdown)
+            }
+        }
+        continuation.invokeOnCancellation { f.cancel(false) }
     }
 
-    override fun invokeOnTimeout(timeMillis: Long, block: Runnable, context: CoroutineContext): DisposableHandle =
+    override fun invokeOnTimeout(timeMillis: Long, block: Runnable, context: CoroutineContext): DisposableHandle {
+        val timeout = RingTimeout(block, System.nanoTime(), timeMillis)
         try {
             val f = ring.eventLoop().schedule(block, timeMillis, TimeUnit.MILLISECONDS)
-            DisposableHandle { f.cancel(false) }
+            timeout.onRing = f
+            // Cancelled but not disposed: the loop's termination dropped it; the deadline moves.
+            f.addListener { if (f.isCancelled) timeout.moveToDefaultTimer() }
         } catch (e: RejectedExecutionException) {
-            // The ring is gone: keep the deadline on kotlinx's default timer.
-            @OptIn(kotlinx.coroutines.DelicateCoroutinesApi::class)
-            val job = kotlinx.coroutines.GlobalScope.launch(Dispatchers.Default) {
-                kotlinx.coroutines.delay(timeMillis)
-                block.run()
-            }
-            DisposableHandle { job.cancel() }
+            timeout.moveToDefaultTimer() // the ring is gone already
         }
+        return timeout
+    }
 
     override fun toString(): String = ring.name
+}
+
+/**
+ * A timeout set on a ring: its timer on the ring's loop ([onRing]) or, once the ring is gone, a
+ * job on kotlinx's default timer that keeps the rest of the deadline. [dispose] stops whichever it
+ * is; a move that races with it cancels the job it started. Thread-safe.
+ */
+private class RingTimeout(
+    private val block: Runnable,
+    private val startNanos: Long,
+    private val timeMillis: Long,
+) : DisposableHandle {
+    @Volatile var onRing: java.util.concurrent.Future<*>? = null
+    @Volatile private var disposed = false
+    @Volatile private var onDefault: kotlinx.coroutines.Job? = null
+
+    fun moveToDefaultTimer() {
+        if (disposed) return
+        val left = timeMillis - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos)
+        @OptIn(kotlinx.coroutines.DelicateCoroutinesApi::class)
+        val job = kotlinx.coroutines.GlobalScope.launch(Dispatchers.Default) {
+            kotlinx.coroutines.delay(left)
+            block.run()
+        }
+        onDefault = job
+        if (disposed) job.cancel()
+    }
+
+    override fun dispose() {
+        disposed = true
+        onRing?.cancel(false)
+        onDefault?.cancel()
+    }
 }
