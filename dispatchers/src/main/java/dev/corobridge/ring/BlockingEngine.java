@@ -181,7 +181,14 @@ final class BlockingEngine implements RingEngine {
             files.execute(task);
         } catch (RejectedExecutionException e) {
             op.countOut();
-            op.shutDown("the fallback file executor rejected the operation: " + e.getMessage());
+            if (shutdownReason != null || files instanceof java.util.concurrent.ExecutorService es && es.isShutdown()) {
+                op.shutDown(shutdownReason != null ? shutdownReason : "the fallback's file threads have stopped");
+            } else {
+                // An overload, not a shutdown: a failure the caller can see and retry, never a
+                // cancellation that a coroutine or a catch (CancellationException) would drop.
+                op.fail(new RingIoException(kind, op.getTarget(), Errno.EAGAIN, "the fallback's file threads are all busy "
+                        + "and their queue is full (RingPoolConfig.fallbackQueueCapacity); try again"));
+            }
         }
     }
 

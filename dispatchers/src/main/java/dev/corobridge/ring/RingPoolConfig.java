@@ -17,7 +17,7 @@ import dev.corobridge.dispatchers.internal.Settings;
  *   <tr><td>fallbackFileThreads</td><td>max(4, 2 × rings)</td><td>threads of the bounded blocking
  *       executor for file operations in the fallback</td></tr>
  *   <tr><td>fallbackQueueCapacity</td><td>65536</td><td>queued file operations before new ones are
- *       refused (as shut down) in the fallback</td></tr>
+ *       refused in the fallback: they fail with a {@link RingIoException} {@code EAGAIN}</td></tr>
  *   <tr><td>shutdownGracePeriod</td><td>10 s</td><td>phase 2 of {@link RingPool#shutdown()}</td></tr>
  * </table>
  */
