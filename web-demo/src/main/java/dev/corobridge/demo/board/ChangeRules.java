@@ -38,12 +38,19 @@ public final class ChangeRules {
 
     /**
      * Whether {@code s} shows nothing: every code point is white space, a space separator (the
-     * no-break spaces, which {@link String#isBlank} keeps) or an invisible format character (U+200B,
-     * U+2060, U+FEFF ...).
+     * no-break spaces, which {@link String#isBlank} keeps), an invisible format character (U+200B,
+     * U+2060, U+FEFF ...), a filler that renders as nothing (the Hangul fillers U+115F, U+1160,
+     * U+3164, U+FFA0; the blank braille pattern U+2800) or an invisible mark (the combining
+     * grapheme joiner U+034F, the variation selectors).
      */
     static boolean showsNothing(String s) {
         return s.codePoints().allMatch(c -> Character.isWhitespace(c) || Character.isSpaceChar(c)
-                || Character.getType(c) == Character.FORMAT);
+                || Character.getType(c) == Character.FORMAT || isInvisibleFillerOrMark(c));
+    }
+
+    private static boolean isInvisibleFillerOrMark(int c) {
+        return c == 0x115F || c == 0x1160 || c == 0x3164 || c == 0xFFA0 || c == 0x2800 || c == 0x034F
+                || (c >= 0x180B && c <= 0x180F) || (c >= 0xFE00 && c <= 0xFE0F) || (c >= 0xE0100 && c <= 0xE01EF);
     }
 
     /**

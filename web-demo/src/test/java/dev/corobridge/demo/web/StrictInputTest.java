@@ -358,15 +358,20 @@ class StrictInputTest extends LiveServiceTestBase {
 
     /**
      * Blank is what shows nothing: besides the white space {@code String.isBlank} knows, no-break
-     * spaces (U+00A0, U+2007, U+202F) and invisible format characters (U+200B, U+2060, U+FEFF), alone
-     * or mixed; they were taken as a name or a note. Text with anything visible in it is taken.
+     * spaces (U+00A0, U+2007, U+202F), invisible format characters (U+200B, U+2060, U+FEFF), fillers
+     * that render as nothing (U+3164, U+115F, U+1160, U+FFA0, U+2800) and invisible marks (U+034F,
+     * variation selectors), alone or mixed; they were taken as a name or a note. Text with anything
+     * visible in it is taken.
      */
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"/api", "/api/kt"})
     void textThatShowsNothingIsBlank(String face) throws Exception {
         String b = createBoard(face, "blank");
         String before = state();
-        for (String blank : List.of("\\u00a0", "\\u2007\\u202f", "\\u200b", "\\u2060", "\\ufeff \\u00a0\\t")) {
+        for (String blank : List.of("\\u00a0", "\\u2007\\u202f", "\\u200b", "\\u2060", "\\ufeff \\u00a0\\t",
+                // Fillers that render as nothing (Hangul, braille) and invisible marks (the grapheme
+                // joiner, variation selectors); the Hangul filler U+3164 was taken as a note.
+                "\\u3164", "\\u115f\\u1160", "\\uffa0", "\\u2800", "\\u034f", "\\ufe0f", "\\udb40\\udd00")) {
             assertThat(problem(exchange(json("POST", face + "/boards", "{\"name\":\"" + blank + "\"}")), 400))
                     .as("name %s", blank).contains("'name' must not be blank");
             assertThat(problem(exchange(json("POST", face + "/boards/" + b + "/notes", "{\"text\":\"" + blank + "\"}")), 400))
