@@ -315,6 +315,22 @@ class StrictInputTest extends LiveServiceTestBase {
     }
 
     /**
+     * A request of a later HTTP/1 minor version ({@code HTTP/1.2}) is answered in HTTP/1.1, the
+     * highest version the service speaks (RFC 9110, section 6.2); the status line repeated
+     * {@code HTTP/1.2} on the API's answers while static files and streams said 1.1.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"/api/ping", "/api/boards", "/api/kt/boards", "/api/boards/b1"})
+    void aLaterHttpOneMinorVersionIsAnsweredInHttpOnePointOne(String path) throws Exception {
+        for (String version : List.of("HTTP/1.2", "HTTP/1.9")) {
+            try (RawHttp c = new RawHttp(port)) {
+                c.send("GET " + path + " " + version + "\r\nHost: localhost\r\n\r\n");
+                assertThat(c.readStatusLine()).as("%s %s", path, version).startsWith("HTTP/1.1 ");
+            }
+        }
+    }
+
+    /**
      * The service's own endpoints ({@code /api/ping}, {@code /api/live}) answer a method they do not
      * take as the boards' paths do: 405 whose {@code Allow} lists every method the path supports,
      * {@code HEAD} and {@code OPTIONS} included, the same list as their OPTIONS answer (it listed

@@ -269,6 +269,11 @@ final class ExchangeHandler extends ChannelDuplexHandler {
                 refuse(ctx, refusal);
                 return;
             }
+            if (request.protocolVersion().majorVersion() == 1 && request.protocolVersion().minorVersion() > 1) {
+                // A later 1.x is read and answered as the 1.1 it is compatible with: the answer names
+                // the highest version the service speaks (RFC 9110, section 6.2), never the request's.
+                request.setProtocolVersion(HttpVersion.HTTP_1_1);
+            }
             unanswered.add(request.protocolVersion());
             if (!HttpUtil.isKeepAlive(request)) {
                 closeRequested = true;
