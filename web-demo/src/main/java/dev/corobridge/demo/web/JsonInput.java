@@ -3,7 +3,6 @@ package dev.corobridge.demo.web;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.StringJoiner;
 
 import org.springframework.http.HttpHeaders;
 
@@ -104,8 +103,9 @@ public final class JsonInput {
     /**
      * The value of query parameter {@code name}, the only one the endpoint takes: null when absent,
      * {@code ""} for one without a value ({@code ?expectedVersion}, refused by {@link #version} as a
-     * number), several values joined by commas. Any other query parameter is refused: a misspelt
-     * {@code expectedversion} must not drop a delete's version check without a word.
+     * number). Given more than once, or any other query parameter, it is refused: a misspelt
+     * {@code expectedversion} must not drop a delete's version check without a word, and which of
+     * two values the client meant is a guess.
      */
     public static String onlyQueryParameter(Map<String, List<String>> query, String name) {
         for (String given : query.keySet()) {
@@ -114,14 +114,14 @@ public final class JsonInput {
             }
         }
         List<String> values = query.get(name);
-        if (values == null) {
+        if (values == null || values.isEmpty()) {
             return null;
         }
-        StringJoiner joined = new StringJoiner(",");
-        for (String v : values) {
-            joined.add(v == null ? "" : v);
+        if (values.size() > 1) {
+            throw invalid("'" + name + "' is given " + values.size() + " times; give it once");
         }
-        return joined.toString();
+        String value = values.getFirst();
+        return value == null ? "" : value;
     }
 
     /**

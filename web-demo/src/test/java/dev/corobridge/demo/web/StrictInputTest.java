@@ -224,6 +224,11 @@ class StrictInputTest extends LiveServiceTestBase {
                 .contains("no body").contains("expectedVersion");
         assertThat(problem(exchange(request("GET", face + "/boards/" + b + "/changes?since=5", List.of(), null)), 400))
                 .contains("query parameter").contains("after");
+        // Given twice: refused as such, not read as a value the client never sent ('1,1').
+        assertThat(problem(exchange(request("DELETE", note + "?expectedVersion=1&expectedVersion=1", List.of(), null)), 400))
+                .contains("'expectedVersion' is given 2 times").doesNotContain("1,1");
+        assertThat(problem(exchange(request("GET", face + "/boards/" + b + "/changes?after=0&after=0", List.of(), null)), 400))
+                .contains("'after' is given 2 times").doesNotContain("0,0");
         assertThat(state()).isEqualTo(before);
     }
 
