@@ -59,7 +59,8 @@ import kotlinx.coroutines.Deferred;
  * {@code CompletableFuture}. A plain {@link Callable} that already started runs to its end and its
  * result is discarded, as with {@code CompletableFuture}; one that has not started never runs.
  * Cancelling the Kotlin {@code Job} underneath cancels the task. Cancelling a derived task
- * ({@code thenOn} ...) cancels that stage, not the shared task it came from; <b>cancelling an
+ * ({@code thenOn} ...) cancels that stage, not the shared task it came from, and withdraws the
+ * stage from that task (a long-lived task keeps none of its cancelled stages); <b>cancelling an
  * awaiter</b> (an interrupted Java {@code join()}, a cancelled Kotlin coroutine in
  * {@code task.await()}) only stops that wait and leaves the task alone, exactly like kotlinx's
  * {@code Deferred.await()}. {@link #withTimeout} is the exception by design: it owns the task it
@@ -335,7 +336,18 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
         Objects.requireNonNull(fn, "fn");
         String ctx = ContextNames.contextName(executor);
         Task<R> next = derived(ctx);
-        onComplete(o -> {
+        // A stage cancelled while this task is pending withdraws its callback: a long-lived task
+        // chained and cancelled again and again keeps none of the stages (or what their functions
+        // captured). Set before the callback is registered, so that thenComposeOn's own canceller,
+        // set when the callback runs, replaces it and is never replaced by it.
+        Registration[] waiting = new Registration[1];
+        next.setCanceller(cause -> {
+            Registration w = waiting[0];
+            if (w != null) {
+                w.dispose();
+            }
+        });
+        waiting[0] = onComplete(o -> {
             Callable<Outcome<R>> work = stage.apply(next, o);
             if (work != null) {
                 next.chainObservation = chainObservation;
