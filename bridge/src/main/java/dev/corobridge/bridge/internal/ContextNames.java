@@ -65,8 +65,36 @@ public final class ContextNames {
         if (executor instanceof NamedExecutor n) {
             return n.name();
         }
-        return executor.getClass().getSimpleName().isEmpty() ? executor.toString() : executor.getClass().getSimpleName();
+        String byClass = CLASS_NAMES.get(executor.getClass());
+        return byClass.isEmpty() ? executor.toString() : byClass;
     }
+
+    /**
+     * A plain executor's name by its class, the same for every run and every instance made at one
+     * place (hop traces and metric tags show it): a class's simple name; a lambda's (a hidden class,
+     * whose own name carries an address that changes with every run) the class it is written in,
+     * with " lambda"; an anonymous class's its binary name after the package ({@code Outer$1}), or
+     * empty when it overrides {@code toString}, which then names it.
+     */
+    private static final ClassValue<String> CLASS_NAMES = new ClassValue<>() {
+        @Override
+        protected String computeValue(Class<?> type) {
+            String binary = type.getName();
+            String inPackage = binary.substring(binary.lastIndexOf('.') + 1);
+            if (type.isHidden()) {
+                int lambda = inPackage.indexOf("$$Lambda");
+                return (lambda > 0 ? inPackage.substring(0, lambda) : inPackage.split("/", 2)[0]) + " lambda";
+            }
+            if (type.isAnonymousClass()) {
+                try {
+                    return type.getMethod("toString").getDeclaringClass() == Object.class ? inPackage : "";
+                } catch (NoSuchMethodException e) {
+                    return inPackage; // every class has toString
+                }
+            }
+            return type.getSimpleName();
+        }
+    };
 
     /**
      * The readable name of a coroutine dispatcher (any {@code ContinuationInterceptor}) for hop
