@@ -27,6 +27,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@code closeAsync()} therefore either runs before the close or fails with {@code EBADF}; it never
  * reaches whatever file later gets the same number. (The fallback engine's {@code FileChannel}
  * gives the same guarantee: it closes its fd only once no call is inside it, and refuses calls after.)
+ * An operation still in flight when the file closes (a read waiting on a pipe) is ended by the close
+ * with {@code EBADF}, "closed while the operation ran", unless it completes first: on io_uring the
+ * close completes after it, and nothing reaches its buffer afterwards.
  *
  * <p><b>Thread-safety.</b> Safe from any thread; concurrent positional operations are independent.
  */
@@ -45,6 +48,10 @@ public final class RingFile implements AutoCloseable {
      * operation it takes in after it (see {@code UringEngine#accept}).
      */
     boolean closeAccepted;
+    /** io_uring engine, ring thread only: this file's operations the kernel holds now (not its close). */
+    int inKernel;
+    /** io_uring engine, ring thread only: the close's settling, held until {@link #inKernel} is 0. */
+    Runnable whenDrained;
 
     RingFile(Ring ring, Path path, int flags, int fd, FileChannel channel, boolean seekable) {
         this.ring = ring;

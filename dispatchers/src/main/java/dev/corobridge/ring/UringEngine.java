@@ -289,6 +289,8 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
         final Completion completion;
         long userData;
         boolean cancelSent;
+        /** The file's close asked the kernel to cancel it: a cancellation then reads as EBADF. */
+        boolean closedUnder;
 
         Submission(RingOp<?> op, String kind, byte opcode, RingFile file, long off, long addr, int len, int opFlags,
                    Object pinned, int mode, Completion completion) {
@@ -376,15 +378,39 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
             finish(s); // cancel() withdrew it before it started: it is cancelled already
             return;
         }
+        if (s.opcode == OP_CLOSE) {
+            cancelInFlightOf(s.file);
+        }
         int slot = free[--freeTop];
         slots[slot] = s;
         int fd = s.file != null ? s.file.fd : AT_FDCWD;
         s.userData = registration.submit(new IoUringIoOps(s.opcode, (byte) 0, (short) 0, fd, s.off, s.addr, s.len,
                 s.opFlags, slot, (short) 0, (short) 0, 0, 0L));
+        if (s.file != null && s.opcode != OP_CLOSE) {
+            s.file.inKernel++;
+        }
         op.armCancel(() -> {
             requestKernelCancel(slot, s);
             return false; // the kernel decides: the CQE says cancelled, or the real result
         });
+    }
+
+    /**
+     * Loop thread, at a file's close: asks the kernel to cancel every operation on the file it still
+     * holds. The kernel keeps its own reference to the file for each, so without this a read waiting
+     * on a pipe would outlive the close and take bytes a later writer sends into its buffer; now it
+     * ends with {@code EBADF}, as on the fallback, and the close completes only after it
+     * ({@link RingFile#whenDrained}).
+     */
+    private void cancelInFlightOf(RingFile file) {
+        for (int i = 1; i < SLOTS; i++) {
+            Submission p = slots[i];
+            if (p != null && p.file == file && !p.cancelSent) {
+                p.cancelSent = true;
+                p.closedUnder = true;
+                sqe(OP_ASYNC_CANCEL, -1, 0, p.userData, 0, 0, 0);
+            }
+        }
     }
 
     /** Any thread: asks the kernel to cancel {@code s} if it still holds slot {@code slot}. */
@@ -425,6 +451,23 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
             return;
         }
         int res = e.res();
+        RingFile file = p.file;
+        if (file != null && p.opcode == OP_CLOSE && file.inKernel > 0) {
+            // The close's own operations end first (cancelInFlightOf): it completes after the last.
+            file.whenDrained = () -> settle(p, res);
+        } else {
+            settle(p, res);
+        }
+        if (file != null && p.opcode != OP_CLOSE && --file.inKernel == 0 && file.whenDrained != null) {
+            Runnable close = file.whenDrained;
+            file.whenDrained = null;
+            close.run();
+        }
+        issueWaiting();
+    }
+
+    /** Loop thread: settles an issued operation with the kernel's result {@code res}. */
+    private void settle(Submission p, int res) {
         // Counted out before the outcome is published: whoever sees the operation done (a callback
         // on this thread, an awaiter, pool shutdown counting what is left) must not still count it.
         p.op.countOut();
@@ -432,6 +475,10 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
         try {
             if (res < 0 && -res == Errno.ECANCELED && shuttingDown) {
                 p.op.shutDown(shutdownReason);
+            } else if (res < 0 && -res == Errno.ECANCELED && p.closedUnder) {
+                metrics.failed(p.kind, Errno.EBADF);
+                p.op.fail(new RingIoException(p.kind, p.file.getPath().toString(), Errno.EBADF,
+                        "the file was closed while the operation ran"));
             } else {
                 if (res < 0) {
                     metrics.failed(p.kind, -res);
@@ -443,7 +490,6 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
         } finally {
             release(p.pinned); // after the completion: it may still copy out of the pinned buffer
         }
-        issueWaiting();
     }
 
     /** An operation that ends without a kernel completion: counted out, its buffer released. */
