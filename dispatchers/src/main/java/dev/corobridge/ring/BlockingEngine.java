@@ -75,14 +75,30 @@ final class BlockingEngine implements RingEngine {
 
     @Override
     public void read(RingOp<Integer> op, RingFile file, ByteBuffer dst, long position) {
-        run(op, "read", false, () -> file.seekable ? file.channel.read(dst, position) : file.channel.read(dst), n -> n, null);
+        run(op, "read", false, () -> {
+            checkEnd(file, dst, position);
+            return file.seekable ? file.channel.read(dst, position) : file.channel.read(dst);
+        }, n -> n, null);
+    }
+
+    /**
+     * A positional transfer whose end lies beyond the largest file offset is refused as the kernel
+     * refuses it (EINVAL); the JDK's call fails with an IOException that would read as EIO.
+     */
+    private static void checkEnd(RingFile file, ByteBuffer buffer, long position) {
+        if (file.seekable && position >= 0 && position > Long.MAX_VALUE - buffer.remaining()) {
+            throw new IllegalArgumentException("position " + position + " + " + buffer.remaining()
+                    + " bytes is beyond the largest file offset");
+        }
     }
 
     @Override
     public void write(RingOp<Integer> op, RingFile file, ByteBuffer src, long position) {
         run(op, position < 0 ? "append" : "write", false,
-                () -> position < 0 || !file.seekable ? file.channel.write(src) : file.channel.write(src, position),
-                n -> n, null);
+                () -> {
+                    checkEnd(file, src, position);
+                    return position < 0 || !file.seekable ? file.channel.write(src) : file.channel.write(src, position);
+                }, n -> n, null);
     }
 
     @Override
@@ -240,6 +256,8 @@ final class BlockingEngine implements RingEngine {
             errno = Errno.EINVAL;
         } else if (opened != null && e instanceof java.nio.file.FileSystemException) {
             errno = openFailure(opened);
+        } else if (opened == null && (kind.equals("read") || kind.equals("write") || kind.equals("append")) && isDirectory(target)) {
+            errno = Errno.EISDIR; // a read or write of a directory opened for reading: the JDK says only IOException
         } else {
             errno = Errno.EIO;
         }
@@ -247,6 +265,14 @@ final class BlockingEngine implements RingEngine {
         RingIoException r = new RingIoException(kind, target, errno, detail);
         r.initCause(e);
         return r;
+    }
+
+    private static boolean isDirectory(String target) {
+        try {
+            return java.nio.file.Files.isDirectory(Path.of(target));
+        } catch (RuntimeException notAPath) {
+            return false;
+        }
     }
 
     /** Why opening {@code path} failed, from the file system's state: a directory, a read-only store. */

@@ -13,7 +13,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Issue 12, item 6: the errno of a socket failure comes from the native error (io_uring: Netty's
+ * The errno of a socket failure comes from the native error (io_uring: Netty's
  * recorded errno) or the exception's type (the JDK's NIO fallback), never from the message text.
  * A failure whose message does not happen to contain the words once matched ("in use", "refused")
  * still gets its real errno, not a catch-all EIO.
@@ -51,6 +51,31 @@ class RingErrnoTest {
             RingIoException refused = ioError(pool.connectAsync(new InetSocketAddress(InetAddress.getLoopbackAddress(), free)));
             assertEquals(Errno.ECONNREFUSED, refused.errno(), refused.getMessage());
             assertEquals("connect", refused.operation());
+        } finally {
+            stop(pool);
+        }
+    }
+
+    /**
+     * File failures carry the same errno on both engines: a read of a directory is EISDIR, a read
+     * whose end lies beyond the largest file offset EINVAL. The fallback said EIO for both, which
+     * reads like a failing device.
+     */
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void aReadOfADirectoryIsEisdirAndOneBeyondTheLargestOffsetEinval(Transport transport) throws Exception {
+        RingPool pool = pool(transport);
+        try {
+            java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("errno");
+            java.nio.file.Path plain = java.nio.file.Files.writeString(dir.resolve("plain"), "abc");
+            RingFile directory = await(pool.openAsync(dir, java.nio.file.StandardOpenOption.READ));
+            RingIoException isDir = ioError(directory.readAsync(java.nio.ByteBuffer.allocate(8), 0));
+            assertEquals("EISDIR", isDir.errnoName(), isDir.getMessage());
+            await(directory.closeAsync());
+            RingFile file = await(pool.openAsync(plain, java.nio.file.StandardOpenOption.READ));
+            RingIoException beyond = ioError(file.readAsync(java.nio.ByteBuffer.allocate(8), Long.MAX_VALUE));
+            assertEquals("EINVAL", beyond.errnoName(), beyond.getMessage());
+            await(file.closeAsync());
         } finally {
             stop(pool);
         }
