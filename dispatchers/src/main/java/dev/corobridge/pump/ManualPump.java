@@ -84,7 +84,14 @@ public final class ManualPump extends MessagePump {
             throw new IllegalArgumentException("cannot move time backwards: " + d);
         }
         checkAccess();
-        long target = manualClock.now.get() + d.toNanos();
+        long nanos;
+        try {
+            nanos = d.toNanos();
+        } catch (ArithmeticException tooLong) {
+            nanos = Long.MAX_VALUE; // to the end of time, as schedule() takes any duration
+        }
+        long now = manualClock.now.get();
+        long target = nanos > Long.MAX_VALUE - now ? Long.MAX_VALUE : now + nanos;
         int total = runUntilIdle();
         long next;
         while (!isTerminated() && (next = timers.nextDue()) != Long.MAX_VALUE && next - target <= 0) {

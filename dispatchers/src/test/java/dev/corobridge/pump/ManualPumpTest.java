@@ -15,6 +15,22 @@ import org.junit.jupiter.api.Test;
 /** The deterministic test pump: runUntilIdle and a manual clock, no sleeps. */
 class ManualPumpTest {
 
+    /**
+     * Any duration moves the clock, as {@code schedule} takes any: one too long for a {@code long}
+     * of nanoseconds moves it to the end of time (it threw ArithmeticException), running every
+     * timer on the way, and a second one there is no error either.
+     */
+    @Test
+    void advancingByMoreThanALongOfNanosecondsRunsEveryTimer() {
+        ManualPump ui = ManualPump.create("manual-long");
+        AtomicBoolean far = new AtomicBoolean();
+        ui.schedule(() -> far.set(true), Duration.ofDays(365L * 1000));
+        assertEquals(1, ui.advanceTimeBy(Duration.ofSeconds(Long.MAX_VALUE)));
+        assertTrue(far.get());
+        assertEquals(0, ui.advanceTimeBy(Duration.ofSeconds(Long.MAX_VALUE)));
+        ui.shutdownNow();
+    }
+
     @Test
     void nothingRunsUntilTheTestDrivesIt() throws Exception {
         ManualPump ui = ManualPump.create("manual");
