@@ -217,7 +217,7 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
      * {@code Task.startSuspend(ui, userService::current)}.
      */
     public static <T> Task<T> startSuspend(ExecutionContext context, SuspendCall<T> call) {
-        return startSuspend(context.getDispatcher(), call);
+        return startSuspend(Objects.requireNonNull(context, "context").getDispatcher(), call);
     }
 
     /** An already completed task. */

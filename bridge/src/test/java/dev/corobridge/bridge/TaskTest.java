@@ -311,6 +311,9 @@ class TaskTest {
         assertThrows(NullPointerException.class, () -> Task.failed(null));
         // A null timeout is named, as every other argument is (it was "because "timeout" is null").
         assertEquals("timeout", assertThrows(NullPointerException.class, () -> Task.completed(1).join(null)).getMessage());
+        // So is a null context of a suspending start (it was the JVM's "Cannot invoke ... because "context" is null").
+        assertEquals("context", assertThrows(NullPointerException.class,
+                () -> Task.startSuspend((ExecutionContext) null, cont -> 1)).getMessage());
         Task<Integer> composeNull = Task.completed(1).thenComposeOn(io, v -> null);
         assertThrows(NullPointerException.class, () -> composeNull.join(Duration.ofSeconds(30)));
     }
