@@ -7,6 +7,7 @@ import org.springframework.core.Ordered;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.AbstractServerHttpRequest;
@@ -98,8 +99,24 @@ public final class RequestGuardFilter implements WebFilter, Ordered {
                     .then(Mono.error(() -> new BoardException(BoardException.Kind.UNAVAILABLE, "the service is shutting down")));
         }
         List<MediaType> accept = RefusedMediaTypes.accept(exchange.getRequest().getHeaders());
-        return checkFraming(accept == null ? exchange : exchange.mutate().request(r -> r.headers(h -> h.setAccept(accept))).build(),
-                chain);
+        boolean preflight = HttpMethod.OPTIONS.equals(exchange.getRequest().getMethod())
+                && exchange.getRequest().getHeaders().containsHeader(HttpHeaders.ACCESS_CONTROL_REQUEST_METHOD);
+        if (accept == null && !preflight) {
+            return checkFraming(exchange, chain);
+        }
+        return checkFraming(exchange.mutate().request(r -> r.headers(h -> {
+            if (accept != null) {
+                h.setAccept(accept);
+            }
+            if (preflight) {
+                // The service allows no other origin, so a CORS preflight is an OPTIONS like any
+                // other (Allow, or 404 for a path that does not exist); Spring would answer it an
+                // empty 200 of its own, with no Allow, on any path. No Access-Control-Allow-* either
+                // way: a browser keeps refusing the cross-origin request.
+                h.remove(HttpHeaders.ACCESS_CONTROL_REQUEST_METHOD);
+                h.remove(HttpHeaders.ACCESS_CONTROL_REQUEST_HEADERS);
+            }
+        })).build(), chain);
     }
 
     /** The checks of the request's framing and body (see the class comment), then the chain. */

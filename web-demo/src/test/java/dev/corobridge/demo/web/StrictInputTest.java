@@ -359,6 +359,28 @@ class StrictInputTest extends LiveServiceTestBase {
     }
 
     /**
+     * A CORS preflight (OPTIONS with {@code Origin} and {@code Access-Control-Request-Method}) is
+     * answered as any OPTIONS: {@code Allow} on a path that exists, 404 problem JSON on one that does
+     * not, with the service's headers; and no {@code Access-Control-Allow-*}, since the service allows
+     * no other origin. It got an empty 200 without {@code Allow} even on unknown paths.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"/api", "/api/kt"})
+    void aCorsPreflightIsAnsweredAsAnyOptions(String face) throws Exception {
+        String b = createBoard(face, "preflight");
+        List<String> preflight = List.of("Origin: http://elsewhere.example", "Access-Control-Request-Method: POST");
+        RawHttp.Response known = exchange(request("OPTIONS", face + "/boards/" + b + "/notes", preflight, null));
+        RawHttp.Response plain = exchange(request("OPTIONS", face + "/boards/" + b + "/notes", List.of(), null));
+        assertThat(known.status()).isEqualTo(200);
+        assertThat(known.header("allow")).isEqualTo(plain.header("allow")).contains("POST");
+        assertThat(known.header("hop-trace")).isNotNull();
+        assertThat(known.headers().keySet()).noneMatch(h -> h.startsWith("access-control-allow"));
+        RawHttp.Response unknown = exchange(request("OPTIONS", face + "/boards/" + b + "/nope", preflight, null));
+        assertThat(unknown.status()).isEqualTo(404);
+        assertThat(unknown.header("content-type")).startsWith("application/problem+json");
+    }
+
+    /**
      * OPTIONS names the allowed methods and no empty {@code Accept-Patch}: that header lists at
      * least one media type (RFC 5789, section 3.1), and no endpoint takes PATCH.
      */
