@@ -359,6 +359,19 @@ class StrictInputTest extends LiveServiceTestBase {
     }
 
     /**
+     * An actuator's own 404 (an unknown metric or health component) says what a 404 means, as the
+     * service's do; it said "the request was refused before it reached the service".
+     */
+    @Test
+    void anActuatorsNotFoundSaysSo() throws Exception {
+        for (String path : List.of("/actuator/metrics/no.such.metric", "/actuator/health/nosuchcomponent")) {
+            RawHttp.Response r = exchange(request("GET", path, List.of(), null));
+            assertThat(r.status()).as(path).isEqualTo(404);
+            assertThat(problem(r, 404)).as(path).contains("no such endpoint or file").doesNotContain("before it reached");
+        }
+    }
+
+    /**
      * A CORS preflight (OPTIONS with {@code Origin} and {@code Access-Control-Request-Method}) is
      * answered as any OPTIONS: {@code Allow} on a path that exists, 404 problem JSON on one that does
      * not, with the service's headers; and no {@code Access-Control-Allow-*}, since the service allows

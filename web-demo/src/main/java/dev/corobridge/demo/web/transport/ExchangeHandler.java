@@ -636,8 +636,13 @@ final class ExchangeHandler extends ChannelDuplexHandler {
         if (version != null && version.majorVersion() == 2) {
             return "HTTP/2 is not served on an HTTP/1.1 connection; send HTTP/1.1";
         }
-        return status.equals(HttpResponseStatus.BAD_REQUEST) ? HEAD_DETAIL
-                : "the request was refused before it reached the service";
+        if (status.equals(HttpResponseStatus.BAD_REQUEST)) {
+            return HEAD_DETAIL;
+        }
+        // An empty error from a part of the service that writes no body (an actuator endpoint's
+        // 404 for an unknown metric): said in the words the service's own refusals use.
+        return status.equals(HttpResponseStatus.NOT_FOUND) ? "no such endpoint or file"
+                : "the request was refused: " + status.reasonPhrase();
     }
 
     /** A request's head began (its first bytes are read, or now count): its deadline starts unless one runs. */
