@@ -412,6 +412,15 @@ class StrictInputTest extends LiveServiceTestBase {
         }
     }
 
+
+    /** Nor does the OPTIONS answer of an actuator endpoint, which Spring gives an empty one. */
+    @Test
+    void optionsOfAnActuatorEndpointSendsNoEmptyAcceptPatch() throws Exception {
+        RawHttp.Response r = exchange(request("OPTIONS", "/actuator/health", List.of(), null));
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.header("accept-patch")).isNull();
+    }
+
     /**
      * Blank is what shows nothing: besides the white space {@code String.isBlank} knows, no-break
      * spaces (U+00A0, U+2007, U+202F), invisible format characters (U+200B, U+2060, U+FEFF), fillers

@@ -317,6 +317,11 @@ final class ExchangeHandler extends ChannelDuplexHandler {
         if (msg instanceof HttpResponse response && response.status().codeClass() != HttpStatusClass.INFORMATIONAL) {
             answerBegun = true;
             HttpResponse answer = withProblemForEmptyRefusal(response);
+            if ("".equals(answer.headers().get(HttpHeaderNames.ACCEPT_PATCH))) {
+                // Spring's OPTIONS answer of an annotated endpoint (the actuator's) lists none; the
+                // header names at least one media type when sent (RFC 5789, section 3.1).
+                answer.headers().remove(HttpHeaderNames.ACCEPT_PATCH);
+            }
             if (answer.status().code() >= 400) {
                 answer.setStatus(ReasonPhrases.current(answer.status())); // the phrase that is the problem's title
             }
