@@ -215,6 +215,7 @@ public final class RingFile implements AutoCloseable {
      */
     private boolean rejectIfClosed(RingOp<?> op) {
         if (closed.get()) {
+            ring.getPool().recordFailure(op.getOperation(), Errno.EBADF); // counted as the engines count theirs
             op.fail(new RingIoException(op.getOperation(), path.toString(), Errno.EBADF, "the file is closed"));
             return true;
         }

@@ -263,6 +263,11 @@ public final class RingPool implements AutoCloseable {
         return config.name();
     }
 
+    /** Counts a failure decided before an operation reached its ring's engine (among {@code errors()}). */
+    void recordFailure(String kind, int errno) {
+        metrics.failed(kind, errno);
+    }
+
     /** A snapshot of the counters. */
     public RingMetrics getMetrics() {
         return new RingMetrics(transport, fallbackReason, placement.size(), placement.inFlight(), metrics.operations(),

@@ -81,6 +81,29 @@ class RingErrnoTest {
         }
     }
 
+    /**
+     * Every EBADF an operation on a closed file fails with counts in the pool's {@code errors()},
+     * also the ones refused at once, before reaching the ring (only the ring's were counted).
+     */
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void operationsRefusedOnAClosedFileCountAmongTheErrors(Transport transport) throws Exception {
+        RingPool pool = pool(transport);
+        try {
+            java.nio.file.Path plain = java.nio.file.Files.writeString(
+                    java.nio.file.Files.createTempDirectory("errno").resolve("plain"), "abc");
+            RingFile file = await(pool.openAsync(plain, java.nio.file.StandardOpenOption.READ));
+            await(file.closeAsync());
+            long before = pool.getMetrics().errors().getOrDefault("EBADF", 0L);
+            for (int i = 0; i < 3; i++) {
+                assertEquals("EBADF", ioError(file.readAsync(java.nio.ByteBuffer.allocate(8), 0)).errnoName());
+            }
+            assertEquals(before + 3, pool.getMetrics().errors().getOrDefault("EBADF", 0L));
+        } finally {
+            stop(pool);
+        }
+    }
+
     private static RingIoException ioError(RingOp<?> op) {
         return assertInstanceOf(RingIoException.class, RingSocketTest.causeOf(() -> await(op)));
     }
