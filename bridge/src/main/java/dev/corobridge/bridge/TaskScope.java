@@ -1,5 +1,7 @@
 package dev.corobridge.bridge;
 
+import dev.corobridge.bridge.internal.BlockingGuard;
+
 import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
@@ -134,12 +136,21 @@ public final class TaskScope implements AutoCloseable {
         return job;
     }
 
-    /** Cancels what is still running and waits for it to finish. */
+    /**
+     * Cancels what is still running and waits for it to finish. On a thread that must never block
+     * (a pump's) it cancels and then, if anything is still running, throws
+     * {@link IllegalStateException}: wait there with {@link #joinAllAsync()} instead.
+     */
     @Override
     public void close() {
         cancel();
+        Awaitable<Throwable> done = joinAllAsync();
+        if (!done.isDone()) {
+            BlockingGuard.checkMayBlock("TaskScope.close() (it cancelled the children and would wait for them; "
+                    + "use cancel() and joinAllAsync() there)");
+        }
         try {
-            joinAllAsync().join();
+            done.join();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

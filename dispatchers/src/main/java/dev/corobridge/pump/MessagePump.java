@@ -415,6 +415,9 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
             throw new IllegalStateException("MessagePump '" + name + "': awaitTermination on the pump thread "
                     + "would wait for itself; use shutdown().thenAccept(...) instead");
         }
+        if (!isTerminated()) {
+            BlockingGuard.checkMayBlock("MessagePump.awaitTermination"); // another pump's thread
+        }
         return lifecycle.awaitTermination(timeout);
     }
 
@@ -443,8 +446,8 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
     @Override
     public void close() {
         shutdown();
-        if (isCurrentThread()) {
-            return;
+        if (isCurrentThread() || BlockingGuard.forbiddenContext() != null) {
+            return; // a pump's thread never waits (this pump's or another's): the shutdown goes on
         }
         try {
             if (!awaitTermination(config.shutdownGracePeriod().plusSeconds(5)) && !isTerminated()) {

@@ -365,18 +365,22 @@ public final class RingPool implements AutoCloseable {
             throw new IllegalStateException("RingPool '" + config.name() + "': awaitTermination on the ring thread "
                     + r.getName() + " would wait for itself; use shutdown().whenComplete(...) instead");
         }
+        if (!isTerminated()) {
+            BlockingGuard.checkMayBlock("RingPool.awaitTermination");
+        }
         return shutdown.awaitTermination(timeout);
     }
 
     /**
      * {@link #shutdown()} and wait (grace period plus 15 s); logs a warning if the pool did not
-     * terminate cleanly in that time. From a ring thread it only starts the shutdown.
+     * terminate cleanly in that time. From a ring thread, or a thread that must never block (a
+     * pump's), it only starts the shutdown.
      */
     @Override
     public void close() {
         shutdown();
-        if (placement.current() != null) {
-            return;
+        if (placement.current() != null || BlockingGuard.forbiddenContext() != null) {
+            return; // a ring's or a pump's thread never waits: the shutdown goes on without it
         }
         try {
             Duration grace = config.shutdownGracePeriod();
