@@ -40,8 +40,7 @@ class FallbackQueueFullTest {
             Path plain = Files.writeString(dir.resolve("plain"), "abc");
             RingFile file = RingTestSupport.await(pool.openAsync(plain, StandardOpenOption.READ));
             blocking.readAsync(ByteBuffer.allocate(4), 0); // takes the only file thread, waits for a writer
-            RingTestSupport.waitUntil(() -> pool.getMetrics().inFlight() >= 1, "the blocking read started");
-            Thread.sleep(100); // it is on the file thread, not in the queue
+            RingTestSupport.waitUntil(FallbackQueueFullTest::aFileThreadIsReading, "the blocking read is on the file thread");
             RingOp<Integer> queued = file.readAsync(ByteBuffer.allocate(1), 0);
             RingOp<Integer> refused = file.readAsync(ByteBuffer.allocate(1), 0);
 
@@ -58,5 +57,19 @@ class FallbackQueueFullTest {
         } finally {
             pool.shutdown().get(30, java.util.concurrent.TimeUnit.SECONDS);
         }
+    }
+
+    /** Whether the pool's file thread is inside a read (so the queue behind it is empty). */
+    private static boolean aFileThreadIsReading() {
+        for (var e : Thread.getAllStackTraces().entrySet()) {
+            if (e.getKey().getName().startsWith("queue-full-file")) {
+                for (StackTraceElement frame : e.getValue()) {
+                    if (frame.getMethodName().equals("read") && frame.getClassName().contains("FileChannel")) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
     }
 }

@@ -31,8 +31,11 @@ class RingDelayShutdownTest {
         val pool = RingPool.start(RingPoolConfig.builder().name("delay-shutdown").rings(1).build())
         val ring = pool.next()
         val delayed = CompletableDeferred<Throwable?>()
+        val sleeping = CompletableDeferred<Unit>()
+        val timing = CompletableDeferred<Unit>()
         val sleeper = GlobalScope.launch(ring.dispatcher) {
             try {
+                sleeping.complete(Unit) // the delay's timer is set in this same run of the ring
                 delay(600_000)
                 delayed.complete(null)
             } catch (e: Throwable) {
@@ -40,8 +43,13 @@ class RingDelayShutdownTest {
                 throw e
             }
         }
-        val timed = GlobalScope.async(ring.dispatcher) { withTimeout(1_500) { awaitCancellation() } }
-        Thread.sleep(200) // both are suspended on the ring's timers
+        val timed = GlobalScope.async(ring.dispatcher) {
+            withTimeout(1_500) {
+                timing.complete(Unit)
+                awaitCancellation()
+            }
+        }
+        withTimeout(10_000) { sleeping.await(); timing.await() } // both wait on the ring's timers
         pool.shutdown().get(30, TimeUnit.SECONDS)
         assertTrue(pool.isTerminated)
 
