@@ -1,6 +1,7 @@
 package dev.corobridge.pump
 
 import dev.corobridge.bridge.internal.BoundDispatchers
+import dev.corobridge.dispatchers.internal.MovableTimeout
 import kotlin.coroutines.resume
 import kotlinx.coroutines.CancellableContinuation
 import kotlinx.coroutines.CoroutineDispatcher
@@ -130,17 +131,12 @@ public class PumpDispatcher internal constructor(
         if (resumer is PumpMainDispatcher && !resumer.isBackedBy(pump)) this else resumer
 
     override fun invokeOnTimeout(timeMillis: Long, block: Runnable, context: CoroutineContext): DisposableHandle {
-        val handle = TimeoutHandle()
-        val deadlineNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeMillis)
-        val timer = pump.scheduleTimer(
-            TimeUnit.MILLISECONDS.toNanos(timeMillis),
-            block,
-            { handle.moveToFallback(block, deadlineNanos) },
-        )
+        val handle = MovableTimeout(block, MovableTimeout.deadlineIn(timeMillis))
+        val timer = pump.scheduleTimer(TimeUnit.MILLISECONDS.toNanos(timeMillis), block) { handle.moveToFallback() }
         if (timer == null) {
-            handle.moveToFallback(block, deadlineNanos)
+            handle.moveToFallback()
         } else {
-            handle.timer = timer
+            handle.cancelTimer = Runnable { timer.cancel() }
         }
         return handle
     }

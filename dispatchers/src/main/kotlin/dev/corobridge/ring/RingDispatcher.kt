@@ -2,6 +2,7 @@ package dev.corobridge.ring
 
 import dev.corobridge.bridge.internal.BoundDispatchers
 import dev.corobridge.bridge.ContextShutdownException
+import dev.corobridge.dispatchers.internal.MovableTimeout
 import kotlinx.coroutines.CancellableContinuation
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.Delay
@@ -10,7 +11,6 @@ import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.ExperimentalCoroutinesApi
 import kotlinx.coroutines.InternalCoroutinesApi
 import kotlinx.coroutines.cancel
-import kotlinx.coroutines.launch
 import java.util.concurrent.RejectedExecutionException
 import java.util.concurrent.TimeUnit
 import kotlin.coroutines.CoroutineContext
@@ -71,50 +71,17 @@ public class RingDispatcher internal constructor(
     }
 
     override fun invokeOnTimeout(timeMillis: Long, block: Runnable, context: CoroutineContext): DisposableHandle {
-        val timeout = RingTimeout(block, System.nanoTime(), timeMillis)
+        val timeout = MovableTimeout(block, MovableTimeout.deadlineIn(timeMillis))
         try {
             val f = ring.eventLoop().schedule(block, timeMillis, TimeUnit.MILLISECONDS)
-            timeout.onRing = f
+            timeout.cancelTimer = Runnable { f.cancel(false) }
             // Cancelled but not disposed: the loop's termination dropped it; the deadline moves.
-            f.addListener { if (f.isCancelled) timeout.moveToDefaultTimer() }
+            f.addListener { if (f.isCancelled) timeout.moveToFallback() }
         } catch (e: RejectedExecutionException) {
-            timeout.moveToDefaultTimer() // the ring is gone already
+            timeout.moveToFallback() // the ring is gone already
         }
         return timeout
     }
 
     override fun toString(): String = ring.name
-}
-
-/**
- * A timeout set on a ring: its timer on the ring's loop ([onRing]) or, once the ring is gone, a
- * job on kotlinx's default timer that keeps the rest of the deadline. [dispose] stops whichever it
- * is; a move that races with it cancels the job it started. Thread-safe.
- */
-private class RingTimeout(
-    private val block: Runnable,
-    private val startNanos: Long,
-    private val timeMillis: Long,
-) : DisposableHandle {
-    @Volatile var onRing: java.util.concurrent.Future<*>? = null
-    @Volatile private var disposed = false
-    @Volatile private var onDefault: kotlinx.coroutines.Job? = null
-
-    fun moveToDefaultTimer() {
-        if (disposed) return
-        val left = timeMillis - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos)
-        @OptIn(kotlinx.coroutines.DelicateCoroutinesApi::class)
-        val job = kotlinx.coroutines.GlobalScope.launch(Dispatchers.Default) {
-            kotlinx.coroutines.delay(left)
-            block.run()
-        }
-        onDefault = job
-        if (disposed) job.cancel()
-    }
-
-    override fun dispose() {
-        disposed = true
-        onRing?.cancel(false)
-        onDefault?.cancel()
-    }
 }
