@@ -91,12 +91,20 @@ public final class PathEndpoints<H> {
             methods.add(e.method());
         }
         this.declared = Collections.unmodifiableSet(methods);
-        Set<HttpMethod> allow = new LinkedHashSet<>(methods);
-        if (methods.contains(HttpMethod.GET)) {
+        this.options = allowed(methods);
+    }
+
+    /**
+     * What a path with endpoints for {@code declared} allows, as Spring answers for annotated
+     * handlers: the declared methods, HEAD with GET, and OPTIONS.
+     */
+    static Set<HttpMethod> allowed(Set<HttpMethod> declared) {
+        Set<HttpMethod> allow = new LinkedHashSet<>(declared);
+        if (declared.contains(HttpMethod.GET)) {
             allow.add(HttpMethod.HEAD);
         }
         allow.add(HttpMethod.OPTIONS);
-        this.options = Collections.unmodifiableSet(allow);
+        return Collections.unmodifiableSet(allow);
     }
 
     /** The endpoints in the order given. */

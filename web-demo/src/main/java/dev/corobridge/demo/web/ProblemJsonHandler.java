@@ -169,13 +169,8 @@ public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
      * lists them); Spring's own 405 of an annotated endpoint names only the declared methods.
      */
     private static HttpHeaders allowing(java.util.Set<HttpMethod> declared) {
-        java.util.Set<HttpMethod> allowed = new java.util.LinkedHashSet<>(declared);
-        if (allowed.contains(HttpMethod.GET)) {
-            allowed.add(HttpMethod.HEAD);
-        }
-        allowed.add(HttpMethod.OPTIONS);
         HttpHeaders headers = new HttpHeaders();
-        headers.setAllow(allowed);
+        headers.setAllow(PathEndpoints.allowed(declared));
         return headers;
     }
 
@@ -196,7 +191,7 @@ public final class ProblemJsonHandler implements WebExceptionHandler, Ordered {
             String answers = ex instanceof NotAcceptableStatusException na && !na.getSupportedMediaTypes().isEmpty()
                     ? "; this endpoint answers with " + MediaType.toString(na.getSupportedMediaTypes()) : "";
             return new Problem(p.status, p.type, p.title, "the request's Accept header cannot be read ("
-                    + (why.length() > 200 ? why.substring(0, 200) + "…" : why) + ")" + answers, p.extraHeaders);
+                    + JsonInput.printable(why, 200) + ")" + answers, p.extraHeaders);
         }
     }
 
