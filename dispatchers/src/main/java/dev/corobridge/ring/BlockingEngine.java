@@ -33,6 +33,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * fd only once no call is inside it (a blocked one is woken first), and a call that starts after
  * the close fails with {@code ClosedChannelException}. So an operation racing a file's close runs
  * before it or fails with {@code EBADF}; it can never reach a file that later got the same number.
+ * The close's own outcome waits for the file's calls that were handed to the file threads before
+ * it (a read blocked on a pipe, woken by the close with {@code EBADF}): it completes after theirs.
  *
  * <p><b>Thread-safety.</b> Safe from any thread.
  */
@@ -57,7 +59,7 @@ final class BlockingEngine implements RingEngine {
 
     @Override
     public void open(RingOp<RingFile> op, Ring ring, Path path, Set<? extends OpenOption> options, int flags) {
-        run(op, "open", false, path, () -> FileChannel.open(path, options), ch -> {
+        run(op, "open", false, path, null, () -> FileChannel.open(path, options), ch -> {
             // Pipes and devices have no position: positional calls would fail with ESPIPE where
             // io_uring simply reads the stream. Decide once, at open.
             boolean seekable = java.nio.file.Files.isRegularFile(path);
@@ -75,7 +77,7 @@ final class BlockingEngine implements RingEngine {
 
     @Override
     public void read(RingOp<Integer> op, RingFile file, ByteBuffer dst, long position) {
-        run(op, "read", false, () -> {
+        run(op, "read", file, () -> {
             checkEnd(file, dst, position);
             return file.seekable ? file.channel.read(dst, position) : file.channel.read(dst);
         }, n -> n, null);
@@ -94,7 +96,7 @@ final class BlockingEngine implements RingEngine {
 
     @Override
     public void write(RingOp<Integer> op, RingFile file, ByteBuffer src, long position) {
-        run(op, position < 0 ? "append" : "write", false,
+        run(op, position < 0 ? "append" : "write", file,
                 () -> {
                     checkEnd(file, src, position);
                     return position < 0 || !file.seekable ? file.channel.write(src) : file.channel.write(src, position);
@@ -103,7 +105,7 @@ final class BlockingEngine implements RingEngine {
 
     @Override
     public void sync(RingOp<Void> op, RingFile file, boolean dataOnly) {
-        run(op, dataOnly ? "fdatasync" : "fsync", false, () -> {
+        run(op, dataOnly ? "fdatasync" : "fsync", file, () -> {
             file.channel.force(!dataOnly);
             return null;
         }, v -> null, null);
@@ -111,15 +113,37 @@ final class BlockingEngine implements RingEngine {
 
     @Override
     public void size(RingOp<Long> op, RingFile file) {
-        run(op, "size", false, file.channel::size, s -> s, null);
+        run(op, "size", file, file.channel::size, s -> s, null);
     }
 
     @Override
     public void close(RingOp<Void> op, RingFile file) {
-        run(op, "close", true, () -> {
+        // Closing the channel wakes the calls blocked in it, which then fail with EBADF on their
+        // own file threads: the close settles once they have settled (as on io_uring).
+        run(op, "close", true, null, null, () -> {
             file.channel.close();
             return null;
-        }, v -> null, null);
+        }, v -> null, null, () -> {
+            file.whenCallsEnded.set(() -> op.succeed(null));
+            if (file.callsInFlight.get() == 0) {
+                runOnce(file);
+            }
+        });
+    }
+
+    /** Settles the file's close if it waits for its calls (once, whoever gets here first). */
+    private static void runOnce(RingFile file) {
+        Runnable close = file.whenCallsEnded.getAndSet(null);
+        if (close != null) {
+            close.run();
+        }
+    }
+
+    /** One of the file's calls has settled (or never went to a file thread). */
+    private static void callEnded(RingFile file) {
+        if (file != null && file.callsInFlight.decrementAndGet() == 0) {
+            runOnce(file);
+        }
     }
 
     /**
@@ -155,23 +179,36 @@ final class BlockingEngine implements RingEngine {
      * makes the operation withdrawable: it undoes a result that arrives after {@link RingOp#cancel()}
      * or shutdown. {@code runsAtShutdown}: a close, which runs even once shutdown refuses the rest.
      */
-    private <R, T> void run(RingOp<T> op, String kind, boolean runsAtShutdown, Call<R> call,
+    private <R, T> void run(RingOp<T> op, String kind, RingFile file, Call<R> call,
                             java.util.function.Function<R, T> map, java.util.function.Consumer<R> undo) {
-        run(op, kind, runsAtShutdown, null, call, map, undo);
+        run(op, kind, false, null, file, call, map, undo, null);
     }
 
-    /** {@code opened}: the path, for an open (its failures are told apart by the path's state). */
-    private <R, T> void run(RingOp<T> op, String kind, boolean runsAtShutdown, Path opened, Call<R> call,
+    private <R, T> void run(RingOp<T> op, String kind, boolean runsAtShutdown, Path opened, RingFile file, Call<R> call,
                             java.util.function.Function<R, T> map, java.util.function.Consumer<R> undo) {
+        run(op, kind, runsAtShutdown, opened, file, call, map, undo, null);
+    }
+
+    /**
+     * {@code opened}: the path, for an open (its failures are told apart by the path's state).
+     * {@code file}: the file whose call this is, counted in its {@link RingFile#callsInFlight} until
+     * settled (null for an open and a close). {@code succeed}: how a success settles, instead of
+     * succeeding {@code op} at once (a close's, which waits for the file's calls).
+     */
+    private <R, T> void run(RingOp<T> op, String kind, boolean runsAtShutdown, Path opened, RingFile file, Call<R> call,
+                            java.util.function.Function<R, T> map, java.util.function.Consumer<R> undo, Runnable succeed) {
         op.countIn(inFlight);
         metrics.submitted(kind);
+        if (file != null) {
+            file.callsInFlight.incrementAndGet();
+        }
         Runnable task = () -> {
             if (shutdownReason != null && !runsAtShutdown) {
-                settle(op, () -> op.shutDown(shutdownReason));
+                settle(op, file, () -> op.shutDown(shutdownReason));
                 return;
             }
             if (!(undo != null ? op.startWithdrawable() : op.start())) {
-                settle(op, () -> { }); // cancel() withdrew it before it started: cancelled already
+                settle(op, file, () -> { }); // cancel() withdrew it before it started: cancelled already
                 return;
             }
             R r;
@@ -180,23 +217,24 @@ final class BlockingEngine implements RingEngine {
             } catch (IOException | RuntimeException e) {
                 if (e instanceof ClosedChannelException && shutdownReason != null) {
                     // Its file was closed under it by the pool's shutdown (phase 2 ends blocking calls so).
-                    settle(op, () -> op.shutDown(shutdownReason));
+                    settle(op, file, () -> op.shutDown(shutdownReason));
                 } else {
-                    settle(op, () -> op.fail(translate(kind, op.getTarget(), e, opened)));
+                    settle(op, file, () -> op.fail(translate(kind, op.getTarget(), e, opened)));
                 }
                 return;
             }
             if (undo != null && (shutdownReason != null || !op.commit())) {
                 undo.accept(r); // its awaiter has left (cancelled, or the pool is shutting down)
-                settle(op, () -> abort(op));
+                settle(op, file, () -> abort(op));
             } else {
-                settle(op, () -> op.succeed(map.apply(r)));
+                settle(op, file, succeed != null ? succeed : () -> op.succeed(map.apply(r)));
             }
         };
         try {
             files.execute(task);
         } catch (RejectedExecutionException e) {
             op.countOut();
+            callEnded(file);
             if (shutdownReason != null || files instanceof java.util.concurrent.ExecutorService es && es.isShutdown()) {
                 op.shutDown(shutdownReason != null ? shutdownReason : "the fallback's file threads have stopped");
             } else {
@@ -216,11 +254,12 @@ final class BlockingEngine implements RingEngine {
         }
     }
 
-    private void settle(RingOp<?> op, Runnable outcome) {
+    private void settle(RingOp<?> op, RingFile file, Runnable outcome) {
         Runnable r = () -> {
             op.countOut(); // a no-op if cancel() withdrew it, which counted it out then
             metrics.completed();
             outcome.run();
+            callEnded(file); // after its outcome: a close waiting for it completes after it
         };
         try {
             loop.execute(r);

@@ -28,8 +28,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * reaches whatever file later gets the same number. (The fallback engine's {@code FileChannel}
  * gives the same guarantee: it closes its fd only once no call is inside it, and refuses calls after.)
  * An operation still in flight when the file closes (a read waiting on a pipe) is ended by the close
- * with {@code EBADF}, "closed while the operation ran", unless it completes first: on io_uring the
- * close completes after it, and nothing reaches its buffer afterwards.
+ * with {@code EBADF}, "closed while the operation ran", unless it completes first; the close
+ * completes after it (on both engines), and nothing reaches its buffer afterwards.
  *
  * <p><b>Thread-safety.</b> Safe from any thread; concurrent positional operations are independent.
  */
@@ -52,6 +52,10 @@ public final class RingFile implements AutoCloseable {
     int inKernel;
     /** io_uring engine, ring thread only: the close's settling, held until {@link #inKernel} is 0. */
     Runnable whenDrained;
+    /** Fallback engine: this file's calls handed to the file threads and not settled yet (not its close). */
+    final java.util.concurrent.atomic.AtomicInteger callsInFlight = new java.util.concurrent.atomic.AtomicInteger();
+    /** Fallback engine: the close's settling, held until {@link #callsInFlight} is 0; taken once. */
+    final java.util.concurrent.atomic.AtomicReference<Runnable> whenCallsEnded = new java.util.concurrent.atomic.AtomicReference<>();
 
     RingFile(Ring ring, Path path, int flags, int fd, FileChannel channel, boolean seekable) {
         this.ring = ring;
