@@ -193,7 +193,7 @@ final class ChangeApplier implements ChangeSink {
     public void replay(List<LoggedChange> changes) {
         pump.execute(() -> {
             for (LoggedChange c : changes) {
-                if (store.replay(c.change())) {
+                if (store.replay(c.change(), c.position().partition())) {
                     replayed++;
                 } else {
                     replayRejected++;
@@ -231,7 +231,7 @@ final class ChangeApplier implements ChangeSink {
                 PumpSteps.record(pump, w.trace, "apply");
                 Applied applied;
                 try {
-                    applied = store.apply(c.change());
+                    applied = store.apply(c.change(), c.position().partition());
                 } finally {
                     store.release(c.change()); // applied (or refused): counted by the store itself now
                 }
@@ -284,7 +284,7 @@ final class ChangeApplier implements ChangeSink {
                 LOG.debug("pump: apply (from the log at " + logged.position().partition() + "/"
                         + logged.position().offset() + ")");
             }
-            store.apply(change);
+            store.apply(change, logged.position().partition());
         } catch (BoardException rejected) {
             // Lost a race, as it did (or will) wherever it was appended; the store counts it. A change
             // this service would never make came from another producer on a cluster's topic.

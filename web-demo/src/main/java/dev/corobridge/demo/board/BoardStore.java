@@ -249,16 +249,30 @@ public final class BoardStore {
 
     // ---- apply ----
 
+    /** The partition of a change that comes from no partitioned log (the journal's), or whose partition is not checked. */
+    public static final int ANY_PARTITION = -1;
+
     /**
      * Carries out a durable change and tells subscribers and waiters.
      *
      * @throws BoardException if the change is no longer valid; nothing was changed then
      */
     public Applied apply(Change change) {
+        return apply(change, ANY_PARTITION);
+    }
+
+    /**
+     * {@link #apply(Change)} for a change read from {@code partition} of a cluster's topic: a
+     * cluster replica's store refuses it (as {@code INVALID}) unless that is its board's partition.
+     * A board's commands are ordered only within their partition, and partitions interleave
+     * differently on each replica: a command from another partition would be applied in a
+     * different place of the board's history on each.
+     */
+    public Applied apply(Change change, int partition) {
         pump.checkAccess();
         Applied applied;
         try {
-            applied = applyQuietly(change);
+            applied = applyQuietly(change, partition);
         } catch (BoardException e) {
             changesRejected++;
             throw e;
@@ -274,18 +288,30 @@ public final class BoardStore {
 
     /** Applies a change read back from the journal at start-up; a change that was rejected live is skipped. */
     public boolean replay(Change change) {
+        return replay(change, ANY_PARTITION);
+    }
+
+    /** {@link #replay(Change)} of a change read from {@code partition} (see {@link #apply(Change, int)}). */
+    public boolean replay(Change change, int partition) {
         pump.checkAccess();
         try {
-            applyQuietly(change);
+            applyQuietly(change, partition);
             return true;
         } catch (BoardException e) {
             return false;
         }
     }
 
-    private Applied applyQuietly(Change change) {
+    private Applied applyQuietly(Change change, int fromPartition) {
         if (decidesAtApply()) { // the shared topic may hold records of another producer
             String problem = ChangeRules.problem(change, true);
+            if (problem == null && fromPartition != ANY_PARTITION) {
+                int own = Math.floorMod(partitionOf.applyAsInt(change.boardId()), boardsPerPartition.length);
+                if (own != fromPartition) {
+                    problem = "board '" + change.boardId() + "' has its commands on partition " + own
+                            + ", this one is on partition " + fromPartition;
+                }
+            }
             if (problem != null) {
                 throw new BoardException(BoardException.Kind.INVALID, "not a change this service makes: " + problem);
             }

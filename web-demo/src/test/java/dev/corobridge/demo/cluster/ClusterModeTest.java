@@ -258,6 +258,77 @@ class ClusterModeTest {
     }
 
     /**
+     * A record of another producer on a partition that is not its board's is skipped alike on every
+     * replica, in the replay at start and live: its board's commands are ordered only within their
+     * own partition, so a note added from another partition got a different id on each replica
+     * (partitions interleave differently on each), and a board created there could come after its
+     * notes on one replica and before them on another.
+     */
+    @Test
+    void aForeignRecordOnAnotherPartitionThanItsBoardsIsSkippedAlike() throws Exception {
+        String topic = TestKafka.freshTopic();
+        int partitions = 4;
+        kafka.cluster.createTopic(topic, partitions, 1, Map.of());
+        BoardPartitioner partitioner = new BoardPartitioner(partitions);
+        String board = "b1000000000000000007";
+        String elsewhere = "b1000000000000000008";
+        int home = partitioner.partitionOf(board);
+        int wrong = (home + 1) % partitions;
+        int wrongForElsewhere = (partitioner.partitionOf(elsewhere) + 1) % partitions;
+        java.util.Properties config = new java.util.Properties();
+        config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap());
+        config.put(ProducerConfig.ACKS_CONFIG, "all");
+        try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(config, new StringSerializer(),
+                new ByteArraySerializer())) {
+            java.util.function.BiConsumer<Integer, Change> send = (partition, change) -> {
+                try {
+                    producer.send(new ProducerRecord<>(topic, partition, change.boardId(), JournalCodec.payload(change)))
+                            .get(60, TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            };
+            send.accept(home, new Change.CreateBoard(board, "home"));
+            send.accept(wrong, new Change.AddNote(board, Change.AddNote.ID_AT_APPLY, "from another partition"));
+            send.accept(wrongForElsewhere, new Change.CreateBoard(elsewhere, "created on another partition"));
+            send.accept(home, new Change.AddNote(board, Change.AddNote.ID_AT_APPLY, "at home"));
+            try (Replica c = Replica.start("c", kafka.bootstrap(), topic, dir.resolve("c"),
+                    Map.of("demo.kafka.partitions", Integer.toString(partitions)))) {
+                // The replay at start.
+                JsonNode notes = c.get("/api/boards/" + board).json().path("notes");
+                assertThat(notes).hasSize(1);
+                assertThat(notes.get(0).path("text").asString()).isEqualTo("at home");
+                assertThat(notes.get(0).path("id").asString()).isEqualTo("n1");
+                assertThat(c.get("/api/boards/" + elsewhere).status()).isEqualTo(404);
+
+                // Live.
+                send.accept(wrong, new Change.AddNote(board, Change.AddNote.ID_AT_APPLY, "live, from another partition"));
+                send.accept(home, new Change.AddNote(board, Change.AddNote.ID_AT_APPLY, "live, at home"));
+                long deadline = System.nanoTime() + CONVERGE.toNanos();
+                while (appliedUpTo(c, wrong) < 2 || appliedUpTo(c, home) < 3) { // both partitions' records
+                    assertThat(System.nanoTime() - deadline).as("the replica applies the live records").isNegative();
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50)); // polling pace, not synchronisation
+                }
+                notes = c.get("/api/boards/" + board).json().path("notes");
+                assertThat(notes.valueStream().map(n -> n.path("text").asString()).toList())
+                        .containsExactly("at home", "live, at home");
+                assertThat(notes.get(1).path("id").asString()).isEqualTo("n2");
+                assertThat(c.get("/api/live").json().path("journal").path("rejected").asLong()).isEqualTo(1);
+            }
+        }
+    }
+
+    /** The offset after the last record {@code r} applied (or skipped) on {@code partition}; 0 before any. */
+    private static long appliedUpTo(Replica r, int partition) throws Exception {
+        for (JsonNode p : r.cluster().path("applied")) {
+            if (p.path("partition").asInt() == partition) {
+                return p.path("offset").asLong();
+            }
+        }
+        return 0;
+    }
+
+    /**
      * Waits (bounded) until both replicas applied every partition up to its end and show the same
      * boards; returns them.
      */
