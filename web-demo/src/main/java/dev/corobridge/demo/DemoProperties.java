@@ -220,9 +220,9 @@ public record DemoProperties(@DefaultValue("./data") Path dataDir,
         if (ioTimeout.isNegative() || ioTimeout.isZero()) {
             throw new IllegalArgumentException("demo.io-timeout must be positive, was " + ioTimeout);
         }
-        if (replicaId == null || replicaId.isBlank()) {
+        if (replicaId == null) {
             replicaId = defaultReplicaId();
-        } else if (!REPLICA_ID.matcher(replicaId).matches()) {
+        } else if (!REPLICA_ID.matcher(replicaId).matches()) { // also when given empty: not the host name then
             throw new IllegalArgumentException("demo.replica-id must be 1..64 of [A-Za-z0-9._-], was '" + replicaId + "'");
         }
         if (store == Store.KAFKA && kafka.bootstrapServers() == null) {

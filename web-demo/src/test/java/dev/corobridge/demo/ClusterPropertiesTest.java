@@ -70,6 +70,10 @@ class ClusterPropertiesTest {
         assertThat(bind(Map.of("demo.store", "kafka", "demo.kafka.bootstrap-servers", " k1:9092, 10.0.0.2:19092,[::1]:9093 "))
                 .kafka().bootstrapServers()).isEqualTo("k1:9092,10.0.0.2:19092,[::1]:9093");
         assertThat(failure(Map.of("demo.replica-id", "a b"))).contains("demo.replica-id");
+        // Given but empty (e.g. an unset variable in a launch script): refused, not replaced by the
+        // host name, which two replicas on one host would then share.
+        assertThat(failure(Map.of("demo.replica-id", ""))).contains("demo.replica-id");
+        assertThat(failure(Map.of("demo.replica-id", "  "))).contains("demo.replica-id");
         assertThat(failure(Map.of("demo.kafka.partitions", "0"))).contains("demo.kafka.partitions");
         assertThat(failure(Map.of("demo.kafka.topic", "a/b"))).contains("demo.kafka.topic");
         assertThat(failure(Map.of("demo.kafka.replication-factor", "3", "demo.kafka.min-insync-replicas", "4")))
