@@ -18,8 +18,12 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  */
 public final class RingMeterBinder implements MeterBinder {
 
-    /** The operation kinds {@code RingMetrics.operations()} reports. */
-    public static final List<String> KINDS = List.of("open", "read", "write", "fsync", "fdatasync", "close", "connect");
+    /**
+     * The operation kinds {@code RingMetrics.operations()} reports: the file operations a pool
+     * submits (socket I/O runs on Netty's channels and is not counted there).
+     */
+    public static final List<String> KINDS = List.of("open", "read", "write", "append", "fsync", "fdatasync", "size",
+            "close");
 
     private final SnapshotMeters<RingPool, RingMetrics> meters;
 

@@ -82,6 +82,38 @@ class MeterBindersTests {
         assertThat(registry.get("corobridge.pump.running").gauge().value()).isZero();
     }
 
+    /**
+     * Every kind of operation the pool counts has its meter, with the pool's count: {@code append}
+     * and {@code size} had none (and {@code connect}, which the pool never counts, had one that
+     * stayed at zero).
+     */
+    @Test
+    void everyKindThePoolCountsIsAMeterWithItsCount(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        MeterRegistry registry = new SimpleMeterRegistry();
+        new RingMeterBinder(pool).bindTo(registry);
+        java.nio.file.Path file = dir.resolve("f");
+        try (dev.corobridge.ring.RingFile f = pool.openAsync(file, java.nio.file.StandardOpenOption.CREATE,
+                java.nio.file.StandardOpenOption.WRITE, java.nio.file.StandardOpenOption.APPEND).join()) {
+            f.appendAsync(java.nio.ByteBuffer.wrap(new byte[] {1, 2})).join();
+        }
+        try (dev.corobridge.ring.RingFile f = pool.openAsync(file, java.nio.file.StandardOpenOption.READ,
+                java.nio.file.StandardOpenOption.WRITE).join()) {
+            f.writeAsync(java.nio.ByteBuffer.wrap(new byte[] {3}), 0).join();
+            f.readAsync(java.nio.ByteBuffer.allocate(8), 0).join();
+            f.fsyncAsync().join();
+            f.fdatasyncAsync().join();
+            f.sizeAsync().join();
+        }
+        java.util.Map<String, Long> counted = pool.getMetrics().operations();
+        assertThat(counted.keySet()).containsExactlyInAnyOrder("open", "append", "write", "read", "fsync", "fdatasync",
+                "size", "close");
+        assertThat(RingMeterBinder.KINDS).containsExactlyInAnyOrderElementsOf(counted.keySet());
+        for (var e : counted.entrySet()) {
+            assertThat(registry.get("corobridge.ring.operations").tag("kind", e.getKey()).functionCounter().count())
+                    .as(e.getKey()).isEqualTo(e.getValue().doubleValue()).isPositive();
+        }
+    }
+
     @Test
     void theRingBinderRegistersEveryMeterWithItsNameTagsAndDescription() {
         MeterRegistry registry = new SimpleMeterRegistry();
