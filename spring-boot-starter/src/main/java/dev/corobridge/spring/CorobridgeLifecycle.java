@@ -31,7 +31,9 @@ import org.springframework.context.SmartLifecycle;
  *
  * <p>Not restartable: a stopped pump or pool stays terminated, so {@link #start()} after a stop
  * (the application context's {@code stop()} then {@code start()}, as a checkpoint/restore does)
- * throws {@link IllegalStateException} instead of reporting a terminated context as running.
+ * throws {@link IllegalStateException} instead of reporting a terminated context as running. A
+ * pause of the context ({@code pause()}, then {@code restart()}: Spring's test context cache
+ * pauses the cached contexts not in use) does not stop them ({@link #isPauseable()}).
  */
 public final class CorobridgeLifecycle implements SmartLifecycle {
 
@@ -130,6 +132,16 @@ public final class CorobridgeLifecycle implements SmartLifecycle {
     @Override
     public boolean isRunning() {
         return running;
+    }
+
+    /**
+     * Not stopped by a pause of the application context (what Spring's test context cache does to a
+     * cached context while another one is in use): a stopped pump or pool cannot run again, and an
+     * idle one costs nothing. The context's close and {@code stop()} still shut it down.
+     */
+    @Override
+    public boolean isPauseable() {
+        return false;
     }
 
     @Override

@@ -52,6 +52,29 @@ class CorobridgeLifecycleTests {
         });
     }
 
+    /**
+     * Spring's test context cache pauses a cached context while another one is in use and restarts
+     * it when a test needs it again: the pump and the pool are not stopped by a pause (they could
+     * not run again), so the context restarts with them running. They were shut down before, and the
+     * restart failed with "cannot be started again".
+     */
+    @Test
+    void aPausedContextRestartsWithItsPumpAndPoolRunning() {
+        runner.run(context -> {
+            MessagePump pump = context.getBean(MessagePump.class);
+            RingPool pool = context.getBean(RingPool.class);
+            org.springframework.context.ConfigurableApplicationContext source =
+                    (org.springframework.context.ConfigurableApplicationContext) context.getSourceApplicationContext();
+            source.pause();
+            assertThat(pump.isTerminated()).isFalse();
+            assertThat(pool.isTerminated()).isFalse();
+            source.restart();
+            assertThat(context.getBean("corobridgePumpLifecycle", CorobridgeLifecycle.class).isRunning()).isTrue();
+            assertThat(context.getBean("corobridgeRingPoolLifecycle", CorobridgeLifecycle.class).isRunning()).isTrue();
+            assertThat(dev.corobridge.bridge.Task.start(pump, () -> "ran").join(Duration.ofSeconds(30))).isEqualTo("ran");
+        });
+    }
+
     @Test
     void phasesAreAroundTheWebServersLifecycles() {
         int gracefulShutdown = WebServerGracefulShutdownLifecycle.SMART_LIFECYCLE_PHASE;
