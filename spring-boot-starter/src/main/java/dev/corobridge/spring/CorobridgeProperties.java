@@ -36,9 +36,10 @@ public record CorobridgeProperties(@DefaultValue Pump pump, @DefaultValue Ring r
      *
      * @param name           name of the pump and of its thread
      * @param stallThreshold a task running longer than this is reported by the stall watchdog (0
-     *                       turns the watchdog off; otherwise at least 10 ms)
+     *                       turns the watchdog off; otherwise 10 ms to 1 day)
      * @param shutdownGrace  how long the pump's two-phase shutdown lets coroutines finish before it
-     *                       abandons them; capped by spring.lifecycle.timeout-per-shutdown-phase
+     *                       abandons them (at most 1 day); capped by
+     *                       spring.lifecycle.timeout-per-shutdown-phase
      */
     public record Pump(@DefaultValue("corobridge-pump") String name,
                        @DefaultValue("1s") Duration stallThreshold,
@@ -48,12 +49,14 @@ public record CorobridgeProperties(@DefaultValue Pump pump, @DefaultValue Ring r
             if (name == null || name.isBlank()) {
                 throw new IllegalArgumentException("corobridge.pump.name must not be blank");
             }
-            if (stallThreshold.isNegative() || (!stallThreshold.isZero() && stallThreshold.toMillis() < 10)) {
+            // The pump takes at most a day for both (PumpConfig): checked here to name the property.
+            if (stallThreshold.isNegative() || (!stallThreshold.isZero() && stallThreshold.toMillis() < 10)
+                    || stallThreshold.compareTo(Duration.ofDays(1)) > 0) {
                 throw new IllegalArgumentException(
-                        "corobridge.pump.stall-threshold must be 0 (off) or at least 10ms, was " + stallThreshold);
+                        "corobridge.pump.stall-threshold must be 0 (off) or 10ms..1d, was " + stallThreshold);
             }
-            if (shutdownGrace.isNegative()) {
-                throw new IllegalArgumentException("corobridge.pump.shutdown-grace must not be negative, was " + shutdownGrace);
+            if (shutdownGrace.isNegative() || shutdownGrace.compareTo(Duration.ofDays(1)) > 0) {
+                throw new IllegalArgumentException("corobridge.pump.shutdown-grace must be in 0..1d, was " + shutdownGrace);
             }
         }
     }
@@ -160,10 +163,10 @@ public record CorobridgeProperties(@DefaultValue Pump pump, @DefaultValue Ring r
      *                          default), none (Spring's Unconfined), pump or cpu; through a
      *                          SuspendHandlerDispatcherFilter bean
      * @param answerOnEventLoop whether a handler's answer is serialised and written on the Netty
-     *                          event loop of the request's connection (Reactor Netty only): a
-     *                          {@code Task} that completes on another thread hands its value to
-     *                          that loop, and {@code off-pump} leaves the pump for that loop rather
-     *                          than for the CPU dispatcher (default {@code true})
+     *                          event loop of the request's connection (Reactor Netty only): a Task
+     *                          that completes on another thread hands its value to that loop, and
+     *                          off-pump leaves the pump for that loop rather than for the CPU
+     *                          dispatcher (default true)
      */
     public record Webflux(@DefaultValue("off-pump") SuspendDispatcher suspendDispatcher,
                           @DefaultValue("true") boolean answerOnEventLoop) {
@@ -173,8 +176,8 @@ public record CorobridgeProperties(@DefaultValue Pump pump, @DefaultValue Ring r
      * The observation of tasks (with Micrometer Tracing on the class path and an
      * {@code ObservationRegistry} bean).
      *
-     * @param enabled whether each task that runs work is a Micrometer {@code Observation}, a span of
-     *                the request with its hops as events (default {@code true})
+     * @param enabled whether each task that runs work is a Micrometer Observation, a span of the
+     *                request with its hops as events (default true)
      */
     public record Observation(@DefaultValue("true") boolean enabled) {
     }

@@ -87,6 +87,16 @@ class CorobridgeAutoConfigurationTests {
             assertThat(rootCause(context.getStartupFailure())).hasMessageContaining("corobridge.pump.stall-threshold");
         });
         runner.withPropertyValues("corobridge.cpu.parallelism=-1").run(context -> assertThat(context).hasFailed());
+        // The pump takes at most a day for both: a longer value fails at binding, naming the
+        // property (it failed later, in the pump's builder, under the builder's field names).
+        for (String property : new String[] {"corobridge.pump.stall-threshold", "corobridge.pump.shutdown-grace"}) {
+            runner.withPropertyValues(property + "=100000d").run(context -> {
+                assertThat(context).hasFailed();
+                assertThat(rootCause(context.getStartupFailure())).hasMessageContaining(property)
+                        .isInstanceOf(IllegalArgumentException.class);
+            });
+            runner.withPropertyValues(property + "=1d").run(context -> assertThat(context).hasNotFailed());
+        }
         // corobridge.observation.enabled is a property like the others: checked, and in the IDE metadata.
         runner.withPropertyValues("corobridge.observation.enabled=maybe").run(context -> {
             assertThat(context).hasFailed();
@@ -113,9 +123,13 @@ class CorobridgeAutoConfigurationTests {
             documented.add(m.group(1));
         }
         assertThat(documented).contains("corobridge.pump.name", "corobridge.observation.enabled");
+        // The health switch the bean table names is a property of ours too.
+        documented.add("management.health.corobridge.enabled");
         for (String property : documented) {
             assertThat(metadata).as(property).contains("\"name\": \"" + property + "\"");
         }
+        // Descriptions are plain text in the IDE: no Javadoc markup.
+        assertThat(metadata).doesNotContain("{@code").doesNotContain("{@link");
     }
 
     private static String messages(Throwable t) {
