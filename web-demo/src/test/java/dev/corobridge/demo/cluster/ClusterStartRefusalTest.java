@@ -69,6 +69,62 @@ class ClusterStartRefusalTest {
         }
     }
 
+    /**
+     * A snapshot that covers more of the topic than it holds (the topic was deleted and created
+     * again while the replica was down) stops the start: the replica served the snapshot's boards,
+     * which no record held, took writes to them that every other replica refused, and diverged.
+     */
+    @Test
+    void aSnapshotAheadOfTheTopicStopsTheStart(CapturedOutput output) throws Exception {
+        String topic = TestKafka.freshTopic();
+        Path data = dir.resolve("ahead");
+        Map<String, String> settings = Map.of("demo.kafka.partitions", "2", "demo.kafka.snapshot-interval", "1s");
+        try (Replica r = Replica.start("ahead", kafka.bootstrap(), topic, data, settings)) {
+            String board = r.post("/api/boards", "{\"name\":\"gone\"}").json().path("id").asString();
+            assertThat(r.post("/api/boards/" + board + "/notes", "{\"text\":\"gone too\"}").status()).isEqualTo(201);
+            // A snapshot is written when something changed: one completes after the writes, then
+            // another after one more write, which began after the writes (they run one at a time).
+            for (int round = 0; round < 2; round++) {
+                long taken = r.cluster().path("snapshots").asLong();
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                while (r.cluster().path("snapshots").asLong() < taken + 1) {
+                    assertThat(System.nanoTime() - deadline).as("a snapshot after the writes").isNegative();
+                    java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100)); // polling pace
+                }
+                if (round == 0) {
+                    assertThat(r.post("/api/boards/" + board + "/notes", "{\"text\":\"one more\"}").status()).isEqualTo(201);
+                }
+            }
+        }
+        assertThat(data.resolve("boards.snapshot")).exists();
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrap()))) {
+            admin.deleteTopics(List.of(topic)).all().get(30, TimeUnit.SECONDS);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (admin.listTopics().names().get(30, TimeUnit.SECONDS).contains(topic)) {
+                assertThat(System.nanoTime() - deadline).as("the topic is deleted").isNegative();
+                java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100)); // polling pace
+            }
+            // Created again, empty (deletion completes in the background: retry while it does).
+            deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (true) {
+                try {
+                    admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1))).all().get(30, TimeUnit.SECONDS);
+                    break;
+                } catch (java.util.concurrent.ExecutionException stillDeleting) {
+                    assertThat(System.nanoTime() - deadline).as("the topic is created again: %s", stillDeleting).isNegative();
+                    java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(200)); // polling pace
+                }
+            }
+        }
+        Throwable refused = catchThrowable(() -> Replica.start("ahead", kafka.bootstrap(), topic, data, settings).close());
+        assertThat(refused).isNotNull();
+        assertThat(output.getAll())
+                .contains("APPLICATION FAILED TO START")
+                .contains("snapshot covers partition")
+                .contains("Remove boards.snapshot");
+        awaitNoThreadNamed("notes-board-ahead", "kafka-send-ahead", "kafka-consume-ahead");
+    }
+
     /** The failed start left none of the log's threads behind (its producer's, its send and consume loops). */
     private static void awaitNoThreadNamed(String... parts) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);

@@ -284,13 +284,13 @@ public final class KafkaChangeLog implements ChangeLog {
                     if (replayUntil == null) {
                         try {
                             replayUntil = assignAndSeek(consumer, admin, seekTo);
-                        } catch (TopicPartitionsException misfit) {
+                        } catch (TopicPartitionsException | SnapshotAheadOfLogException misfit) {
                             problem = misfit.getMessage();
                             connected = false;
                             if (ready.fail(misfit)) {
                                 return; // the start fails with it, and the service does not start
                             }
-                            topicWarning.warn("Kafka: " + problem + "; writes are refused (503) until it has them", null);
+                            topicWarning.warn("Kafka: " + problem + "; writes are refused (503) until this is mended", null);
                         }
                         if (replayUntil == null) {
                             closed.await(CHECK_EVERY.toMillis(), TimeUnit.MILLISECONDS); // broker down: wait, or close
@@ -374,6 +374,14 @@ public final class KafkaChangeLog implements ChangeLog {
         } catch (KafkaException e) {
             disconnected("cannot read the end offsets of " + settings.topic(), e);
             return null;
+        }
+        for (TopicPartition tp : all) {
+            Long at = seekTo.get(tp.partition());
+            Long end = ends.get(tp);
+            if (at != null && end != null && at > end) {
+                // End offsets never go back: a snapshot beyond one was taken from another log.
+                throw new SnapshotAheadOfLogException(settings.topic(), tp.partition(), at, end);
+            }
         }
         for (TopicPartition tp : all) {
             long start = seekTo.getOrDefault(tp.partition(), 0L);
