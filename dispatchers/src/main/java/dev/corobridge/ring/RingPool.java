@@ -92,6 +92,13 @@ public final class RingPool implements AutoCloseable {
     private final RingConnector connector;
     private final RingPoolShutdown shutdown;
 
+    /** Why the fallback was forced: the system property when it is set, else the pool's configuration. */
+    private static String forcedBy() {
+        return Boolean.getBoolean(RingPoolConfig.FALLBACK_PROPERTY)
+                ? "forced by the system property " + RingPoolConfig.FALLBACK_PROPERTY + "=true"
+                : "forced by configuration (RingPoolConfig forceFallback)";
+    }
+
     private RingPool(RingPoolConfig config, IoEventLoopGroup adopted) {
         this.config = Objects.requireNonNull(config, "config");
         String reason = "";
@@ -101,13 +108,12 @@ public final class RingPool implements AutoCloseable {
             EventExecutor first = adopted.next();
             uring = !config.forceFallback() && first instanceof IoEventLoop l && l.isCompatible(IoUringIoHandle.class);
             if (!uring) {
-                reason = config.forceFallback() ? "forced by configuration (" + RingPoolConfig.FALLBACK_PROPERTY + ")"
-                        : "the adopted event loops are not io_uring loops";
+                reason = config.forceFallback() ? forcedBy() : "the adopted event loops are not io_uring loops";
             }
         } else {
             if (config.forceFallback()) {
                 uring = false;
-                reason = "forced by configuration (" + RingPoolConfig.FALLBACK_PROPERTY + ")";
+                reason = forcedBy();
             } else {
                 NettyUringSettings.apply(); // before anything here touches Netty's IoUring class
                 uring = IoUring.isAvailable();
