@@ -220,12 +220,7 @@ class ClusterModeTest {
         for (int i = 0; i < 20; i++) {
             boardIds.add("b" + (1_000_000_000_000_000_000L + i));
         }
-        java.util.Properties config = new java.util.Properties();
-        config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap());
-        config.put(ProducerConfig.ACKS_CONFIG, "all");
-        config.put(ProducerConfig.LINGER_MS_CONFIG, 5);
-        try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(config, new StringSerializer(),
-                new ByteArraySerializer())) {
+        try (KafkaProducer<String, byte[]> producer = producer()) {
             List<Future<?>> sent = new ArrayList<>();
             for (String id : boardIds) {
                 sent.add(producer.send(new ProducerRecord<>(topic, partitioner.partitionOf(id), id,
@@ -275,11 +270,7 @@ class ClusterModeTest {
         int home = partitioner.partitionOf(board);
         int wrong = (home + 1) % partitions;
         int wrongForElsewhere = (partitioner.partitionOf(elsewhere) + 1) % partitions;
-        java.util.Properties config = new java.util.Properties();
-        config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap());
-        config.put(ProducerConfig.ACKS_CONFIG, "all");
-        try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(config, new StringSerializer(),
-                new ByteArraySerializer())) {
+        try (KafkaProducer<String, byte[]> producer = producer()) {
             java.util.function.BiConsumer<Integer, Change> send = (partition, change) -> {
                 try {
                     producer.send(new ProducerRecord<>(topic, partition, change.boardId(), JournalCodec.payload(change)))
@@ -316,6 +307,15 @@ class ClusterModeTest {
                 assertThat(c.get("/api/live").json().path("journal").path("rejected").asLong()).isEqualTo(1);
             }
         }
+    }
+
+    /** A producer of records as another producer (or a replica) would write them: acks=all, 5 ms linger. */
+    private static KafkaProducer<String, byte[]> producer() {
+        java.util.Properties config = new java.util.Properties();
+        config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap());
+        config.put(ProducerConfig.ACKS_CONFIG, "all");
+        config.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        return new KafkaProducer<>(config, new StringSerializer(), new ByteArraySerializer());
     }
 
     /** The offset after the last record {@code r} applied (or skipped) on {@code partition}; 0 before any. */
