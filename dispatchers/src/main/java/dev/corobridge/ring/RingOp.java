@@ -79,6 +79,13 @@ public final class RingOp<T> implements Awaitable<T> {
     private static final int WITHDRAWABLE = 1;
     private static final int COMMITTED = 2;
     private static final int WITHDRAWN = 3;
+    /**
+     * Withdrawn by {@link #cancel()} before the engine started it: the withdrawal counts it out of
+     * the in-flight count itself (cancel(), or {@link #countIn} if it came first), and the engine's
+     * own {@link #countOut()} then leaves the count alone. Had the engine's count-out claimed the
+     * counter first, cancel() could return {@code true} while the count was still about to go down.
+     */
+    private static final int WITHDRAWN_UNSTARTED = 4;
 
     private static final VarHandle IN_FLIGHT;
 
@@ -153,9 +160,9 @@ public final class RingOp<T> implements Awaitable<T> {
         }
         int p;
         while ((p = phase.get()) == PENDING || p == WITHDRAWABLE) {
-            if (phase.compareAndSet(p, WITHDRAWN)) {
+            if (phase.compareAndSet(p, p == PENDING ? WITHDRAWN_UNSTARTED : WITHDRAWN)) {
                 if (p == PENDING) {
-                    countOut(); // it will never run: out of the in-flight count before anyone sees it decided
+                    countOutNow(); // it will never run: out of the in-flight count before anyone sees it decided
                 }
                 boolean decided = promise.cancel(cancellation());
                 if (p == WITHDRAWABLE) {
@@ -180,7 +187,8 @@ public final class RingOp<T> implements Awaitable<T> {
 
     /** Whether {@link #cancel()} withdrew the operation (for tests). */
     boolean withdrawn() {
-        return phase.get() == WITHDRAWN;
+        int p = phase.get();
+        return p == WITHDRAWN || p == WITHDRAWN_UNSTARTED;
     }
 
     @Override
@@ -219,13 +227,22 @@ public final class RingOp<T> implements Awaitable<T> {
     void countIn(AtomicInteger counter) {
         counter.incrementAndGet();
         inFlight = counter;
-        if (phase.get() == WITHDRAWN) {
-            countOut(); // withdrawn before it was counted in: cancel() found no counter to count out of
+        if (withdrawn()) {
+            countOutNow(); // withdrawn before it was counted in: cancel() found no counter to count out of
         }
     }
 
-    /** Counts the operation out of its engine's in-flight count; only the first call does anything. */
+    /**
+     * Counts the operation out of its engine's in-flight count; only the first call does anything.
+     * Nothing for an operation withdrawn before it started, which its withdrawal counts out.
+     */
     void countOut() {
+        if (phase.get() != WITHDRAWN_UNSTARTED) {
+            countOutNow();
+        }
+    }
+
+    private void countOutNow() {
         AtomicInteger c = (AtomicInteger) IN_FLIGHT.getAndSet(this, (AtomicInteger) null);
         if (c != null) {
             c.decrementAndGet();
