@@ -72,7 +72,7 @@ final class BlockingEngine implements RingEngine {
             } catch (IOException ignored) {
                 // cancelled open: nothing to report
             }
-        });
+        }, null);
     }
 
     @Override
@@ -123,16 +123,16 @@ final class BlockingEngine implements RingEngine {
         run(op, "close", true, null, null, () -> {
             file.channel.close();
             return null;
-        }, v -> null, null, () -> {
+        }, null, null, () -> {
             file.whenCallsEnded.set(() -> op.succeed(null));
             if (file.callsInFlight.get() == 0) {
-                runOnce(file);
+                settleWaitingClose(file);
             }
         });
     }
 
     /** Settles the file's close if it waits for its calls (once, whoever gets here first). */
-    private static void runOnce(RingFile file) {
+    private static void settleWaitingClose(RingFile file) {
         Runnable close = file.whenCallsEnded.getAndSet(null);
         if (close != null) {
             close.run();
@@ -142,7 +142,7 @@ final class BlockingEngine implements RingEngine {
     /** One of the file's calls has settled (or never went to a file thread). */
     private static void callEnded(RingFile file) {
         if (file != null && file.callsInFlight.decrementAndGet() == 0) {
-            runOnce(file);
+            settleWaitingClose(file);
         }
     }
 
@@ -182,11 +182,6 @@ final class BlockingEngine implements RingEngine {
     private <R, T> void run(RingOp<T> op, String kind, RingFile file, Call<R> call,
                             java.util.function.Function<R, T> map, java.util.function.Consumer<R> undo) {
         run(op, kind, false, null, file, call, map, undo, null);
-    }
-
-    private <R, T> void run(RingOp<T> op, String kind, boolean runsAtShutdown, Path opened, RingFile file, Call<R> call,
-                            java.util.function.Function<R, T> map, java.util.function.Consumer<R> undo) {
-        run(op, kind, runsAtShutdown, opened, file, call, map, undo, null);
     }
 
     /**
