@@ -160,8 +160,9 @@ public record DemoProperties(@DefaultValue("./data") Path dataDir,
      *                      (20s) takes the default {@code demo.max-body} (64KB) at 3.2 KB/s or more:
      *                      raise it with a larger {@code demo.max-body} for slow clients
      * @param maxUnsentOutput the most that all connections together may hold of answers written to
-     *                      clients that do not read them (a large board's stream or JSON); above
-     *                      it the connections holding the most are closed; 1MB..64GB
+     *                      clients that stopped reading them (a large board's stream or JSON): a
+     *                      connection counts once its client took less than 64KB in a second; above
+     *                      the budget the stalled connections holding the most are closed; 1MB..64GB
      * @param maxConnections the most connections at once; one more is answered 503 and closed.
      *                      0 (the default): 90% of the process's open-file limit, so that the
      *                      service keeps descriptors for its own files; 0..10000000
