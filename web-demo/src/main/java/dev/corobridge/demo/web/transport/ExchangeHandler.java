@@ -20,6 +20,7 @@ import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -472,7 +473,8 @@ final class ExchangeHandler extends ChannelDuplexHandler {
      * Why a request whose head decoded is still not one the service can read, or null: an HTTP major
      * version other than 1 (HTTP/2 spoken on an HTTP/1.1 connection is left to Reactor Netty, whose
      * empty refusal becomes problem JSON on its way out); a target (path and query) that is not a
-     * URI, which Spring parses it as; not exactly one {@code Host} header in an HTTP/1.1 request, or
+     * URI, which Spring parses it as, or not one of the request target's forms
+     * ({@link #isRequestTarget}); not exactly one {@code Host} header in an HTTP/1.1 request, or
      * more than one in any (RFC 9112, section 3.2: answered 400, as the request's authority is
      * unknown or ambiguous).
      */
@@ -494,10 +496,15 @@ final class ExchangeHandler extends ChannelDuplexHandler {
                 return new URISyntaxException(target, "A fragment ('#')", i);
             }
         }
+        URI uri;
         try {
-            new URI(target);
+            uri = new URI(target);
         } catch (URISyntaxException e) {
             return e;
+        }
+        if (!isRequestTarget(request.method(), target, uri)) {
+            return new UnservableRequest("the request target is none of a path from '/', an absolute http or https "
+                    + "URI, or '*' for OPTIONS");
         }
         int hosts = request.headers().getAll(HttpHeaderNames.HOST).size();
         if (hosts > 1) {
@@ -510,6 +517,28 @@ final class ExchangeHandler extends ChannelDuplexHandler {
             return new UnservableRequest("the Host header is not a host name or address with an optional port");
         }
         return null;
+    }
+
+    /**
+     * Whether {@code target} has one of the request target's forms for {@code method} (RFC 9112,
+     * section 3.2): a path from {@code /} (origin-form), an absolute {@code http} or {@code https}
+     * URI with a host (absolute-form), {@code *} for {@code OPTIONS} (asterisk-form). A
+     * {@code CONNECT}'s target (authority-form) is left to the layers above, which do not serve the
+     * method.
+     */
+    static boolean isRequestTarget(HttpMethod method, String target, URI uri) {
+        if (target.startsWith("/")) {
+            return true;
+        }
+        if (target.equals("*")) {
+            return HttpMethod.OPTIONS.equals(method);
+        }
+        if (HttpMethod.CONNECT.equals(method)) {
+            return true;
+        }
+        String scheme = uri.getScheme();
+        return scheme != null && (scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"))
+                && uri.getRawAuthority() != null && !uri.getRawAuthority().isEmpty();
     }
 
     /**

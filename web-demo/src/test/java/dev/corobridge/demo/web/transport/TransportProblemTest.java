@@ -92,6 +92,33 @@ class TransportProblemTest extends LiveServiceTestBase {
     }
 
     /**
+     * RFC 9112, section 3.2: a request target is a path from {@code /} (origin-form), an absolute
+     * URI (absolute-form, which a server must accept), {@code host:port} for {@code CONNECT} only or
+     * {@code *} for {@code OPTIONS} only; anything else is answered 400. A relative path, a bare
+     * query and an asterisk or authority with another method were served as if they named the
+     * service's root or a path under it (a 404 or even a 200).
+     */
+    @Test
+    void aTargetInNoneOfTheFormsIsProblemJson() throws Exception {
+        String before = state();
+        refused("a relative path", ascii("GET api/ping HTTP/1.1\r\nHost: x\r\n\r\n"), 400);
+        refused("a relative path to a board", ascii("GET api/boards HTTP/1.1\r\nHost: x\r\n\r\n"), 400);
+        refused("a bare query", ascii("GET ?a=1 HTTP/1.1\r\nHost: x\r\n\r\n"), 400);
+        refused("an asterisk with GET", ascii("GET * HTTP/1.1\r\nHost: x\r\n\r\n"), 400);
+        refused("an asterisk with POST", ascii("POST * HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                + "Content-Length: 12\r\n\r\n{\"name\":\"x\"}"), 400);
+        refused("an authority with GET", ascii("GET localhost:8080 HTTP/1.1\r\nHost: x\r\n\r\n"), 400);
+        refused("an absolute URI of another scheme", ascii("GET ftp://x/api/ping HTTP/1.1\r\nHost: x\r\n\r\n"), 400);
+        refused("an absolute URI without a host", ascii("GET http:/api/ping HTTP/1.1\r\nHost: x\r\n\r\n"), 400);
+        assertThat(state()).isEqualTo(before);
+        assertThat(exchange(ascii("GET http://x/api/ping HTTP/1.1\r\nHost: x\r\n\r\n")).status())
+                .as("the absolute-form").isEqualTo(200);
+        assertThat(exchange(ascii("GET HTTP://x:80/api/ping?a HTTP/1.1\r\nHost: x\r\n\r\n")).status())
+                .as("the absolute-form, its scheme in capitals").isEqualTo(200);
+        assertThat(exchange(ascii("GET /api/ping HTTP/1.1\r\nHost: x\r\n\r\n")).status()).isEqualTo(200);
+    }
+
+    /**
      * RFC 9112 section 3.2: an HTTP/1.1 request carries exactly one {@code Host} header, and no
      * request carries two, nor one that is not a host and optional port (RFC 3986, section 3.2.2;
      * a port up to 65535); a server answers 400 otherwise. A request line of another HTTP major
