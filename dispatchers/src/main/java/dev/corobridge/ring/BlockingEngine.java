@@ -14,6 +14,7 @@ import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.util.Set;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -35,6 +36,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * before it or fails with {@code EBADF}; it can never reach a file that later got the same number.
  * The close's own outcome waits for the file's calls that were handed to the file threads before
  * it (a read blocked on a pipe, woken by the close with {@code EBADF}): it completes after theirs.
+ * A close runs on a thread of the pool's closers (made as needed, never refused), not on a file
+ * thread: the file threads may all be blocked in calls that only a close ends, or their queue be
+ * full, and a close must neither wait for them nor be refused (its file is already marked closed
+ * and forgotten by the pool: a refusal would leave its descriptor open). Once the closers have
+ * stopped (the pool's termination), a close runs on the caller's thread.
  *
  * <p><b>Thread-safety.</b> Safe from any thread.
  */
@@ -42,13 +48,20 @@ final class BlockingEngine implements RingEngine {
 
     private final Executor loop;
     private final Executor files;
+    private final ExecutorService closers;
     private final RingMetricsRecorder metrics;
     private final AtomicInteger inFlight = new AtomicInteger();
     private volatile String shutdownReason;
 
-    BlockingEngine(Executor loop, Executor files, RingMetricsRecorder metrics) {
+    /**
+     * @param files   the pool's bounded file threads
+     * @param closers the pool's closers: a thread for every close that finds none idle, never a
+     *                refusal until they are shut down ({@link #release()})
+     */
+    BlockingEngine(Executor loop, Executor files, ExecutorService closers, RingMetricsRecorder metrics) {
         this.loop = loop;
         this.files = files;
+        this.closers = closers;
         this.metrics = metrics;
     }
 
@@ -170,8 +183,10 @@ final class BlockingEngine implements RingEngine {
         shutdownReason = reason;
     }
 
+    /** Stops the closers (shared by the pool's rings: stopping them twice is harmless); a later close runs on its caller. */
     @Override
     public void release() {
+        closers.shutdown();
     }
 
     /**
@@ -225,9 +240,14 @@ final class BlockingEngine implements RingEngine {
                 settle(op, file, succeed != null ? succeed : () -> op.succeed(map.apply(r)));
             }
         };
+        boolean close = kind.equals("close");
         try {
-            files.execute(task);
+            (close ? closers : files).execute(task);
         } catch (RejectedExecutionException e) {
+            if (close) {
+                task.run(); // the closers have stopped: close here rather than leave the descriptor open
+                return;
+            }
             op.countOut();
             callEnded(file);
             if (shutdownReason != null || files instanceof java.util.concurrent.ExecutorService es && es.isShutdown()) {
@@ -235,6 +255,7 @@ final class BlockingEngine implements RingEngine {
             } else {
                 // An overload, not a shutdown: a failure the caller can see and retry, never a
                 // cancellation that a coroutine or a catch (CancellationException) would drop.
+                metrics.failed(kind, Errno.EAGAIN);
                 op.fail(new RingIoException(kind, op.getTarget(), Errno.EAGAIN, "the fallback's file threads are all busy "
                         + "and their queue is full (RingPoolConfig.fallbackQueueCapacity); try again"));
             }

@@ -27,7 +27,9 @@ import java.util.Objects;
  * picks and stays on it. The {@link RingOp} is withdrawable until the channel is connected: its
  * {@code cancel()} decides at once and closes the channel, which aborts the kernel's connect (or
  * closes what it made). When the connect completes, on the ring's thread, exactly one of these
- * happens: the pool is shutting down (the channel is closed, the operation settles as shut down);
+ * happens: the pool is shutting down (the channel is closed, the operation settles as shut down;
+ * the pool's shutdown also settles every connect still in flight so and closes its channel, since
+ * a loop that stops with a connect in it may never report its end);
  * {@code cancel()} withdrew it (the channel is closed, never handed out: its awaiter has left); it
  * connected (the operation succeeds with a {@link RingConnection}, which registers with the pool);
  * it failed (a {@link RingIoException} with the errno Netty reports, {@code EIO} if none). Once
@@ -79,7 +81,9 @@ final class RingConnector {
             connecting.channel().close(); // aborts the connect in the kernel (or closes what it made)
             return false;
         });
+        pool.rememberConnect(op, connecting.channel());
         connecting.addListener((ChannelFutureListener) f -> {
+            pool.forgetConnect(op);
             if (f.isSuccess() && pool.isShutdown()) {
                 f.channel().close(); // connected while the pool was shutting down: not handed out
                 op.shutDown(pool.shutDownReason());
@@ -87,6 +91,8 @@ final class RingConnector {
                 f.channel().close(); // connected after cancel() withdrew it: its awaiter has left
             } else if (f.isSuccess()) {
                 op.succeed(new RingConnection(ring, f.channel()));
+            } else if (pool.isShutdown()) {
+                op.shutDown(pool.shutDownReason()); // its channel closed by the shutdown (settled by it already, as a rule)
             } else {
                 op.fail(socketFailure("connect", address, NativeErrors.errnoOf(f.cause()), f.cause()));
             }

@@ -21,6 +21,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -133,6 +134,9 @@ public final class RingPool implements AutoCloseable {
                 config.fallbackFileThreads(), 30, TimeUnit.SECONDS,
                 new ArrayBlockingQueue<>(config.fallbackQueueCapacity()),
                 Thread.ofPlatform().name(config.name() + "-file-", 0).daemon(true).factory());
+        // Closes never wait for a file thread (they may all be blocked in calls only a close ends).
+        ThreadPoolExecutor closeExecutor = uring ? null : new ThreadPoolExecutor(0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS,
+                new SynchronousQueue<>(), Thread.ofPlatform().name(config.name() + "-close-", 0).daemon(true).factory());
         if (fileExecutor != null) {
             fileExecutor.allowCoreThreadTimeOut(true);
             LOG.log(System.Logger.Level.WARNING, "RingPool '" + config.name() + "' runs on the FALLBACK transport (NIO loops + "
@@ -153,7 +157,7 @@ public final class RingPool implements AutoCloseable {
                 }
                 engine = u;
             } else {
-                engine = new BlockingEngine(loop, fileExecutor, metrics);
+                engine = new BlockingEngine(loop, fileExecutor, closeExecutor, metrics);
             }
             String name = adopted == null ? config.name() + "-" + i : config.name() + "-" + i + "(" + threadName(loop) + ")";
             if (adopted == null) {
@@ -309,6 +313,15 @@ public final class RingPool implements AutoCloseable {
     /** Tracks a server until it closes; shutdown closes it (an adopted group's loops would keep accepting). */
     void remember(RingServer s) {
         shutdown.remember(s);
+    }
+
+    /** Tracks a connect in flight until it settles; shutdown settles it as shut down and closes its channel. */
+    void rememberConnect(RingOp<RingConnection> op, io.netty.channel.Channel channel) {
+        shutdown.rememberConnect(op, channel);
+    }
+
+    void forgetConnect(RingOp<RingConnection> op) {
+        shutdown.forgetConnect(op);
     }
 
     void forget(RingServer s) {

@@ -2,11 +2,13 @@ package dev.corobridge.ring;
 
 import dev.corobridge.bridge.internal.TerminationFuture;
 import dev.corobridge.dispatchers.internal.Deadlines;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.IoEventLoopGroup;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -26,7 +28,8 @@ import java.util.concurrent.locks.LockSupport;
  *       are refused from now on), ask every ring's engine to cancel what is in flight (each awaiter
  *       resumes with the shutdown exception when its completion arrives), fail the waiting reads and
  *       writes of every open connection and close it (all marked first, so that a closing one cannot
- *       show a peer here an end), and close every server.</li>
+ *       show a peer here an end), settle every connect in flight as shut down and close its channel,
+ *       and close every server.</li>
  *   <li><b>Phase 2</b> (a daemon thread {@code <pool>-shutdown}): wait for the listening sockets to
  *       close (5 s each), for nothing to be in flight (polling every millisecond until the grace
  *       period's deadline: rare and short), close every file still open and wait for each close
@@ -61,6 +64,8 @@ final class RingPoolShutdown {
     private final Set<RingFile> openFiles = ConcurrentHashMap.newKeySet();
     private final Set<RingConnection> openConnections = ConcurrentHashMap.newKeySet();
     private final Set<RingServer> openServers = ConcurrentHashMap.newKeySet();
+    /** Connects in flight, with their channels: the loops' stop would end them without a word. */
+    private final Map<RingOp<RingConnection>, Channel> connecting = new ConcurrentHashMap<>();
     /** Handed to every caller as it is: one future, which only this class completes ({@link TerminationFuture}). */
     private final TerminationFuture<Void> termination = new TerminationFuture<>();
     private volatile boolean shutdown;
@@ -124,6 +129,27 @@ final class RingPoolShutdown {
         openServers.remove(s);
     }
 
+    /**
+     * Tracks a connect in flight until {@link #forgetConnect}; shutdown settles it as shut down and
+     * closes its channel (a loop that stops with the connect in it may never report its end).
+     */
+    void rememberConnect(RingOp<RingConnection> op, Channel channel) {
+        connecting.put(op, channel);
+        if (shutdown) {
+            endConnect(op, channel, refusal()); // raced with shutdown
+        }
+    }
+
+    void forgetConnect(RingOp<RingConnection> op) {
+        connecting.remove(op);
+    }
+
+    private void endConnect(RingOp<RingConnection> op, Channel channel, String reason) {
+        connecting.remove(op);
+        op.shutDown(reason); // nothing if it settled first
+        channel.close(); // a connection made after all is closed by the connect's listener too
+    }
+
     // ------------------------------------------------------------------ the shutdown
 
     /** Phase 1 now, phase 2 on a thread of its own; see the class comment. Returns the termination. */
@@ -144,6 +170,10 @@ final class RingPoolShutdown {
         }
         for (RingConnection c : connections) {
             c.shutDownNow(reason);
+        }
+        // Connects in flight end as shut down now: their loops may stop before telling them.
+        for (Map.Entry<RingOp<RingConnection>, Channel> c : List.copyOf(connecting.entrySet())) {
+            endConnect(c.getKey(), c.getValue(), reason);
         }
         List<ChannelFuture> serverCloses = new ArrayList<>();
         for (RingServer s : List.copyOf(openServers)) {

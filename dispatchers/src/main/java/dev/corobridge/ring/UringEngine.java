@@ -37,7 +37,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * whose close the loop has taken in refuses every later operation with {@code EBADF} (see
  * {@link #accept}): a check on the caller's thread alone could pass just before a concurrent close,
  * and the operation would then reach the kernel after the close, with a number that another open
- * may meanwhile have been given — its bytes would go to that other file.
+ * may meanwhile have been given — its bytes would go to that other file. When the loop takes a
+ * close in, it asks the kernel to cancel the file's operations it holds, and each operation taken in
+ * before the close but issued after it (it waited for a slot) is cancelled as it is issued: they end
+ * with {@code EBADF} unless they complete first, and the close completes after the last of them. So
+ * a close never waits for a slot that only its own cancellations would free.
  *
  * <p>Cancellation (see {@link RingOp}): an operation not issued yet never is ({@link RingOp#start()}
  * fails); an open is withdrawable until its CQE, which closes the fd if the open was withdrawn (a
@@ -356,6 +360,9 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
             }
             if (s.opcode == OP_CLOSE) {
                 file.closeAccepted = true;
+                // Now, not when the close is issued: with every slot taken, the close waits behind
+                // operations that only it would end (reads on a pipe), and no slot would free.
+                cancelInFlightOf(file);
             }
         }
         if (freeTop == 0 || !waiting.isEmpty()) {
@@ -388,6 +395,13 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
                 s.opFlags, slot, (short) 0, (short) 0, 0, 0L));
         if (s.file != null && s.opcode != OP_CLOSE) {
             s.file.inKernel++;
+            if (s.file.closeAccepted && !s.cancelSent) {
+                // Taken in before its file's close but issued after the close was (it waited for a
+                // slot): the close ends it as it ends those in the kernel already, unless it completes first.
+                s.cancelSent = true;
+                s.closedUnder = true;
+                sqe(OP_ASYNC_CANCEL, -1, 0, s.userData, 0, 0, 0);
+            }
         }
         op.armCancel(() -> {
             requestKernelCancel(slot, s);
@@ -480,8 +494,8 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
                 p.op.fail(new RingIoException(p.kind, p.file.getPath().toString(), Errno.EBADF,
                         "the file was closed while the operation ran"));
             } else {
-                if (res < 0) {
-                    metrics.failed(p.kind, -res);
+                if (res < 0 && -res != Errno.ECANCELED) {
+                    metrics.failed(p.kind, -res); // ECANCELED settles as a cancellation, not a failure
                 }
                 p.completion.onResult(res);
             }
