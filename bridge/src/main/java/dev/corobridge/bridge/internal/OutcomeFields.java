@@ -32,7 +32,8 @@ import java.util.function.Consumer;
  * change nothing. The winner runs its reaction, then the callbacks it detached, in registration
  * order. Because the outcome is written before any callback runs, every callback (and every thread
  * it wakes) sees it: result before resume. A registration pushes a node with one compare-and-set;
- * once pushed, a node is never changed except for its withdrawn flag.
+ * once pushed, a node is never changed except for its withdrawn flag, and its link once a prune
+ * has replaced its stack (below).
  *
  * <p><b>Withdrawn callbacks.</b> {@link Registration#dispose()} sets its node's withdrawn flag
  * once (the decider skips such nodes) and counts the withdrawal in the owner. Nodes cannot be
@@ -43,7 +44,12 @@ import java.util.function.Consumer;
  * from the count. The copy's nodes point to the originals, which their registrants hold, so a
  * withdrawal through an original still reaches the copy, and the old nodes stay valid for threads
  * still walking them. If the state changed meanwhile (a registration, another prune, the outcome),
- * the withdrawing thread looks again, so pruning is lock-free; a count that is stale (a prune
+ * the withdrawing thread looks again, so pruning is lock-free. After its compare-and-set the
+ * pruning thread clears the links of the stack it replaced: a registered node a copy points to
+ * would otherwise keep, through its link, every node below it, withdrawn ones included, and those
+ * theirs, so that the stack stayed short while every callback ever withdrawn stayed reachable. A
+ * walk of a replaced stack may therefore end early; a pruning thread that finds fewer nodes than
+ * the stack's size looks again; a count that is stale (a prune
  * that has yet to subtract) costs a walk, never a wrong prune, because the decision to copy is
  * taken on the flags of the stack itself. Copying at half the stack makes each prune cost no more
  * than the withdrawals it removes: {@code dispose()} is a flag, a counter and a read, amortised.
@@ -203,10 +209,16 @@ public record OutcomeFields(VarHandle state, VarHandle withdrawn) {
                 return;
             }
             int dropped = 0;
+            int walked = 0;
             for (Node n = top; n != null; n = n.next) {
+                walked++;
                 if (n.registered().disposed) {
                     dropped++;
                 }
+            }
+            if (walked != top.size) {
+                count = (int) withdrawn.getVolatile(owner); // another prune replaced this stack and unlinked it: look again
+                continue;
             }
             if (dropped < PRUNE_AT || 2 * dropped < top.size) {
                 return; // the count is ahead: a prune that dropped them has yet to subtract
@@ -222,9 +234,26 @@ public record OutcomeFields(VarHandle state, VarHandle withdrawn) {
             }
             if (state.compareAndSet(owner, s, copyOf(kept, k))) {
                 withdrawn.getAndAdd(owner, k - top.size);
+                unlink(top);
                 return;
             }
             count = (int) withdrawn.getVolatile(owner); // the stack changed: look again
+        }
+    }
+
+    /**
+     * Clears the links of a stack that a prune has just replaced. Its registered nodes stay reachable
+     * from their registrants and from the copies of the kept ones; linked, each would keep every node
+     * below it — the withdrawn callbacks the prune dropped, and through earlier stacks every
+     * callback ever withdrawn. No decider holds this stack (a decide that detached it would have
+     * made the prune's compare-and-set fail); a racing prune that walks it finds it shorter than
+     * its size and looks again.
+     */
+    private static void unlink(Node top) {
+        for (Node n = top; n != null; ) {
+            Node below = n.next;
+            n.next = null;
+            n = below;
         }
     }
 
@@ -252,9 +281,11 @@ public record OutcomeFields(VarHandle state, VarHandle withdrawn) {
     /**
      * A node of the pending stack: a registered callback or, in a pruned stack, a copy of one.
      * {@code next} and {@code size} are written before the node is published by a compare-and-set
-     * on the state word, and never after.
+     * on the state word, and never after, except that a prune clears {@code next} of the nodes of
+     * the stack it replaced.
      */
     private abstract static class Node {
+        /** The node below; cleared once a prune has replaced the stack ({@link #unlink}). */
         Node next;
         /** The nodes from this one to the bottom, withdrawn ones included. */
         int size;
