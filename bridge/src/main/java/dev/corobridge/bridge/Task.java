@@ -648,8 +648,10 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
      * was already decided (cancelled before it started: the body never runs), records the hop,
      * restores the task's context, begins its observation, calls {@code body}, and decides the task
      * with what it returns (null: it will be decided later) or throws — after the observation's
-     * scope closed and before the context is taken away, so the callbacks that run on deciding
-     * still see the task's context. A restore that throws decides the task with that failure
+     * scope closed and the thread's own values are back: what deciding resumes on this thread (a
+     * callback, a coroutine on a dispatcher that resumes inline, another chain's stage) is not this
+     * task's work and must not see its context (a request without values awaiting another's task
+     * would run as that request). A restore that throws decides the task with that failure
      * instead (the body never runs; the restore already put the thread's own values back); one
      * that throws while putting the thread's values back is reported, and the outcome stands.
      * Nothing escapes to the executor.
@@ -667,8 +669,8 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
             decide(Outcome.ofError(e));
             return;
         }
+        Outcome<T> result;
         try {
-            Outcome<T> result;
             AutoCloseable observing = observeHere(ctx, note);
             try {
                 result = body.call();
@@ -679,13 +681,13 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
                     StepObservation.close(observing);
                 }
             }
-            if (result != null) {
-                decide(result);
-            }
         } finally {
             if (restored != null) {
                 closeRestored(restored);
             }
+        }
+        if (result != null) {
+            decide(result);
         }
     }
 

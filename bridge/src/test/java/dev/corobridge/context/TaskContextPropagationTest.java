@@ -72,6 +72,38 @@ class TaskContextPropagationTest {
         return Task.start(pump, Seen::now).join(WAIT);
     }
 
+    /**
+     * Whoever the task's completion resumes on the thread of its last step (a callback, a coroutine
+     * on a dispatcher that resumes inline, the next stage of another chain) is not the task's: it
+     * sees the thread's own values, not the finished task's. The task was decided while its step's
+     * context was still on the thread, so a request without values awaiting another request's task
+     * ran as that request (its logs, its trace, and the tasks it started then carried them).
+     */
+    @Test
+    void whatTheCompletionResumesOnTheStepsThreadDoesNotSeeTheTasksValues() throws Exception {
+        MDC.put("request", "r-A");
+        TENANT.set("tenant-A");
+        CountDownLatch go = new CountDownLatch(1);
+        Task<String> a = Task.start(pump, () -> {
+            go.await();
+            return "done";
+        });
+        MDC.clear();
+        TENANT.remove();
+        java.util.concurrent.atomic.AtomicReference<Seen> resumed = new java.util.concurrent.atomic.AtomicReference<>();
+        CountDownLatch seen = new CountDownLatch(1);
+        a.onComplete(o -> {
+            resumed.set(Seen.now());
+            seen.countDown();
+        });
+        go.countDown();
+        assertTrue(seen.await(30, TimeUnit.SECONDS));
+        assertEquals("pump-like", resumed.get().thread(), "resumed inline, on the step's thread");
+        assertNull(resumed.get().request(), "the finished task's MDC: " + resumed.get());
+        assertNull(resumed.get().tenant(), "the finished task's registered value: " + resumed.get());
+        assertEquals(new Seen(null, Map.of(), null, "pump-like"), onPump(), "nothing left for the next task");
+    }
+
     @Test
     void aStartedTaskSeesTheStartersMdcAndRegisteredValuesOnThePumpAndNothingLeaksToTheNextTask() throws Exception {
         MDC.put("request", "r-1");
