@@ -53,6 +53,12 @@ public final class CapturedContext {
             public boolean sameValues(CapturedContext a, CapturedContext b) {
                 return a.sameValues(b);
             }
+
+            @Override
+            public boolean inStepOf(CapturedContext captured) {
+                CapturedContext step = CurrentStep.current();
+                return step != null && step.sameValues(captured);
+            }
         });
     }
 

@@ -7,6 +7,9 @@ import dev.corobridge.bridge.internal.StepObservation
 
 import dev.corobridge.bridge.internal.StepObserver
 import dev.corobridge.bridge.internal.StepObservers
+import dev.corobridge.context.CapturedContext
+import dev.corobridge.context.internal.ClearedContext
+import dev.corobridge.context.internal.ContextSteps
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.CoroutineStart
@@ -44,7 +47,7 @@ internal fun <T> CoroutineScope.tracedTask(
     if (step != null) task.adoptObservation(step)
     if (trace == null && step == null && captured == null) return link(async(context, start, block), task, recordsHops = true)
     val full = context + TaskThreadContext(trace, name, task, captured)
-    return link(async(full, start) { recordingItsEnd(block) }, task, recordsHops = true)
+    return link(async(full, start) { recordingItsEnd(block) }, task, recordsHops = true, captured)
 }
 
 /**
@@ -69,7 +72,7 @@ private suspend fun <T> CoroutineScope.recordingItsEnd(block: suspend CoroutineS
  * captured without it (an observer's failure never fails the task); if the capture itself throws,
  * the observation ends with that failure before it is rethrown, so it is never left open.
  */
-private fun capturedWithin(step: StepObserver.Step): dev.corobridge.context.CapturedContext? {
+private fun capturedWithin(step: StepObserver.Step): CapturedContext? {
     val scope = try {
         step.open()
     } catch (e: Throwable) {
@@ -102,6 +105,17 @@ private fun beginObservation(name: String, context: String): StepObserver.Step? 
     }
 }
 
+/** The thread's context cleared until closed, if it runs a step of [captured]; null otherwise (or if clearing failed: reported). */
+private fun clearedInStepOf(captured: CapturedContext): ClearedContext? {
+    if (!ContextSteps.inStepOf(captured)) return null
+    return try {
+        ClearedContext.clearHere()
+    } catch (e: Throwable) {
+        Tasks.reportUncaught(e) // the thread's values are as they were; settling goes on
+        null
+    }
+}
+
 /**
  * The task of a Deferred started elsewhere: it carries the current thread's context for its
  * stages, and its trace (when tracing is on) records where the Deferred completed, since nothing
@@ -110,18 +124,35 @@ private fun beginObservation(name: String, context: String): StepObserver.Step? 
 internal fun <T> taskOf(deferred: Deferred<T>, name: String): Task<T> =
     link(deferred, Task(name, Task.newTrace()), recordsHops = false)
 
-/** Links a Deferred and a Task: completion flows to the task, cancellation both ways. */
-private fun <T> link(deferred: Deferred<T>, task: Task<T>, recordsHops: Boolean): Task<T> {
+/**
+ * Links a Deferred and a Task: completion flows to the task, cancellation both ways. [captured]:
+ * the context the coroutine carries, if any. Its completion runs inside the coroutine's last
+ * resume, with those values on the thread; what settling resumes there inline (an awaiter on a
+ * dispatcher that does not dispatch from its own thread, a callback) is not the task's work, so
+ * the thread is cleared around the settle, as a Java task's step is put back before it is decided.
+ */
+private fun <T> link(deferred: Deferred<T>, task: Task<T>, recordsHops: Boolean, captured: CapturedContext? = null): Task<T> {
     deferred.invokeOnCompletion { cause ->
         if (!recordsHops) { // before settling, so awaiters see the step
             val dispatcher = (deferred as? CoroutineScope)?.coroutineContext?.get(ContinuationInterceptor)
             task.hop(ContextNames.contextName(dispatcher), "completed")
         }
-        if (cause == null) {
-            @Suppress("UNCHECKED_CAST", "OPT_IN_USAGE")
-            task.settle(Outcome.Success(deferred.getCompleted()))
-        } else {
-            task.settle(Outcome.ofError(cause))
+        val cleared = if (captured != null) clearedInStepOf(captured) else null
+        try {
+            if (cause == null) {
+                @Suppress("UNCHECKED_CAST", "OPT_IN_USAGE")
+                task.settle(Outcome.Success(deferred.getCompleted()))
+            } else {
+                task.settle(Outcome.ofError(cause))
+            }
+        } finally {
+            if (cleared != null) {
+                try {
+                    cleared.close() // the task's values again, which the coroutine's resume then puts back
+                } catch (e: Throwable) {
+                    Tasks.reportUncaught(e)
+                }
+            }
         }
     }
     task.setCanceller { cause -> deferred.cancel(cause) } // the coroutine sees the task's cancellation

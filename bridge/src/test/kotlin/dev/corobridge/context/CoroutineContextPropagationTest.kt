@@ -96,6 +96,33 @@ class CoroutineContextPropagationTest {
         assertEquals("null/null", scope.async(pump.dispatcher) { seen() }.await())
     }
 
+    /**
+     * A coroutine task completes inside its coroutine's resume, with its values on the thread: an
+     * awaiter without values of its own that resumes inline there (an unconfined coroutine, one on
+     * a dispatcher that does not dispatch from its own thread) must see the thread's values, not
+     * the finished task's. It saw them until it suspended, and tasks it started carried them.
+     */
+    @Test
+    fun `an awaiter resumed inline by a coroutine task's completion does not see the task's values`() = runBlocking {
+        val gate = CompletableDeferred<Unit>()
+        MDC.put("request", "r-A")
+        TENANT.set("tenant-A")
+        val a = scope.task(pump.dispatcher) {
+            gate.await()
+            "done"
+        }
+        MDC.clear()
+        TENANT.remove()
+        val resumed = CompletableDeferred<String>()
+        scope.launch(Dispatchers.Unconfined) { // no values of its own: it runs where it is resumed
+            a.await()
+            resumed.complete(seen() + "@" + Thread.currentThread().name.substringBefore(" @coroutine"))
+        }
+        gate.complete(Unit)
+        assertEquals("null/null@P-thread", resumed.await())
+        assertEquals("null/null", scope.async(pump.dispatcher) { seen() }.await())
+    }
+
     @Test
     fun `startSuspend and TaskScope fork carry the Java starters values`() {
         MDC.put("request", "j-1")

@@ -22,6 +22,9 @@ public final class ContextSteps {
 
         /** See {@link ContextSteps#sameValues}. */
         boolean sameValues(CapturedContext a, CapturedContext b);
+
+        /** See {@link ContextSteps#inStepOf}. */
+        boolean inStepOf(CapturedContext captured);
     }
 
     private static volatile Implementation steps;
@@ -54,5 +57,13 @@ public final class ContextSteps {
      */
     public static boolean sameValues(CapturedContext a, CapturedContext b) {
         return steps.sameValues(a, b);
+    }
+
+    /**
+     * Whether the current thread runs a step that restored {@code captured}'s values (a step of it,
+     * or of a context with the same values): what runs here now sees them. A thread-local read.
+     */
+    public static boolean inStepOf(CapturedContext captured) {
+        return steps.inStepOf(captured);
     }
 }
