@@ -465,6 +465,11 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
         return cancel(new CancellationException("task " + name + " cancelled"));
     }
 
+    /** Whether callbacks wait for this task's outcome (deciding it now would run them); for its coroutine's completion. */
+    boolean hasCallbacks() {
+        return OUTCOME.hasCallbacks(this);
+    }
+
     /** Cancels with {@code cause}. */
     public boolean cancel(CancellationException cause) {
         Awaitable<T> source = adopted;

@@ -129,7 +129,9 @@ internal fun <T> taskOf(deferred: Deferred<T>, name: String): Task<T> =
  * the context the coroutine carries, if any. Its completion runs inside the coroutine's last
  * resume, with those values on the thread; what settling resumes there inline (an awaiter on a
  * dispatcher that does not dispatch from its own thread, a callback) is not the task's work, so
- * the thread is cleared around the settle, as a Java task's step is put back before it is decided.
+ * when callbacks wait the thread is cleared around the settle, as a Java task's step is put back
+ * before it is decided. (A callback registered from another thread in the instant between that
+ * check and the settle runs without the clear.)
  */
 private fun <T> link(deferred: Deferred<T>, task: Task<T>, recordsHops: Boolean, captured: CapturedContext? = null): Task<T> {
     deferred.invokeOnCompletion { cause ->
@@ -137,7 +139,9 @@ private fun <T> link(deferred: Deferred<T>, task: Task<T>, recordsHops: Boolean,
             val dispatcher = (deferred as? CoroutineScope)?.coroutineContext?.get(ContinuationInterceptor)
             task.hop(ContextNames.contextName(dispatcher), "completed")
         }
-        val cleared = if (captured != null) clearedInStepOf(captured) else null
+        // Only when someone waits: a task nobody awaits yet settles in place (the pump's kept
+        // context stays one restore then).
+        val cleared = if (captured != null && task.hasCallbacks()) clearedInStepOf(captured) else null
         try {
             if (cause == null) {
                 @Suppress("UNCHECKED_CAST", "OPT_IN_USAGE")

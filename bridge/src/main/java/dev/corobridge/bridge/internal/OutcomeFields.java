@@ -139,6 +139,11 @@ public record OutcomeFields(VarHandle state, VarHandle withdrawn) {
         }
     }
 
+    /** Whether {@code owner} is pending with callbacks registered (withdrawn ones included): deciding it now would run some. */
+    public boolean hasCallbacks(Object owner) {
+        return state.getVolatile(owner) instanceof Node;
+    }
+
     /** Whether {@code owner} is decided. */
     public boolean isDone(Object owner) {
         return state.getVolatile(owner) instanceof Outcome;
