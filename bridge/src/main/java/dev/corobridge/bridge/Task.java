@@ -31,6 +31,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import kotlinx.coroutines.CoroutineDispatcher;
 import kotlinx.coroutines.Deferred;
 
@@ -300,12 +301,8 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
      * returns. Cancelling the result cancels that awaitable.
      */
     public <R> Task<R> thenComposeOn(Executor executor, Function<? super T, ? extends Awaitable<R>> fn) {
-        return continueOn(executor, fn, (next, o) -> o instanceof Outcome.Success<T> s ? () -> {
-            Awaitable<R> inner = Objects.requireNonNull(fn.apply(s.value()), "thenComposeOn function returned null");
-            next.setCanceller(cause -> OutcomeCell.cancel(inner, cause));
-            inner.onComplete(next::decide);
-            return null; // decided when the inner awaitable is
-        } : null);
+        return continueOn(executor, fn, (next, o) -> o instanceof Outcome.Success<T> s
+                ? new Composing<T, R>(next, fn, s.value()) : null);
     }
 
     /** {@link #thenComposeOn(Executor, Function)} on a dispatcher. */
@@ -465,11 +462,6 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
         return cancel(new CancellationException("task " + name + " cancelled"));
     }
 
-    /** Whether callbacks wait for this task's outcome (deciding it now would run them); for its coroutine's completion. */
-    boolean hasCallbacks() {
-        return OUTCOME.hasCallbacks(this);
-    }
-
     /** Cancels with {@code cause}. */
     public boolean cancel(CancellationException cause) {
         Awaitable<T> source = adopted;
@@ -619,6 +611,35 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
         return decide(outcome);
     }
 
+    /**
+     * {@link #settle(Outcome)} from a coroutine's completion, on a thread that may hold the task's
+     * own values: if the decision detached callbacks, {@code clear} is called and what it returns
+     * (null: nothing to undo) is open while they run — what they resume inline is not the task's
+     * work — and closed after them (a failure there is reported). Whether callbacks run is known
+     * only once the decision has detached them, so a callback registered from another thread up to
+     * that instant runs inside the clear, and one registered after it runs on its own thread.
+     */
+    boolean settle(Outcome<T> outcome, Supplier<? extends AutoCloseable> clear) {
+        Object callbacks = OUTCOME.decide(this, outcome);
+        if (callbacks == OutcomeFields.LOST) {
+            return false;
+        }
+        onDecided(outcome);
+        AutoCloseable cleared = OUTCOME.detachedAny(callbacks) ? clear.get() : null;
+        try {
+            OUTCOME.runCallbacks(callbacks, outcome);
+        } finally {
+            if (cleared != null) {
+                try {
+                    cleared.close();
+                } catch (Throwable e) {
+                    Tasks.reportUncaught(e);
+                }
+            }
+        }
+        return true;
+    }
+
     /** Has the first {@link #onComplete} run {@code start} (a lazily started coroutine's start). */
     void startOnFirstWait(Runnable start) {
         lazyStart = start;
@@ -693,6 +714,8 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
         }
         if (result != null) {
             decide(result);
+        } else if (body instanceof Composing<?, ?> composing) {
+            composing.awaitInner(); // after the put-back too: an inner decided already decides this task at once
         }
     }
 
@@ -788,6 +811,41 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
         @Override
         public void dropped(ContextShutdownException cause) {
             task.decide(new Outcome.Cancelled<>(cause));
+        }
+    }
+
+    /**
+     * The work of a {@link #thenComposeOn} stage: calls the function in the step (with the chain's
+     * context), and {@link #awaitInner() waits} for the awaitable it returned once the step has put
+     * the thread's own values back ({@link #runStep}). An awaitable decided already runs the
+     * callback at once, and so decides the stage's task — and resumes whatever waits for it — on
+     * this thread: inside the step, that would see the chain's values.
+     */
+    private static final class Composing<T, R> implements Callable<Outcome<R>> {
+        private final Task<R> next;
+        private final Function<? super T, ? extends Awaitable<R>> fn;
+        private final T value;
+        private Awaitable<R> inner; // written and read on the step's thread
+
+        Composing(Task<R> next, Function<? super T, ? extends Awaitable<R>> fn, T value) {
+            this.next = next;
+            this.fn = fn;
+            this.value = value;
+        }
+
+        @Override
+        public Outcome<R> call() {
+            inner = Objects.requireNonNull(fn.apply(value), "thenComposeOn function returned null");
+            return null; // decided when the inner awaitable is
+        }
+
+        /** After the step: cancelling the stage's task cancels the inner awaitable, whose outcome decides it. */
+        void awaitInner() {
+            Awaitable<R> in = inner;
+            if (in != null) {
+                next.setCanceller(cause -> OutcomeCell.cancel(in, cause));
+                in.onComplete(next::decide);
+            }
         }
     }
 

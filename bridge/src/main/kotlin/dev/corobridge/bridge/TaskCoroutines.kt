@@ -129,9 +129,8 @@ internal fun <T> taskOf(deferred: Deferred<T>, name: String): Task<T> =
  * the context the coroutine carries, if any. Its completion runs inside the coroutine's last
  * resume, with those values on the thread; what settling resumes there inline (an awaiter on a
  * dispatcher that does not dispatch from its own thread, a callback) is not the task's work, so
- * when callbacks wait the thread is cleared around the settle, as a Java task's step is put back
- * before it is decided. (A callback registered from another thread in the instant between that
- * check and the settle runs without the clear.)
+ * when the settle detaches callbacks the thread is cleared while they run, as a Java task's step
+ * is put back before it is decided.
  */
 private fun <T> link(deferred: Deferred<T>, task: Task<T>, recordsHops: Boolean, captured: CapturedContext? = null): Task<T> {
     deferred.invokeOnCompletion { cause ->
@@ -139,24 +138,15 @@ private fun <T> link(deferred: Deferred<T>, task: Task<T>, recordsHops: Boolean,
             val dispatcher = (deferred as? CoroutineScope)?.coroutineContext?.get(ContinuationInterceptor)
             task.hop(ContextNames.contextName(dispatcher), "completed")
         }
-        // Only when someone waits: a task nobody awaits yet settles in place (the pump's kept
-        // context stays one restore then).
-        val cleared = if (captured != null && task.hasCallbacks()) clearedInStepOf(captured) else null
-        try {
-            if (cause == null) {
-                @Suppress("UNCHECKED_CAST", "OPT_IN_USAGE")
-                task.settle(Outcome.Success(deferred.getCompleted()))
-            } else {
-                task.settle(Outcome.ofError(cause))
-            }
-        } finally {
-            if (cleared != null) {
-                try {
-                    cleared.close() // the task's values again, which the coroutine's resume then puts back
-                } catch (e: Throwable) {
-                    Tasks.reportUncaught(e)
-                }
-            }
+        @Suppress("OPT_IN_USAGE")
+        val outcome: Outcome<T> = if (cause == null) Outcome.Success(deferred.getCompleted()) else Outcome.ofError(cause)
+        if (captured == null) {
+            task.settle(outcome)
+        } else {
+            // Cleared only while callbacks run: a task nobody awaits settles in place (the pump's
+            // kept context stays one restore then). Closing the clear puts the task's values back,
+            // which the coroutine's resume then puts away.
+            task.settle(outcome) { clearedInStepOf(captured) }
         }
     }
     task.setCanceller { cause -> deferred.cancel(cause) } // the coroutine sees the task's cancellation

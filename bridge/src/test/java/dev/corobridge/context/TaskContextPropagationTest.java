@@ -104,6 +104,38 @@ class TaskContextPropagationTest {
         assertEquals(new Seen(null, Map.of(), null, "pump-like"), onPump(), "nothing left for the next task");
     }
 
+    /**
+     * The same for a {@code thenComposeOn} stage whose function returns an awaitable that is
+     * decided already (a cached result, a completed promise): the stage's task is decided by that
+     * awaitable's callback, which ran at once, inside the stage's step, with the chain's values on
+     * the thread.
+     */
+    @Test
+    void whatAComposedStageResumesWhenItsInnerIsDecidedAlreadyDoesNotSeeTheChainsValues() throws Exception {
+        MDC.put("request", "r-A");
+        TENANT.set("tenant-A");
+        CountDownLatch go = new CountDownLatch(1);
+        Task<String> a = Task.start(pump, () -> {
+            go.await();
+            return "a";
+        }).thenComposeOn(pump, v -> Task.completed(v + "-composed"));
+        MDC.clear();
+        TENANT.remove();
+        java.util.concurrent.atomic.AtomicReference<Seen> resumed = new java.util.concurrent.atomic.AtomicReference<>();
+        CountDownLatch seen = new CountDownLatch(1);
+        a.onComplete(o -> {
+            resumed.set(Seen.now());
+            seen.countDown();
+        });
+        go.countDown();
+        assertTrue(seen.await(30, TimeUnit.SECONDS));
+        assertEquals("a-composed", a.join(WAIT));
+        assertEquals("pump-like", resumed.get().thread(), "resumed inline, on the stage's thread");
+        assertNull(resumed.get().request(), "the chain's MDC: " + resumed.get());
+        assertNull(resumed.get().tenant(), "the chain's registered value: " + resumed.get());
+        assertEquals(new Seen(null, Map.of(), null, "pump-like"), onPump(), "nothing left for the next task");
+    }
+
     @Test
     void aStartedTaskSeesTheStartersMdcAndRegisteredValuesOnThePumpAndNothingLeaksToTheNextTask() throws Exception {
         MDC.put("request", "r-1");

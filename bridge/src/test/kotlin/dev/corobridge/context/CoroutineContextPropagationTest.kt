@@ -123,6 +123,44 @@ class CoroutineContextPropagationTest {
         assertEquals("null/null", scope.async(pump.dispatcher) { seen() }.await())
     }
 
+    /**
+     * The same for a callback registered from another thread while the task completes: whether
+     * callbacks wait was read before the settle, so one registered in the instant between that read
+     * and the settle ran inline on the pump's thread with the finished task's values. The
+     * registrations here sweep across the moment of completion, round after round.
+     */
+    @Test
+    fun `a callback registered while a coroutine task completes never runs inline with the task's values`() {
+        val rounds = 20_000
+        var inline = 0
+        val leaked = mutableListOf<String>()
+        for (round in 0 until rounds) {
+            val finishing = java.util.concurrent.atomic.AtomicBoolean()
+            MDC.put("request", "r-$round")
+            TENANT.set("tenant-$round")
+            val a = scope.task(pump.dispatcher) {
+                finishing.set(true)
+                round
+            }
+            MDC.clear()
+            TENANT.remove()
+            while (!finishing.get()) Thread.onSpinWait()
+            repeat(round % 97) { Thread.onSpinWait() } // registrations before, during and after the settle
+            val ran = java.util.concurrent.atomic.AtomicReference<String>()
+            val done = java.util.concurrent.CountDownLatch(1)
+            a.onComplete {
+                ran.set(seen() + "@" + Thread.currentThread().name)
+                done.countDown()
+            }
+            done.await()
+            if (ran.get().contains("@P")) {
+                inline++
+                if (!ran.get().startsWith("null/null@")) leaked += "round $round: ${ran.get()}"
+            }
+        }
+        assertEquals(listOf(), leaked.take(5), "${leaked.size} of $inline callbacks run inline at the settle saw the task's values")
+    }
+
     @Test
     fun `startSuspend and TaskScope fork carry the Java starters values`() {
         MDC.put("request", "j-1")

@@ -139,9 +139,9 @@ public record OutcomeFields(VarHandle state, VarHandle withdrawn) {
         }
     }
 
-    /** Whether {@code owner} is pending with callbacks registered (withdrawn ones included): deciding it now would run some. */
-    public boolean hasCallbacks(Object owner) {
-        return state.getVolatile(owner) instanceof Node;
+    /** Whether what a winning {@link #decide} returned holds callbacks ({@link #runCallbacks} would run some, withdrawn ones aside). */
+    public boolean detachedAny(Object detached) {
+        return detached instanceof Node;
     }
 
     /** Whether {@code owner} is decided. */
