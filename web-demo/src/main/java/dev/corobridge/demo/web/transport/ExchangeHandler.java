@@ -471,8 +471,9 @@ final class ExchangeHandler extends ChannelDuplexHandler {
 
     /**
      * Why a request whose head decoded is still not one the service can read, or null: an HTTP major
-     * version other than 1 (HTTP/2 spoken on an HTTP/1.1 connection is left to Reactor Netty, whose
-     * empty refusal becomes problem JSON on its way out); a target (path and query) that is not a
+     * version other than 1 (HTTP/2 spoken on an HTTP/1.1 connection, its connection preface
+     * {@code PRI * HTTP/2.0} included, is left to Reactor Netty, whose empty refusal becomes problem
+     * JSON saying so on its way out, whatever the rest of the head); a target (path and query) that is not a
      * URI, which Spring parses it as, or not one of the request target's forms
      * ({@link #isRequestTarget}); not exactly one {@code Host} header in an HTTP/1.1 request, or
      * more than one in any (RFC 9112, section 3.2: answered 400, as the request's authority is
@@ -483,6 +484,9 @@ final class ExchangeHandler extends ChannelDuplexHandler {
         if (version.majorVersion() != 1 && version.majorVersion() != 2) {
             return new UnservableRequest("HTTP/" + version.majorVersion() + "." + version.minorVersion()
                     + " is not served; send HTTP/1.1");
+        }
+        if (version.majorVersion() == 2) {
+            return null; // its refusal says so, whatever the rest (the preface's target is '*')
         }
         String target = request.uri();
         for (int i = 0; i < target.length(); i++) {

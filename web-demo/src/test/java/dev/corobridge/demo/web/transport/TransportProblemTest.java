@@ -27,6 +27,17 @@ class TransportProblemTest extends LiveServiceTestBase {
         }
     }
 
+    /** {@link #refused} whose problem detail says {@code detail}. */
+    private void refused(String name, byte[] request, int status, String detail) throws Exception {
+        try (RawHttp c = new RawHttp(port)) {
+            c.send(request);
+            RawHttp.Response r = c.read();
+            assertThat(r.status()).as(name).isEqualTo(status);
+            assertThat(problem(r, status)).as(name).contains(detail);
+            assertThat(c.closedByServer()).as(name).isTrue();
+        }
+    }
+
     private static byte[] ascii(String s) {
         return s.getBytes(StandardCharsets.ISO_8859_1);
     }
@@ -84,8 +95,9 @@ class TransportProblemTest extends LiveServiceTestBase {
                 .getBytes(StandardCharsets.UTF_8), 400);
         refused("a fragment", ascii("GET /api/ping#frag HTTP/1.1\r\nHost: x\r\n\r\n"), 400);
         refused("a fragment after a query", ascii("GET /api/boards?x=1#frag HTTP/1.1\r\nHost: x\r\n\r\n"), 400);
-        refused("HTTP/2.0 in an HTTP/1.1 request line", ascii("GET /api/ping HTTP/2.0\r\nHost: x\r\n\r\n"), 400);
-        refused("the HTTP/2 connection preface", ascii("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"), 400);
+        refused("HTTP/2.0 in an HTTP/1.1 request line", ascii("GET /api/ping HTTP/2.0\r\nHost: x\r\n\r\n"), 400,
+                "HTTP/2 is not served");
+        refused("the HTTP/2 connection preface", ascii("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"), 400, "HTTP/2 is not served");
         assertThat(state()).isEqualTo(before);
         // The service goes on serving.
         assertThat(exchange(request("GET", "/api/ping", java.util.List.of(), null)).status()).isEqualTo(200);
