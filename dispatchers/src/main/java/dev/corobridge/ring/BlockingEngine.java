@@ -243,9 +243,10 @@ final class BlockingEngine implements RingEngine {
         boolean close = kind.equals("close");
         try {
             (close ? closers : files).execute(task);
-        } catch (RejectedExecutionException e) {
+        } catch (RejectedExecutionException | OutOfMemoryError e) {
+            // OutOfMemoryError: the JVM could not make a thread for it (a process at its thread limit).
             if (close) {
-                task.run(); // the closers have stopped: close here rather than leave the descriptor open
+                task.run(); // the closers have stopped, or none could be made: close here rather than leave the descriptor open
                 return;
             }
             op.countOut();
@@ -256,8 +257,10 @@ final class BlockingEngine implements RingEngine {
                 // An overload, not a shutdown: a failure the caller can see and retry, never a
                 // cancellation that a coroutine or a catch (CancellationException) would drop.
                 metrics.failed(kind, Errno.EAGAIN);
-                op.fail(new RingIoException(kind, op.getTarget(), Errno.EAGAIN, "the fallback's file threads are all busy "
-                        + "and their queue is full (RingPoolConfig.fallbackQueueCapacity); try again"));
+                op.fail(new RingIoException(kind, op.getTarget(), Errno.EAGAIN, e instanceof OutOfMemoryError
+                        ? "no file thread could be made (" + e.getMessage() + "); try again"
+                        : "the fallback's file threads are all busy and their queue is full "
+                        + "(RingPoolConfig.fallbackQueueCapacity); try again"));
             }
         }
     }

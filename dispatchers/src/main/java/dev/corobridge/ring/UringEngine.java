@@ -417,6 +417,9 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
      * ({@link RingFile#whenDrained}).
      */
     private void cancelInFlightOf(RingFile file) {
+        if (file.inKernel == 0) {
+            return; // the usual close, after its file's operations ended: no walk of the slots
+        }
         for (int i = 1; i < SLOTS; i++) {
             Submission p = slots[i];
             if (p != null && p.file == file && !p.cancelSent) {

@@ -31,8 +31,8 @@ class CloseUnderLoadTest {
     @TempDir
     Path dir;
 
-    private static RingPool fallback(int threads, int queue) {
-        return RingPool.start(RingPoolConfig.builder().name("close-under-load").rings(1).forceFallback(true)
+    private static RingPool fallback(String name, int threads, int queue) {
+        return RingPool.start(RingPoolConfig.builder().name(name).rings(1).forceFallback(true)
                 .fallbackFileThreads(threads).fallbackQueueCapacity(queue).shutdownGracePeriod(Duration.ofSeconds(5)).build());
     }
 
@@ -50,6 +50,24 @@ class CloseUnderLoadTest {
         }
     }
 
+    /**
+     * Whether {@code count} of the pool's file threads are inside a blocking read: their top frame
+     * is the JDK's native read (an in-flight count alone says the call was taken, not that the
+     * thread has entered it; a thread not yet in its read would leave a queue slot free).
+     */
+    private static boolean fileThreadsInReads(String pool, int count) {
+        String prefix = pool + "-file-";
+        int reading = 0;
+        for (var thread : Thread.getAllStackTraces().entrySet()) {
+            StackTraceElement[] stack = thread.getValue();
+            if (thread.getKey().getName().startsWith(prefix) && stack.length > 0 && stack[0].isNativeMethod()
+                    && stack[0].getMethodName().startsWith("read")) {
+                reading++;
+            }
+        }
+        return reading >= count;
+    }
+
     private static void assertClosedUnder(RingOp<Integer> read) {
         assertTrue(read.isDone(), "the read ended before the close completed: " + read.outcomeOrNull());
         RingIoException e = assertInstanceOf(RingIoException.class, read.outcomeOrNull().errorOrNull(),
@@ -59,7 +77,7 @@ class CloseUnderLoadTest {
 
     @Test
     void onTheFallbackACloseCompletesWhileEveryFileThreadIsBlocked() throws Exception {
-        RingPool pool = fallback(2, 64);
+        RingPool pool = fallback("close-blocked", 2, 64);
         try {
             List<RingFile> files = new ArrayList<>();
             List<RingOp<Integer>> reads = new ArrayList<>();
@@ -70,7 +88,7 @@ class CloseUnderLoadTest {
                 reads.add(f.readAsync(ByteBuffer.allocateDirect(16), 0));
             }
             RingTestSupport.waitUntil(() -> pool.getMetrics().inFlight() >= 2, "both reads in flight");
-            Thread.sleep(50); // both file threads inside their reads
+            RingTestSupport.waitUntil(() -> fileThreadsInReads("close-blocked", 2), "both file threads inside their reads");
 
             RingTestSupport.await(files.get(0).closeAsync());
             assertClosedUnder(reads.get(0));
@@ -84,7 +102,7 @@ class CloseUnderLoadTest {
 
     @Test
     void onTheFallbackACloseIsNeverRefusedAndClosesTheDescriptor() throws Exception {
-        RingPool pool = fallback(1, 1);
+        RingPool pool = fallback("close-refused", 1, 1);
         try {
             Path fifo = RingTestSupport.fifo(dir, "pipe");
             RingFile blocking = RingTestSupport.await(pool.openAsync(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE));
@@ -92,7 +110,7 @@ class CloseUnderLoadTest {
             RingFile file = RingTestSupport.await(pool.openAsync(regular, StandardOpenOption.READ));
             RingOp<Integer> read = blocking.readAsync(ByteBuffer.allocateDirect(16), 0);
             RingTestSupport.waitUntil(() -> pool.getMetrics().inFlight() >= 1, "the read in flight");
-            Thread.sleep(50); // the only file thread inside the read
+            RingTestSupport.waitUntil(() -> fileThreadsInReads("close-refused", 1), "the only file thread inside the read");
             RingOp<Long> size = file.sizeAsync(); // fills the queue
             RingOp<Long> overflow = file.sizeAsync();
             RingTestSupport.waitUntil(overflow::isDone, "the size beyond the queue refused");
@@ -118,6 +136,63 @@ class CloseUnderLoadTest {
             RingTestSupport.await(closing);
             assertTrue(size.isDone(), "the size taken in before the close has ended");
             assertEquals("EBADF", assertInstanceOf(RingIoException.class, size.outcomeOrNull().errorOrNull()).errnoName());
+        } finally {
+            RingTestSupport.stop(pool);
+        }
+    }
+
+    /**
+     * On the fallback a close runs on a closer thread made for it; when the JVM cannot make one
+     * ({@code OutOfMemoryError: unable to create native thread}, a process at its thread limit), the
+     * close runs on its caller instead: the error escaped the call, and the close was never run nor
+     * settled, its descriptor open and the operation counted in flight for good.
+     */
+    @Test
+    void onTheFallbackACloseRunsWhenNoCloserThreadCanBeMade() throws Exception {
+        RingPool pool = fallback("close-no-thread", 2, 64);
+        try {
+            Ring ring = pool.getRings().get(0);
+            java.lang.reflect.Field closers = BlockingEngine.class.getDeclaredField("closers");
+            closers.setAccessible(true);
+            java.util.concurrent.ExecutorService real = (java.util.concurrent.ExecutorService) closers.get(ring.engine());
+            closers.set(ring.engine(), new java.util.concurrent.AbstractExecutorService() {
+                @Override
+                public void execute(Runnable command) {
+                    throw new OutOfMemoryError("unable to create native thread: possibly out of memory or process/resource limits reached");
+                }
+
+                @Override
+                public void shutdown() {
+                    real.shutdown();
+                }
+
+                @Override
+                public List<Runnable> shutdownNow() {
+                    return real.shutdownNow();
+                }
+
+                @Override
+                public boolean isShutdown() {
+                    return real.isShutdown();
+                }
+
+                @Override
+                public boolean isTerminated() {
+                    return real.isTerminated();
+                }
+
+                @Override
+                public boolean awaitTermination(long timeout, java.util.concurrent.TimeUnit unit) throws InterruptedException {
+                    return real.awaitTermination(timeout, unit);
+                }
+            });
+            Path regular = Files.writeString(dir.resolve("regular"), "data");
+            RingFile file = RingTestSupport.await(ring.openAsync(regular, StandardOpenOption.READ));
+            assertEquals(1, fdsOn(regular));
+
+            RingTestSupport.await(file.closeAsync());
+            assertEquals(0, fdsOn(regular), "the descriptor is closed");
+            RingTestSupport.waitUntil(() -> pool.getMetrics().inFlight() == 0, "nothing in flight");
         } finally {
             RingTestSupport.stop(pool);
         }
