@@ -154,36 +154,12 @@ class CloseUnderLoadTest {
             Ring ring = pool.getRings().get(0);
             java.lang.reflect.Field closers = BlockingEngine.class.getDeclaredField("closers");
             closers.setAccessible(true);
-            java.util.concurrent.ExecutorService real = (java.util.concurrent.ExecutorService) closers.get(ring.engine());
-            closers.set(ring.engine(), new java.util.concurrent.AbstractExecutorService() {
+            ((java.util.concurrent.ExecutorService) closers.get(ring.engine())).shutdown(); // never used: no thread
+            closers.set(ring.engine(), new java.util.concurrent.ThreadPoolExecutor(0, 1, 1, java.util.concurrent.TimeUnit.SECONDS,
+                    new java.util.concurrent.SynchronousQueue<>()) {
                 @Override
-                public void execute(Runnable command) {
+                public void execute(Runnable command) { // what ThreadPoolExecutor throws when no thread can be started
                     throw new OutOfMemoryError("unable to create native thread: possibly out of memory or process/resource limits reached");
-                }
-
-                @Override
-                public void shutdown() {
-                    real.shutdown();
-                }
-
-                @Override
-                public List<Runnable> shutdownNow() {
-                    return real.shutdownNow();
-                }
-
-                @Override
-                public boolean isShutdown() {
-                    return real.isShutdown();
-                }
-
-                @Override
-                public boolean isTerminated() {
-                    return real.isTerminated();
-                }
-
-                @Override
-                public boolean awaitTermination(long timeout, java.util.concurrent.TimeUnit unit) throws InterruptedException {
-                    return real.awaitTermination(timeout, unit);
                 }
             });
             Path regular = Files.writeString(dir.resolve("regular"), "data");
