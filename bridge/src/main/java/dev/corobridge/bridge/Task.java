@@ -839,12 +839,20 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
             return null; // decided when the inner awaitable is
         }
 
-        /** After the step: cancelling the stage's task cancels the inner awaitable, whose outcome decides it. */
+        /**
+         * After the step: cancelling the stage's task cancels the inner awaitable, whose outcome
+         * decides it. What the awaitable throws here (another implementation's {@code onComplete}
+         * or {@code cancel}) decides the stage's task, as it did inside the step.
+         */
         void awaitInner() {
             Awaitable<R> in = inner;
             if (in != null) {
-                next.setCanceller(cause -> OutcomeCell.cancel(in, cause));
-                in.onComplete(next::decide);
+                try {
+                    next.setCanceller(cause -> OutcomeCell.cancel(in, cause));
+                    in.onComplete(next::decide);
+                } catch (Throwable e) {
+                    next.decide(Outcome.ofError(e));
+                }
             }
         }
     }

@@ -318,6 +318,39 @@ class TaskTest {
         assertThrows(NullPointerException.class, () -> composeNull.join(Duration.ofSeconds(30)));
     }
 
+    /**
+     * A {@code thenComposeOn} stage whose inner awaitable throws when the stage waits for it (an
+     * implementation of {@code Awaitable} whose {@code onComplete} fails) fails with what it threw:
+     * the stage's task is never left pending.
+     */
+    @Test
+    void aComposedStageFailsWithWhatItsInnerAwaitableThrowsWhenWaitedFor() {
+        Awaitable<Integer> throwing = new Awaitable<>() {
+            @Override
+            public boolean isDone() {
+                return false;
+            }
+
+            @Override
+            public Outcome<Integer> outcomeOrNull() {
+                return null;
+            }
+
+            @Override
+            public Registration onComplete(java.util.function.Consumer<? super Outcome<Integer>> callback) {
+                throw new IllegalStateException("no callbacks here");
+            }
+
+            @Override
+            public boolean cancel() {
+                return false;
+            }
+        };
+        Task<Integer> composed = Task.completed(1).thenComposeOn(io, v -> throwing);
+        assertEquals("no callbacks here",
+                assertThrows(IllegalStateException.class, () -> composed.join(Duration.ofSeconds(30))).getMessage());
+    }
+
     @Test
     void sameTaskAwaitedFromManyThreads() throws Exception {
         Promise<String> p = new Promise<>();
