@@ -2,6 +2,7 @@ package dev.corobridge.reactor;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -118,6 +119,12 @@ class TaskMonoContextTest {
         }
     }
 
+    /** Throws {@code e} whatever its type (as Kotlin code may). */
+    @SuppressWarnings("unchecked")
+    private static <T, E extends Throwable> T sneaky(Throwable e) throws E {
+        throw (E) e;
+    }
+
     @Test
     void aReactorContextBecomesTheThreadsForACallAndIsCapturedForLater() throws Exception {
         TENANT.set("own");
@@ -128,6 +135,12 @@ class TaskMonoContextTest {
                 throw new IllegalStateException(TENANT.get());
             }));
             assertEquals("own", TENANT.get(), "back also after a throw");
+            // A checked exception, thrown past the Supplier's signature (Kotlin, or a sneaky throw in
+            // Java): the values were left on the thread, for the next request on that thread to see.
+            java.io.IOException io = new java.io.IOException("backend unavailable");
+            assertSame(io, assertThrows(java.io.IOException.class,
+                    () -> ReactorContexts.with(Context.of(KEY, "acme"), () -> TaskMonoContextTest.<String, RuntimeException>sneaky(io))));
+            assertEquals("own", TENANT.get(), "back also after a checked exception");
             CapturedContext captured = ReactorContexts.capture(Context.of(KEY, "globex"));
             assertEquals("own", TENANT.get());
             assertEquals("globex", captured.wrap(TENANT::get).call(), "restored later, on any thread");

@@ -36,16 +36,22 @@ public final class SubscriberContext {
         T result;
         try {
             result = body.get();
-        } catch (RuntimeException | Error e) {
+        } catch (Throwable e) { // also a checked exception thrown past the Supplier (Kotlin, a sneaky throw)
             try {
                 close(opened);
-            } catch (RuntimeException | Error putBack) {
+            } catch (Throwable putBack) {
                 Failures.first(e, putBack);
             }
-            throw e;
+            throw SubscriberContext.<RuntimeException>rethrow(e); // as it came: the caller sees the body's own exception
         }
         close(opened);
         return result;
+    }
+
+    /** Throws {@code e} as it is, checked or not. */
+    @SuppressWarnings("unchecked")
+    private static <E extends Throwable> E rethrow(Throwable e) throws E {
+        throw (E) e;
     }
 
     /**
