@@ -17,9 +17,16 @@ import reactor.core.publisher.Flux;
  * quotes.limitRate(8).subscribe(this::show);                           // requests 8 at a time
  * }</pre>
  *
- * Built on kotlinx-coroutines-reactor ({@code asFlux}, {@code asPublisher}, {@code asFlow}); Kotlin
- * code calls those directly. Each subscription collects the flow anew (flows are cold);
- * cancelling the subscription cancels the collection.
+ * Built on kotlinx-coroutines-reactor ({@code asFlux}, {@code asFlow}); Kotlin code calls those
+ * directly. Each subscription collects the flow anew (flows are cold); cancelling the subscription
+ * cancels the collection.
+ *
+ * <p><b>The Reactive Streams rules at the edges.</b> A request of zero or less fails the
+ * subscription with an {@link IllegalArgumentException} (rule 3.9). Reactive Streams carries no
+ * null: a null element of a flow (Java can hand over a Kotlin {@code Flow<T?>}) fails its Flux or
+ * publisher with a {@link NullPointerException} after the elements before it, and a publisher that
+ * signals null fails its flow the same way (its subscription cancelled), instead of ending it early.
+ * A second {@code onSubscribe} to a flow's subscriber is cancelled (rule 2.5).
  *
  * <p><b>Thread-safety.</b> Stateless; safe from any thread.
  */
@@ -46,7 +53,10 @@ public final class FlowPublishers {
         return ReactiveFlows.toPublisher(Objects.requireNonNull(flow, "flow"));
     }
 
-    /** {@code publisher} as a Kotlin {@code Flow}, requesting as the collector consumes. */
+    /**
+     * {@code publisher} as a Kotlin {@code Flow}, requesting as the collector consumes: 64 elements
+     * at first (kotlinx's buffer), then more as the collector takes them.
+     */
     public static <T> Flow<T> toFlow(Publisher<? extends T> publisher) {
         @SuppressWarnings("unchecked") // a publisher of T subtypes is a publisher of T (it only produces)
         Publisher<T> p = (Publisher<T>) Objects.requireNonNull(publisher, "publisher");

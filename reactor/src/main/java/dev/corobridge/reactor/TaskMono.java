@@ -58,7 +58,11 @@ public final class TaskMono {
      * cancelled, its {@link java.util.concurrent.CancellationException} as an error. Disposing a
      * subscription before the task completed withdraws that subscription's callback and cancels
      * the task (the subscriber owns the work, as WebFlux expects of a controller's return value).
-     * Every subscription observes the same task; the task is not started again.
+     * Every subscription observes the same task; the task is not started again. So one
+     * subscriber's disposal (a {@code timeout}, a {@code zip} partner's failure, a {@code retry}'s
+     * resubscription) cancels the task for every other subscriber too; a Mono that is subscribed
+     * more than once and should start its work for each subscription is
+     * {@link #defer(java.util.function.Supplier) defer}'s.
      *
      * @throws NullPointerException if {@code task} is {@code null}
      */
