@@ -572,12 +572,34 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
      * cancelled task ({@link #onDecided}), then runs every callback. {@code true} if this call decided it.
      */
     boolean decide(Outcome<T> outcome) {
+        return decide(outcome, null);
+    }
+
+    /**
+     * {@link #decide(Outcome)}; if the decision detached callbacks and {@code clear} is not null,
+     * what {@code clear} returns (null: nothing to undo) is open while they run and closed after
+     * them (a failure there is reported). See {@link #settle(Outcome, Supplier)}.
+     */
+    private boolean decide(Outcome<T> outcome, Supplier<? extends AutoCloseable> clear) {
         Object callbacks = OUTCOME.decide(this, outcome);
         if (callbacks == OutcomeFields.LOST) {
             return false;
         }
         onDecided(outcome);
-        OUTCOME.runCallbacks(callbacks, outcome);
+        AutoCloseable cleared = clear != null && OUTCOME.detachedAny(callbacks) ? clear.get() : null;
+        if (cleared == null) {
+            OUTCOME.runCallbacks(callbacks, outcome);
+            return true;
+        }
+        try {
+            OUTCOME.runCallbacks(callbacks, outcome);
+        } finally {
+            try {
+                cleared.close();
+            } catch (Throwable e) {
+                Tasks.reportUncaught(e);
+            }
+        }
         return true;
     }
 
@@ -620,24 +642,7 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
      * that instant runs inside the clear, and one registered after it runs on its own thread.
      */
     boolean settle(Outcome<T> outcome, Supplier<? extends AutoCloseable> clear) {
-        Object callbacks = OUTCOME.decide(this, outcome);
-        if (callbacks == OutcomeFields.LOST) {
-            return false;
-        }
-        onDecided(outcome);
-        AutoCloseable cleared = OUTCOME.detachedAny(callbacks) ? clear.get() : null;
-        try {
-            OUTCOME.runCallbacks(callbacks, outcome);
-        } finally {
-            if (cleared != null) {
-                try {
-                    cleared.close();
-                } catch (Throwable e) {
-                    Tasks.reportUncaught(e);
-                }
-            }
-        }
-        return true;
+        return decide(outcome, Objects.requireNonNull(clear, "clear"));
     }
 
     /** Has the first {@link #onComplete} run {@code start} (a lazily started coroutine's start). */

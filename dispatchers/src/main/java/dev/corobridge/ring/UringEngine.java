@@ -385,9 +385,8 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
             finish(s); // cancel() withdrew it before it started: it is cancelled already
             return;
         }
-        if (s.opcode == OP_CLOSE) {
-            cancelInFlightOf(s.file);
-        }
+        // A close needs no walk here: the file's operations in the kernel were cancelled when the
+        // close was taken in (accept), and each one issued since is cancelled as it is issued (below).
         int slot = free[--freeTop];
         slots[slot] = s;
         int fd = s.file != null ? s.file.fd : AT_FDCWD;
