@@ -58,8 +58,9 @@ import org.apache.kafka.common.Uuid;
  * the end of its log.
  *
  * <p>Everything started is stopped by {@link #close()}, and by a JVM shutdown hook if the test JVM
- * exits without closing (a crashed run leaves no broker behind). Each broker JVM carries
- * {@code -Dcorobridge.kafka-broker.owner=<pid of this JVM>}, so leftovers are easy to find.
+ * exits without closing. Each broker JVM carries {@code -Dcorobridge.kafka-broker.owner=<pid of
+ * this JVM>} and halts by itself within seconds once that JVM is gone, also when it died without
+ * running its hooks (a signal, a native crash): a crashed run leaves no broker behind.
  *
  * <p>Thread-safe: the operations are serialised on this object.
  */

@@ -34,7 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Real brokers: one broker round-trips acks=all records; a topic takes ordered writes from several
  * requests in flight the moment it is created; three survive the SIGKILL of the leader
  * with acks=all and min.insync.replicas=2 and take the killed broker back; close() and the shutdown
- * hook leave no broker process; a broker that cannot start fails the start with its log.
+ * hook leave no broker process, and a broker ends by itself when the JVM that started it dies
+ * without running its hook; a broker that cannot start fails the start with its log.
  */
 class KafkaClusterTest {
 
@@ -139,11 +140,35 @@ class KafkaClusterTest {
 
     @Test
     void theShutdownHookKillsTheBrokersOfAJvmThatExitsWithoutClosing() throws Exception {
+        long brokerPid = brokerPidOfChild(ExitWithoutClosing.class);
+        // The hook has sent SIGKILL before the JVM exited; the broker's exit is then only as late as the kernel.
+        ProcessHandle.of(brokerPid).ifPresent(p -> p.onExit().orTimeout(30, TimeUnit.SECONDS).join());
+        assertThat(ProcessHandle.of(brokerPid).map(ProcessHandle::isAlive)).isNotEqualTo(java.util.Optional.of(true));
+    }
+
+    @Test
+    void aBrokerEndsWhenTheJvmThatStartedItDiesWithoutItsShutdownHook() throws Exception {
+        // A crash (a native abort, SIGKILL, the OOM killer) runs no shutdown hook: the broker must
+        // notice by itself that the JVM that owns it is gone.
+        long brokerPid = brokerPidOfChild(Halting.class);
+        try {
+            ProcessHandle.of(brokerPid).ifPresent(p -> p.onExit().completeOnTimeout(p, 30, TimeUnit.SECONDS).join());
+            assertThat(ProcessHandle.of(brokerPid).map(ProcessHandle::isAlive))
+                    .as("broker %d, 30 s after its owner died", brokerPid)
+                    .isNotEqualTo(java.util.Optional.of(true));
+        } finally {
+            ProcessHandle.of(brokerPid).ifPresent(ProcessHandle::destroyForcibly);
+        }
+    }
+
+    /**
+     * Runs {@code main} in a child JVM on this class path with {@link #dir}, waits for it to exit
+     * (successfully) and returns the broker pid it printed.
+     */
+    private long brokerPidOfChild(Class<?> main) throws Exception {
         List<String> command = List.of(ProcessHandle.current().info().command().orElseThrow(),
-                "-cp", System.getProperty("java.class.path"),
-                ExitWithoutClosing.class.getName(), dir.toString());
+                "-cp", System.getProperty("java.class.path"), main.getName(), dir.toString());
         Process jvm = new ProcessBuilder(command).redirectErrorStream(true).start();
-        long brokerPid;
         try (BufferedReader out = new BufferedReader(new InputStreamReader(jvm.getInputStream(), StandardCharsets.UTF_8))) {
             String line;
             String pidLine = null;
@@ -156,12 +181,9 @@ class KafkaClusterTest {
             }
             assertThat(jvm.waitFor(60, TimeUnit.SECONDS)).isTrue();
             assertThat(pidLine).as(all.toString()).isNotNull();
-            brokerPid = Long.parseLong(pidLine.substring("broker pid ".length()));
+            assertThat(jvm.exitValue()).as(all.toString()).isEqualTo(main == Halting.class ? Halting.STATUS : 0);
+            return Long.parseLong(pidLine.substring("broker pid ".length()));
         }
-        assertThat(jvm.exitValue()).isZero();
-        // The hook has sent SIGKILL before the JVM exited; the broker's exit is then only as late as the kernel.
-        ProcessHandle.of(brokerPid).ifPresent(p -> p.onExit().orTimeout(30, TimeUnit.SECONDS).join());
-        assertThat(ProcessHandle.of(brokerPid).map(ProcessHandle::isAlive)).isNotEqualTo(java.util.Optional.of(true));
     }
 
     /** The child JVM of the shutdown hook test: starts a broker, says its pid, exits without close(). */
@@ -171,6 +193,18 @@ class KafkaClusterTest {
             System.out.println("broker pid " + kafka.process(0).pid());
             System.out.flush();
             System.exit(0);
+        }
+    }
+
+    /** The child JVM of the crash test: starts a broker, says its pid, halts (no shutdown hook runs). */
+    public static final class Halting {
+        static final int STATUS = 134;
+
+        public static void main(String[] args) {
+            KafkaCluster kafka = KafkaCluster.start(1, Path.of(args[0]));
+            System.out.println("broker pid " + kafka.process(0).pid());
+            System.out.flush();
+            Runtime.getRuntime().halt(STATUS);
         }
     }
 
