@@ -23,7 +23,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@code Dispatchers.Main} and {@code Dispatchers.Main.immediate}; {@code Dispatchers.Main} always
  * dispatches, its {@code immediate} view runs inline on the pump thread, and both share the pump's
  * queue; a {@code delay} resumes inside the pump's timer, costing no second pump task. A delay whose
- * pump was replaced meanwhile resumes through {@code Dispatchers.Main}, on the pump installed now.
+ * pump was replaced meanwhile resumes through {@code Dispatchers.Main}, on the pump installed now,
+ * when it is due (if the replaced pump shuts down first, the rest of the delay runs on the timers of
+ * the pump installed then).
  */
 public final class MainPump {
 

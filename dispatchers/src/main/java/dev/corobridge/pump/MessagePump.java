@@ -12,6 +12,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import dev.corobridge.bridge.internal.BlockingGuard;
 import dev.corobridge.bridge.ExecutionContext;
@@ -116,7 +117,9 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
     private final int sampleMask;
     /** The lifecycle state ({@link PumpLifecycle} writes it); read here for the cheap queries. */
     final AtomicInteger state = new AtomicInteger(PumpLifecycle.NEW);
-    final TimerQueue timers = new TimerQueue();
+    final TimerQueue timers = new TimerQueue(this::nudge);
+    /** {@link #nudge()}s queued and not taken yet. */
+    private final AtomicLong queuedNudges = new AtomicLong();
     final PumpCounters counters = new PumpCounters();
     private volatile Thread thread;
 
@@ -267,9 +270,23 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
         return enqueue(completions, Objects.requireNonNull(completion, "completion"), true);
     }
 
-    /** Internal: makes the loop look again (a no-op task); {@code false} once terminated. */
+    /**
+     * Internal: makes the loop look again (a no-op task); {@code false} once terminated. A nudge is
+     * not work: it is counted while queued and left out of {@link PumpMetrics#queueDepth()} (a
+     * nudge nobody took yet, e.g. on a manual pump nobody drives, is no task left behind).
+     */
     final boolean nudge() {
-        return enqueue(tasks, NO_OP, true);
+        queuedNudges.incrementAndGet();
+        if (!enqueue(tasks, NO_OP, false)) {
+            queuedNudges.decrementAndGet();
+            return false;
+        }
+        return true;
+    }
+
+    /** Loop thread: a queued {@link #NO_OP} was taken (see {@link #nudge()}). */
+    final void nudgeTaken() {
+        queuedNudges.decrementAndGet();
     }
 
     // ------------------------------------------------------------------ Kotlin face
@@ -381,7 +398,7 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
      * continuation runs on the fallback executor so it can finish. Due-later coroutine timers are
      * handled the same way; {@link #schedule} tasks not yet due are counted as abandoned.
      * Calling again never extends an earlier deadline. A pump whose loop never started terminates
-     * at once, reporting what was posted to it as abandoned. A {@code Task}'s step among the abandoned
+     * at once, reporting what was posted to it as abandoned (gracefully if nothing was). A {@code Task}'s step among the abandoned
      * tasks ({@code Task.start(pump, ...)}, a {@code thenOn(pump, ...)} stage) cancels its task with a
      * {@link PumpShutdownException}, as a rejected start does: nobody waits for it forever.
      */
@@ -462,7 +479,8 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
 
     /** A snapshot of the counters. Cheap; safe from any thread. */
     public PumpMetrics getMetrics() {
-        return counters.snapshot(name, PumpLifecycle.stateName(state.get()), tasks.size() + (long) completions.size(),
+        long queued = tasks.size() + (long) completions.size() - queuedNudges.get();
+        return counters.snapshot(name, PumpLifecycle.stateName(state.get()), Math.max(0, queued),
                 gate.wakeups(), timers.pendingCount(), PumpCoroutines.liveChildren(scope));
     }
 
@@ -510,6 +528,12 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
     final PumpTimer scheduleTimer(long delayNanos, Runnable action, Runnable onAbandon) {
         PumpTimer t = timers.newTimer(clock.nanoTime() + Deadlines.clampNanos(delayNanos), action, onAbandon);
         if (isCurrentThread() && state.get() != PumpLifecycle.TERMINATED) {
+            if (timers.isSettled()) {
+                // Code that a terminating pump's settlement runs (an abandoned timer's or a dropped
+                // task's callback): the timers are settled already, this one would never run.
+                timers.discard(t);
+                return null;
+            }
             timers.add(t);
             return t;
         }

@@ -95,6 +95,10 @@ final class PumpLeftovers {
             if (completion && (r = completions.poll()) == null) {
                 break;
             }
+            if (r == MessagePump.NO_OP) {
+                pump.nudgeTaken();
+                continue; // our own wake-up nudges are not work
+            }
             if (graceful) { // raced in before admission closed: still ours to run
                 if (completion) {
                     runner.runCompletion(r);
@@ -104,9 +108,7 @@ final class PumpLeftovers {
                 continue;
             }
             Runnable task = r instanceof TimedTask tt ? tt.task : r;
-            if (task == MessagePump.NO_OP) {
-                continue; // our own wake-up nudges are not work
-            } else if (task instanceof TimerInsertion) {
+            if (task instanceof TimerInsertion) {
                 // Bookkeeping, not user code: the timer reaches the heap and is settled below with
                 // the others (a coroutine timer's onAbandon moves it to the fallback). Dropping the
                 // insertion would leave its delay or timeout pending forever.

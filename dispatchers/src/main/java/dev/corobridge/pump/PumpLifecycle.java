@@ -204,7 +204,10 @@ final class PumpLifecycle {
             if (loopStarted || pump.getThread() != null || !state.compareAndSet(NEW, SHUTTING_DOWN)) {
                 return false;
             }
-            terminate(false);
+            // Nothing runs here (there is no loop thread to run it on): what was posted is
+            // abandoned, and the shutdown is graceful only if there was nothing (and not shutdownNow()).
+            boolean quiet = !abandonNow && leftovers.isEmptyBeforePhaseOne();
+            termination.settle(settle(false, quiet));
             return true;
         }
     }
@@ -295,14 +298,23 @@ final class PumpLifecycle {
      * completing the termination). Loop thread, or the caller of a pump that never ran.
      */
     private ShutdownReport settle(boolean graceful) {
+        return settle(graceful, graceful);
+    }
+
+    /**
+     * {@link #settle(boolean)}, where what raced in before admission closed is run only if
+     * {@code runsWhatRacedIn} (a graceful end on the loop thread) and the report says {@code graceful}.
+     */
+    private ShutdownReport settle(boolean runsWhatRacedIn, boolean graceful) {
         assert pump.isLoopThread() : pump.notOnLoopThread("terminate()");
         pump.admission.close();
-        PumpLeftovers.Settlement left = leftovers.settle(graceful);
+        PumpLeftovers.Settlement left = leftovers.settle(runsWhatRacedIn);
         if (watchdog != null) {
             watchdog.cancel(false);
         }
         state.set(TERMINATED);
-        ShutdownReport report = new ShutdownReport(pump.name, graceful && left.abandonedCoroutines().isEmpty(),
+        ShutdownReport report = new ShutdownReport(pump.name, graceful && left.abandonedCoroutines().isEmpty()
+                && (runsWhatRacedIn || left.abandonedTasks().isEmpty()),
                 left.abandonedCoroutines(), left.abandonedTasks(), left.abandonedTimers(), sinceShutdownStarted());
         // A warning only for a loss: shutdownNow() of a pump with nothing left abandons nothing.
         boolean abandonedNothing = report.abandonedCoroutines().isEmpty() && report.abandonedTasks().isEmpty()

@@ -150,6 +150,9 @@ final class PumpLoop {
                         keptContext = carried;
                     }
                 }
+                if (r == MessagePump.NO_OP) {
+                    pump.nudgeTaken();
+                }
                 run.runTask(r);
                 n++;
             }

@@ -14,9 +14,17 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Cancellation ({@link PumpTimer#cancel()}) may come from any thread; it only flips the timer's
  * state and bumps two counters, and the pump drops cancelled entries when it meets them, or purges
  * the heap when they outnumber the live ones (so {@code withTimeout} in a loop cannot grow it).
+ * Cancellations from other threads while the pump sleeps would wait for its next iteration, which
+ * an idle pump may not have for a long time: each time the count of cancelled entries reaches a
+ * power of two from 64 on, the cancelling thread asks the pump to look ({@code purgeRequest}, a
+ * nudge), so what cancelled timers hold becomes garbage while the pump is idle too (fewer than 64
+ * may wait for the next iteration).
  * The heap's methods {@code assert} that they run on the thread that used the heap first.
  */
 final class TimerQueue {
+
+    /** The fewest cancelled entries worth a purge of the heap. */
+    private static final int PURGE_MIN = 64;
 
     private PumpTimer[] heap = new PumpTimer[16];
     private int size;
@@ -24,11 +32,29 @@ final class TimerQueue {
     private final AtomicInteger pending = new AtomicInteger();
     private final AtomicInteger cancelledInHeap = new AtomicInteger();
     private final SingleThreadCheck confined = new SingleThreadCheck("TimerQueue");
+    /** Pump thread: {@link #abandonAll} ran; a timer added later would never be settled. */
+    private boolean settled;
+    /** Any thread: makes the pump run an iteration, which purges (see the class comment). */
+    private final Runnable purgeRequest;
+
+    TimerQueue() {
+        this(() -> { });
+    }
+
+    TimerQueue(Runnable purgeRequest) {
+        this.purgeRequest = purgeRequest;
+    }
 
     /** Any thread: a timer counted as pending from now on; {@link #add} it on the pump thread. */
     PumpTimer newTimer(long due, Runnable action, Runnable onAbandon) {
         pending.incrementAndGet();
         return new PumpTimer(this, due, action, onAbandon);
+    }
+
+    /** Pump thread: whether {@link #abandonAll} has run (the pump is terminating: add nothing more). */
+    boolean isSettled() {
+        assert confined.isOwner() : confined.violation("isSettled()");
+        return settled;
     }
 
     /** Pump thread. */
@@ -57,7 +83,10 @@ final class TimerQueue {
     /** Called by {@link PumpTimer#cancel()} on any thread. */
     void onCancelled() {
         pending.decrementAndGet();
-        cancelledInHeap.incrementAndGet();
+        int cancelled = cancelledInHeap.incrementAndGet();
+        if (cancelled >= PURGE_MIN && (cancelled & (cancelled - 1)) == 0) {
+            purgeRequest.run();
+        }
     }
 
     /** Timers that are scheduled and neither fired nor cancelled. Any thread. */
@@ -104,7 +133,7 @@ final class TimerQueue {
     void purgeIfMostlyCancelled() {
         assert confined.isOwner() : confined.violation("purgeIfMostlyCancelled()");
         int cancelled = cancelledInHeap.get();
-        if (cancelled < 64 || cancelled * 2 < size) {
+        if (cancelled < PURGE_MIN || cancelled * 2 < size) {
             return;
         }
         int kept = 0;
@@ -125,6 +154,7 @@ final class TimerQueue {
     /** Pump thread, at termination: moves every live timer to ABANDONED and returns them in order. */
     List<PumpTimer> abandonAll() {
         assert confined.isOwner() : confined.violation("abandonAll()");
+        settled = true;
         List<PumpTimer> abandoned = new ArrayList<>();
         PumpTimer t;
         while (size > 0) {

@@ -2,7 +2,6 @@ package dev.corobridge.pump
 
 import dev.corobridge.bridge.internal.BoundDispatchers
 import dev.corobridge.dispatchers.internal.MovableTimeout
-import kotlin.coroutines.resume
 import kotlinx.coroutines.CancellableContinuation
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.Delay
@@ -95,31 +94,67 @@ public class PumpDispatcher internal constructor(
         continuation: CancellableContinuation<Unit>,
         resumer: CoroutineDispatcher,
     ) {
-        val timer = pump.scheduleTimer(
-            TimeUnit.MILLISECONDS.toNanos(timeMillis),
-            { with(continuation) { resumerNow(resumer).resumeUndispatched(Unit) } },
-            { abandoned(continuation, resumer) },
-        )
-        if (timer == null) {
+        val delay = PumpDelay(continuation, resumer)
+        if (!delay.startOn(this, TimeUnit.MILLISECONDS.toNanos(timeMillis))) {
             continuation.context.cancel(shutdownException())
             continuation.cancel(shutdownException())
             return
         }
-        continuation.invokeOnCancellation { timer.cancel() }
+        continuation.invokeOnCancellation { delay.cancel() }
     }
 
     /**
-     * The pump terminated before the delay was due. A delay of `Dispatchers.Main` that another pump
-     * backs now is that pump's to finish: it resumes through Main there (its time has not passed, but
-     * this pump's timers are gone, and cancelling it for a pump it no longer runs on would be wrong).
-     * Otherwise the coroutine is cancelled, as every coroutine left on a terminated pump is.
+     * One `delay`'s timer. It starts on one pump's timers and, if that pump terminates before the
+     * delay is due while another pump backs `Dispatchers.Main`, moves to that pump's timers for the
+     * rest of its time ([abandoned]). The coroutine's cancellation handler (registered once) cancels
+     * whichever timer holds it then.
      */
-    private fun abandoned(continuation: CancellableContinuation<Unit>, resumer: CoroutineDispatcher) {
-        if (resumer is PumpMainDispatcher && !resumer.isBackedBy(pump) && MainPump.current() != null) {
-            continuation.resume(Unit)
-        } else {
-            continuation.cancel(shutdownException())
+    private class PumpDelay(
+        val continuation: CancellableContinuation<Unit>,
+        val resumer: CoroutineDispatcher,
+    ) {
+        @Volatile
+        private var timer: PumpTimer? = null
+
+        @Volatile
+        private var cancelled = false
+
+        /** Schedules the rest, [nanos], on [dispatcher]'s pump; false if that pump has terminated. */
+        fun startOn(dispatcher: PumpDispatcher, nanos: Long): Boolean {
+            val pump = dispatcher.pump
+            val due = pump.clock.nanoTime() + nanos
+            val t = pump.scheduleTimer(
+                nanos,
+                { with(continuation) { dispatcher.resumerNow(resumer).resumeUndispatched(Unit) } },
+                { dispatcher.abandoned(this, due - pump.clock.nanoTime()) },
+            ) ?: return false
+            timer = t
+            if (cancelled) t.cancel() // cancelled while it moved: the handler saw the previous timer
+            return true
         }
+
+        fun cancel() {
+            cancelled = true
+            timer?.cancel()
+        }
+    }
+
+    /**
+     * The pump terminated before the delay was due, [leftNanos] before it. A delay of
+     * `Dispatchers.Main` that another pump backs now is that pump's to finish: the rest of its time
+     * runs on that pump's timers and it resumes there (cancelling it for a pump it no longer runs
+     * on would be wrong, and resuming it at once would end a `delay` early). Otherwise the coroutine
+     * is cancelled, as every coroutine left on a terminated pump is.
+     */
+    private fun abandoned(delay: PumpDelay, leftNanos: Long) {
+        val resumer = delay.resumer
+        val main = MainPump.current()
+        if (resumer is PumpMainDispatcher && main != null && main !== pump &&
+            delay.startOn(main.dispatcher, maxOf(0L, leftNanos))
+        ) {
+            return
+        }
+        delay.continuation.cancel(shutdownException())
     }
 
     /**

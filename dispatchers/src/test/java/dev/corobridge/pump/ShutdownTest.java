@@ -233,6 +233,43 @@ class ShutdownTest {
     }
 
     @Test
+    void aPumpThatNeverRanWithNothingPostedShutsDownGracefully() throws Exception {
+        MessagePump p = MessagePump.create("never-ran-empty");
+        ShutdownReport r = p.shutdown().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertTrue(r.graceful(), r.toString());
+        assertTrue(r.isClean(), r.toString());
+        MessagePump q = MessagePump.create("never-ran-now");
+        ShutdownReport now = q.shutdownNow().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertFalse(now.graceful(), "shutdownNow() is not graceful: " + now);
+    }
+
+    /**
+     * Code that runs on the pump while a forced shutdown settles what it left (here a dropped task's
+     * callback) and schedules a timer then: the timers have been settled already, so the timer is
+     * refused, not accepted and then never run nor reported.
+     */
+    @Test
+    void aTimerScheduledWhileAForcedShutdownSettlesIsRefusedNotLost() throws Exception {
+        MessagePump p = MessagePump.start("settling-timer");
+        CountDownLatch release = blockWithATask(p);
+        CompletableFuture<Object> scheduled = new CompletableFuture<>();
+        Task.start(p, () -> 1).onComplete(o -> {
+            try {
+                scheduled.complete(p.schedule(() -> { }, Duration.ofMillis(10)));
+            } catch (Throwable e) {
+                scheduled.complete(e);
+            }
+        });
+        CompletableFuture<ShutdownReport> f = p.shutdownNow();
+        release.countDown();
+        ShutdownReport r = f.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        Object result = scheduled.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertTrue(result instanceof RejectedExecutionException, "schedule() during the settlement returned " + result
+                + "; " + r + "; pending timers " + p.getMetrics().pendingTimers());
+        assertEquals(0, p.getMetrics().pendingTimers());
+    }
+
+    @Test
     void awaitTerminationAndCloseRefuseToWaitOnThePumpThread() throws Exception {
         MessagePump p = MessagePump.start("self-wait");
         IllegalStateException e = onPump(p, () -> {

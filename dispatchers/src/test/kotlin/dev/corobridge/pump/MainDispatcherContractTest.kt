@@ -141,11 +141,12 @@ class MainDispatcherContractTest {
 
     /**
      * The same when the replaced pump shuts down before the delay is due: the delay is Main's, and
-     * Main is the new pump now, so it resumes there. It was cancelled with the old pump's
-     * PumpShutdownException (its abandoned timer cancelled it without asking which pump Main is).
+     * Main is the new pump now, so the rest of its time runs on the new pump's timers and it resumes
+     * there, not before it is due. It was cancelled with the old pump's PumpShutdownException once
+     * (its abandoned timer cancelled it without asking which pump Main is), and then resumed at once.
      */
     @Test
-    fun `a delay whose pump was replaced and then shut down resumes on the pump installed now`() {
+    fun `a delay whose pump was replaced and then shut down resumes on the pump installed now, when it is due`() {
         MainPump.install(pump)
         val resumedOn = CompletableFuture<Thread>()
         val scope = kotlinx.coroutines.CoroutineScope(kotlinx.coroutines.Job())
@@ -159,17 +160,54 @@ class MainDispatcherContractTest {
             }
         }
         pump.runUntilIdle()
-        val next = MessagePump.start("main-contract-next")
+        pump.advanceTimeBy(Duration.ofMillis(10_000))
+        val next = ManualPump.create("main-contract-next")
         try {
             MainPump.install(next)
             pump.shutdownNow()
-            pump.runUntilIdle() // the old pump terminates: its timer is abandoned
-            assertSame(next.thread, resumedOn.get(TEST_WAIT.inWholeSeconds, TimeUnit.SECONDS),
-                "the delay resumes on the pump Dispatchers.Main means now")
+            pump.runUntilIdle() // the old pump terminates: its timer is abandoned, 50 s before it was due
+            next.runUntilIdle()
+            next.advanceTimeBy(Duration.ofMillis(49_999))
+            assertFalse(resumedOn.isDone, "resumed before its time: $resumedOn")
+            next.advanceTimeBy(Duration.ofMillis(1))
+            assertSame(Thread.currentThread(), resumedOn.getNow(null), "resumed on the new pump (the test thread drives it)")
         } finally {
             scope.cancel()
             MainPump.uninstall(next)
-            next.shutdownAndWait()
+            next.shutdownNow()
+            next.runUntilIdle()
+        }
+    }
+
+    /** Cancelled after its timer moved to the new pump: the new pump's timer is cancelled, nothing resumes. */
+    @Test
+    fun `a moved delay that is cancelled leaves no timer on the new pump`() {
+        MainPump.install(pump)
+        val scope = kotlinx.coroutines.CoroutineScope(kotlinx.coroutines.Job())
+        var resumed = false
+        val job = scope.launch(Dispatchers.Main.immediate) {
+            delay(60_000)
+            resumed = true
+        }
+        pump.runUntilIdle()
+        val next = ManualPump.create("main-contract-moved")
+        try {
+            MainPump.install(next)
+            pump.shutdownNow()
+            pump.runUntilIdle()
+            next.runUntilIdle()
+            assertEquals(1, next.metrics.pendingTimers(), "the rest of the delay on the new pump")
+            job.cancel()
+            next.runUntilIdle()
+            assertEquals(0, next.metrics.pendingTimers())
+            next.advanceTimeBy(Duration.ofMillis(60_000))
+            assertFalse(resumed)
+            assertTrue(job.isCancelled)
+        } finally {
+            scope.cancel()
+            MainPump.uninstall(next)
+            next.shutdownNow()
+            next.runUntilIdle()
         }
     }
 
