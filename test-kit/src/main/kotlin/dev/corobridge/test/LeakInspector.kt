@@ -21,7 +21,9 @@ import java.util.concurrent.TimeUnit
  * test's ring pool. Not visible: a coroutine that never touched the pump or Main (on
  * `Dispatchers.Default` only, say), a plain thread the test started, and a suspended coroutine
  * outside the pump's scope that runs on the pump's own dispatcher rather than on
- * `Dispatchers.Main` (`GlobalScope.launch(pump.dispatcher)`): the pump keeps no list of those.
+ * `Dispatchers.Main` (`GlobalScope.launch(pump.dispatcher)`): the pump keeps no list of those; and
+ * a coroutine started `CoroutineStart.UNDISPATCHED` on Main outside the pump's scope that has not
+ * dispatched, resumed or delayed on Main since (it never called the dispatcher).
  */
 internal object LeakInspector {
 

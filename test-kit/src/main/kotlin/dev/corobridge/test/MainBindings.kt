@@ -7,7 +7,9 @@ import kotlinx.coroutines.NonCancellable
 import kotlinx.coroutines.job
 import java.util.IdentityHashMap
 import java.util.WeakHashMap
+import kotlin.coroutines.Continuation
 import kotlin.coroutines.CoroutineContext
+import kotlin.coroutines.jvm.internal.CoroutineStackFrame
 
 /**
  * Which test's pump `Dispatchers.Main` means for a given dispatch: the registry behind
@@ -23,7 +25,9 @@ import kotlin.coroutines.CoroutineContext
  *    thread). A job found through an ancestor is registered itself, so the walk happens once;
  * 2. at the binding of the current thread (set by the extension on the test thread for the
  *    duration of the test), and registers the context's job under it: from then on that coroutine
- *    and its children belong to this test wherever they resume.
+ *    and its children belong to this test wherever they resume;
+ * 3. at the callers of the continuation being dispatched, for a coroutine inside
+ *    `withContext(NonCancellable)` (see [resolve]).
  * Nothing found: `Dispatchers.Main` falls back to the next Main on the class path (see
  * [PerTestMainDispatcher]). A coroutine's binding never changes; once its test has ended, the
  * binding's pump is terminated and rejects the coroutine (cancelled with a `PumpShutdownException`)
@@ -44,6 +48,9 @@ import kotlin.coroutines.CoroutineContext
 @OptIn(ExperimentalCoroutinesApi::class) // Job.parent
 internal object MainBindings {
     private val lock = Any()
+
+    /** How far [resolveByCallers] looks up a suspended call chain. */
+    private const val MAX_CALLER_FRAMES = 256
 
     /** Coroutines seen on Main, by job, with the binding they belong to. Guarded by [lock]. */
     private val byJob = WeakHashMap<Job, MainBinding>()
@@ -77,29 +84,70 @@ internal object MainBindings {
         }
     }
 
-    /** The binding whose pump is `Dispatchers.Main` for a dispatch with [context] on this thread; null: none. */
-    fun resolve(context: CoroutineContext): MainBinding? {
+    /**
+     * The binding whose pump is `Dispatchers.Main` for a dispatch with [context] on this thread;
+     * null: none. [frame]: the continuation being dispatched or resumed, if the caller has it (a
+     * `Runnable` kotlinx dispatches, a `delay`'s continuation): when neither the job nor the thread
+     * tells, its callers do (step 3 below).
+     *
+     * 3. A coroutine inside `withContext(NonCancellable)` runs under a job whose parent is nobody:
+     *    `NonCancellable` takes no children. Back on Main after a hop from there, neither its job nor
+     *    the thread (a pool's) leads to the test, but the suspended calls it resumes into do: each
+     *    caller frame that is a continuation carries its coroutine's context, and the first whose
+     *    job is registered decides (bounded walk, taken only then).
+     */
+    fun resolve(context: CoroutineContext, frame: Any? = null): MainBinding? {
         // NonCancellable is one job shared by everyone: it says nothing about whose coroutine this is.
         val job = context[Job]?.takeUnless { it === NonCancellable }
         if (job != null) {
             synchronized(lock) {
-                var j: Job? = job
-                while (j != null) {
-                    val found = byJob[j] ?: byScopeJob[j]
-                    if (found != null) {
-                        if (j !== job) byJob[job] = found
-                        return found
-                    }
-                    j = j.parent
-                }
+                registeredAncestor(job)?.let { return it }
             }
         }
-        val binding = onThread.get()?.takeIf { it.isOpen } ?: return null
+        val binding = onThread.get()?.takeIf { it.isOpen }
+        if (binding == null) {
+            return if (frame == null) null else resolveByCallers(job, frame)
+        }
         if (job != null) {
             synchronized(lock) { byJob[job] = binding }
         }
         return binding
     }
+
+    /** Under [lock]: the binding of [job] or of its nearest registered ancestor (registering [job] then). */
+    private fun registeredAncestor(job: Job): MainBinding? {
+        var j: Job? = job
+        while (j != null) {
+            val found = byJob[j] ?: byScopeJob[j]
+            if (found != null) {
+                if (j !== job) byJob[job] = found
+                return found
+            }
+            j = j.parent
+        }
+        return null
+    }
+
+    /** Step 3 of [resolve]: the binding of the first caller frame of [frame] whose coroutine is registered. */
+    private fun resolveByCallers(job: Job?, frame: Any): MainBinding? {
+        var f = frame as? CoroutineStackFrame
+        var left = MAX_CALLER_FRAMES
+        while (f != null && left-- > 0) {
+            val callerJob = (f as? Continuation<*>)?.context?.get(Job)?.takeUnless { it === NonCancellable }
+            if (callerJob != null && callerJob !== job) {
+                val found = synchronized(lock) { registeredAncestor(callerJob) }
+                if (found != null) {
+                    if (job != null) synchronized(lock) { byJob[job] = found }
+                    return found
+                }
+            }
+            f = f.callerFrame
+        }
+        return null
+    }
+
+    /** Whether any test's binding is open (a test runs now). */
+    fun anyOpen(): Boolean = synchronized(lock) { byScopeJob.isNotEmpty() }
 
     /** The binding of the calling thread, if open. */
     fun current(): MainBinding? = onThread.get()?.takeIf { it.isOpen }
@@ -110,7 +158,9 @@ internal object MainBindings {
      * what a test left running on `Dispatchers.Main`.
      */
     fun liveCoroutines(binding: MainBinding): List<Job> {
-        val live = synchronized(lock) { byJob.entries.filter { it.value === binding && it.key.isActive }.map { it.key } }
+        // Not completed rather than active: a coroutine cancelled but still in its cleanup (a
+        // finally block waiting in withContext(NonCancellable)) is still running.
+        val live = synchronized(lock) { byJob.entries.filter { it.value === binding && !it.key.isCompleted }.map { it.key } }
         val scopeJob = binding.pump.scope.coroutineContext.job
         val liveSet = live.toCollection(java.util.Collections.newSetFromMap(IdentityHashMap()))
         return live.filter { job ->

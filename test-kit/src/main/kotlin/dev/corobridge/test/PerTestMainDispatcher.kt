@@ -8,6 +8,7 @@ import kotlinx.coroutines.DisposableHandle
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.ExperimentalCoroutinesApi
 import kotlinx.coroutines.InternalCoroutinesApi
+import kotlinx.coroutines.Job
 import kotlinx.coroutines.MainCoroutineDispatcher
 import kotlinx.coroutines.launch
 import kotlin.coroutines.CoroutineContext
@@ -46,9 +47,11 @@ internal class PerTestMainDispatcher(
 
     override val immediate: MainCoroutineDispatcher get() = immediateView
 
-    /** Where a call with [context] goes: the test's pump dispatcher, or the fallback. */
-    private fun target(context: CoroutineContext): CoroutineDispatcher {
-        val binding = MainBindings.resolve(context)
+    /** Where a call with [context] (and the continuation [frame], if known) goes: the test's pump dispatcher, or the fallback. */
+    private fun target(context: CoroutineContext, frame: Any? = null): CoroutineDispatcher =
+        target(MainBindings.resolve(context, frame))
+
+    private fun target(binding: MainBinding?): CoroutineDispatcher {
         if (binding != null) {
             val pumpDispatcher = binding.pump.dispatcher
             return if (isImmediate) pumpDispatcher.immediate else pumpDispatcher
@@ -57,12 +60,24 @@ internal class PerTestMainDispatcher(
         return if (isImmediate) main.immediate else main
     }
 
-    override fun isDispatchNeeded(context: CoroutineContext): Boolean = target(context).isDispatchNeeded(context)
+    /**
+     * Whether to dispatch rather than run inline: the test's pump's answer, or the fallback's
+     * outside tests. A coroutine's context that leads to no test while a test runs (one back from a
+     * hop inside `withContext(NonCancellable)`, whose job has no parent) is dispatched: [dispatch]
+     * also has the continuation, whose callers tell ([MainBindings.resolve]).
+     */
+    override fun isDispatchNeeded(context: CoroutineContext): Boolean {
+        val binding = MainBindings.resolve(context)
+        if (binding == null && context[Job] != null && MainBindings.anyOpen()) {
+            return true
+        }
+        return target(binding).isDispatchNeeded(context)
+    }
 
-    override fun dispatch(context: CoroutineContext, block: Runnable) = target(context).dispatch(context, block)
+    override fun dispatch(context: CoroutineContext, block: Runnable) = target(context, block).dispatch(context, block)
 
     override fun scheduleResumeAfterDelay(timeMillis: Long, continuation: CancellableContinuation<Unit>) {
-        val binding = MainBindings.resolve(continuation.context)
+        val binding = MainBindings.resolve(continuation.context, continuation)
         if (binding == null) {
             fallbackDelay().scheduleResumeAfterDelay(timeMillis, continuation)
             return
