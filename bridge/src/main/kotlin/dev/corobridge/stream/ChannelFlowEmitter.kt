@@ -4,6 +4,8 @@ import dev.corobridge.bridge.Awaitable
 import dev.corobridge.bridge.internal.Completions
 import kotlinx.coroutines.DelicateCoroutinesApi
 import kotlinx.coroutines.channels.ProducerScope
+import java.util.concurrent.CancellationException
+import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.ConcurrentLinkedQueue
 
 /**
@@ -14,6 +16,9 @@ import java.util.concurrent.ConcurrentLinkedQueue
 internal class ChannelFlowEmitter<T>(private val scope: ProducerScope<T>) : FlowEmitter<T> {
 
     private val closeActions = ConcurrentLinkedQueue<Runnable>()
+
+    /** Emissions waiting for room in the channel, cancelled when the collection ends. */
+    private val waiting: MutableSet<SendCall<T>> = ConcurrentHashMap.newKeySet()
 
     @Volatile
     private var ended = false
@@ -30,7 +35,18 @@ internal class ChannelFlowEmitter<T>(private val scope: ProducerScope<T>) : Flow
         if (by != null) {
             return Completions.failed(IllegalStateException("emitted after this emitter's $by"))
         }
-        return ChannelFaces.send(scope.channel, value)
+        val channel = scope.channel
+        if (channel.trySend(value).isSuccess) return Completions.done()
+        val emission = SendCall(channel, value).start()
+        if (!emission.isDone) {
+            // It waits for room. The collection's end must end it: cancelled from outside, kotlinx
+            // only closes the flow's channel, which keeps a waiting sender that is no coroutine of
+            // the producer's waiting for good.
+            waiting.add(emission)
+            emission.onComplete { waiting.remove(emission) }
+            if (ended) emission.cancel(collectionEnded())
+        }
+        return emission
     }
 
     override fun tryEmit(value: T): Boolean = scope.channel.trySend(nonNull(value)).isSuccess
@@ -56,11 +72,17 @@ internal class ChannelFlowEmitter<T>(private val scope: ProducerScope<T>) : Flow
         if (ended) runCloseActions()
     }
 
-    /** The collection ended: run every close action once. */
+    /** The collection ended: end the emissions still waiting (cancelled), and run every close action once. */
     fun ended() {
         ended = true
+        if (waiting.isNotEmpty()) {
+            val cause = collectionEnded()
+            for (emission in waiting) emission.cancel(cause)
+        }
         runCloseActions()
     }
+
+    private fun collectionEnded() = CancellationException("the flow's collection has ended")
 
     private fun runCloseActions() {
         while (true) {

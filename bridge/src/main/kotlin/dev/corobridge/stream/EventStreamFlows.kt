@@ -4,6 +4,7 @@ package dev.corobridge.stream
 
 import dev.corobridge.bridge.internal.awaitDecided
 import kotlinx.coroutines.flow.Flow
+import java.util.concurrent.atomic.AtomicBoolean
 
 // Kotlin face of event streams: a source or a stream is a Flow. (A Flow for Java: EventStreams.from.)
 
@@ -25,15 +26,20 @@ public fun <T : Any> EventSource<T>.asFlow(): Flow<T> = handOffFlow {
 }
 
 /**
- * The events of this stream as a [Flow] that can be collected once; the stream is closed when the
+ * The events of this stream as a [Flow] that can be collected once (a second collection fails
+ * with [IllegalStateException], as kotlinx's `consumeAsFlow` does); the stream is closed when the
  * collection ends. An event handed to the collection is passed to the collector's `emit` even if
  * the collection is cancelled in that instant; closing the stream drops the events not taken yet.
  */
-public fun <T : Any> EventStream<T>.consumeAsFlow(): Flow<T> = handOffFlow {
-    try {
-        emitEachTaken { next() }
-    } finally {
-        close()
+public fun <T : Any> EventStream<T>.consumeAsFlow(): Flow<T> {
+    val collected = AtomicBoolean()
+    return handOffFlow {
+        check(collected.compareAndSet(false, true)) { "EventStream.consumeAsFlow() can be collected only once" }
+        try {
+            emitEachTaken { next() }
+        } finally {
+            close()
+        }
     }
 }
 
@@ -42,5 +48,8 @@ public fun <T : Any> EventStream<T>.consumeAsFlow(): Flow<T> = handOffFlow {
  * cancelled while waiting, the request is withdrawn unless an event was already handed to it —
  * then that event is returned (never lost). Resumes on the caller's dispatcher.
  */
-public suspend fun <T> EventStream<T>.next(): Next<T> =
-    if (this is ChannelEventStream<T>) ChannelFaces.nextSuspending(channel) else nextAsync().awaitDecided()
+public suspend fun <T> EventStream<T>.next(): Next<T> {
+    if (this !is ChannelEventStream<T>) return nextAsync().awaitDecided()
+    val closedWith = closedWith()
+    return if (closedWith != null) Next.End(closedWith) else ChannelFaces.nextSuspending(channel)
+}

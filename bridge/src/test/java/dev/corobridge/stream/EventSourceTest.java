@@ -127,6 +127,36 @@ class EventSourceTest {
         assertThrows(IllegalStateException.class, n::hasValue, "a loop on hasValue() sees the failure");
     }
 
+    /**
+     * Closing a stream whose source had ended already (failed, closed, or a flow that failed) still
+     * ends it as the close says: the buffered events are dropped and every next is the end with the
+     * close's cancellation, not the source's failure after them.
+     */
+    @Test
+    void closingAStreamWhoseSourceEndedDropsTheBufferAndEndsWithTheCancellation() throws Exception {
+        EventSource<String> failed = new EventSource<>();
+        EventSource<String> closed = new EventSource<>();
+        List<EventStream<String>> streams = new ArrayList<>();
+        for (EventSource<String> source : List.of(failed, closed)) {
+            streams.add(source.subscribe());
+            source.publish("buffered");
+        }
+        failed.fail(new java.io.IOException("boom"));
+        closed.close();
+        java.util.concurrent.CompletableFuture<Void> flowFailed = new java.util.concurrent.CompletableFuture<>();
+        streams.add(EventStreams.from(StreamKotlinHelpers.failingAfter(10, new java.io.IOException("flow broke"), flowFailed),
+                kotlinx.coroutines.Dispatchers.getDefault(), 100));
+        flowFailed.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        for (EventStream<String> s : streams) {
+            s.close();
+            for (int i = 0; i < 2; i++) {
+                Next<String> n = s.nextAsync().join(WAIT);
+                assertInstanceOf(Next.End.class, n, s + ": " + n);
+                assertInstanceOf(java.util.concurrent.CancellationException.class, ((Next.End<String>) n).cancellation(), s + ": " + n);
+            }
+        }
+    }
+
     @Test
     void cancellingAPendingNextLosesNoEvent() throws Exception {
         EventSource<String> source = new EventSource<>();

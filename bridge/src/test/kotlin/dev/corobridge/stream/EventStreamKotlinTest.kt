@@ -131,6 +131,45 @@ class EventStreamKotlinTest {
         assertTrue(produced.get() <= 6, "bounded by the buffer: produced ${produced.get()}")
     }
 
+    /**
+     * A Java emission waiting for room when the collection is cancelled from outside (a timeout,
+     * the collector's job) ends cancelled, as the emitter promises: kotlinx only closes the flow's
+     * channel then, which keeps a waiting sender that is not a coroutine of the producer waiting.
+     */
+    @Test
+    fun `an emission waiting when the collection is cancelled from outside ends cancelled`() = test {
+        for (capacity in listOf(0, 1)) {
+            val pending = java.util.concurrent.CompletableFuture<dev.corobridge.bridge.Awaitable<Void?>>()
+            val flow = Flows.create<Int>(capacity) { emitter ->
+                Thread.ofVirtual().start {
+                    emitter.emitAsync(0).join() // taken by the collector, which then sits in its delay
+                    var i = 1
+                    while (true) {
+                        val emission = emitter.emitAsync(i++)
+                        if (!emission.isDone) {
+                            pending.complete(emission) // waits for room
+                            return@start
+                        }
+                    }
+                }
+            }
+            kotlinx.coroutines.withTimeoutOrNull(300) { flow.collect { kotlinx.coroutines.delay(60_000) } }
+            val emission = pending.get(10, TimeUnit.SECONDS)
+            val outcome = runCatching { emission.join(java.time.Duration.ofSeconds(10)) }.exceptionOrNull()
+            assertIs<java.util.concurrent.CancellationException>(outcome, "capacity $capacity: $emission ended with $outcome")
+        }
+    }
+
+    /** As kotlinx's `consumeAsFlow`: a second collection is a mistake, said at once, not an empty flow or half the events. */
+    @Test
+    fun `a stream's consumeAsFlow is collected once`() = test {
+        val stream = EventStreams.from(StreamKotlinHelpers.finite(3), Dispatchers.Default, 0)
+        val flow = stream.consumeAsFlow()
+        assertEquals(listOf(1, 2, 3), flow.toList())
+        val again = assertFailsWith<IllegalStateException> { flow.toList() }
+        assertTrue(again.message.orEmpty().contains("once"), again.message)
+    }
+
     @Test
     fun `a flow is an event stream, read with next from Kotlin too`() = test {
         val stream = EventStreams.from(StreamKotlinHelpers.finite(3), Dispatchers.Default, 0)

@@ -24,6 +24,14 @@ object StreamKotlinHelpers {
         for (i in from downTo 1) yield(i)
     }
 
+    /** A flow of "0".."[n]-1" that then fails with [error]; [failed] completes as it throws. */
+    @JvmStatic
+    fun failingAfter(n: Int, error: Throwable, failed: java.util.concurrent.CompletableFuture<Void>): Flow<String> = flow {
+        repeat(n) { emit(it.toString()) }
+        failed.complete(null)
+        throw error
+    }
+
     /** An infinite flow 1, 2, 3...; [emitted] counts emissions, [finished] counts down when it stops. */
     @JvmStatic
     fun naturals(emitted: AtomicInteger, finished: CountDownLatch): Flow<Int> = flow {
