@@ -47,6 +47,51 @@ class WithdrawnCallbackReachabilityTest {
         assertFirstBatchCollected(Order.RANDOM);
     }
 
+    /**
+     * The same with the prunes racing: four threads register and withdraw their batches on one
+     * promise at once (each prune's compare-and-set can lose to another's), while live callbacks
+     * stay. None of the first batches may stay reachable, and every live callback runs once.
+     */
+    @Test
+    void withdrawnByFourThreadsAtOnce() throws Exception {
+        Promise<Integer> p = new Promise<>();
+        java.util.concurrent.atomic.AtomicInteger ran = new java.util.concurrent.atomic.AtomicInteger();
+        List<Registration> live = Collections.synchronizedList(new ArrayList<>());
+        List<WeakReference<Consumer<Outcome<Integer>>>> first = Collections.synchronizedList(new ArrayList<>());
+        int threads = 4;
+        java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(threads);
+        List<Thread> workers = new ArrayList<>();
+        List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
+        for (int t = 0; t < threads; t++) {
+            long seed = t;
+            workers.add(Thread.ofPlatform().start(() -> {
+                try {
+                    Random random = new Random(seed);
+                    start.await();
+                    for (int b = 0; b < BATCHES; b++) {
+                        live.add(p.onComplete(o -> ran.incrementAndGet()));
+                        List<Registration> batch = registerBatch(p, b == 0 ? first : null);
+                        Collections.shuffle(batch, random);
+                        for (Registration r : batch) {
+                            r.dispose();
+                        }
+                    }
+                } catch (Throwable e) {
+                    failures.add(e);
+                }
+            }));
+        }
+        for (Thread w : workers) {
+            w.join(60_000);
+        }
+        assertEquals(List.of(), failures);
+        int reachable = reachableAfterGc(first);
+        assertEquals(0, reachable, "callbacks of the first batches still reachable after the racing prunes (the stack keeps "
+                + RetainedCallbacks.of(p) + " nodes)");
+        p.complete(1);
+        assertEquals(threads * BATCHES, ran.get(), "every live callback ran once");
+    }
+
     private static void assertFirstBatchCollected(Order order) throws Exception {
         Promise<Integer> p = new Promise<>();
         List<Registration> live = new ArrayList<>();
@@ -56,14 +101,7 @@ class WithdrawnCallbackReachabilityTest {
         Random random = new Random(42);
         List<WeakReference<Consumer<Outcome<Integer>>>> first = new ArrayList<>();
         for (int b = 0; b < BATCHES; b++) {
-            List<Registration> batch = new ArrayList<>(BATCH);
-            for (int i = 0; i < BATCH; i++) {
-                Consumer<Outcome<Integer>> callback = new Callback();
-                if (b == 0) {
-                    first.add(new WeakReference<>(callback));
-                }
-                batch.add(p.onComplete(callback));
-            }
+            List<Registration> batch = registerBatch(p, b == 0 ? first : null);
             switch (order) {
                 case NEWEST_FIRST -> Collections.reverse(batch);
                 case RANDOM -> Collections.shuffle(batch, random);
@@ -73,24 +111,38 @@ class WithdrawnCallbackReachabilityTest {
                 r.dispose();
             }
         }
-        int reachable = 0;
-        for (int attempt = 0; attempt < 10; attempt++) {
-            System.gc();
-            Thread.sleep(20);
-            reachable = 0;
-            for (WeakReference<?> w : first) {
-                if (w.get() != null) {
-                    reachable++;
-                }
-            }
-            if (reachable == 0) {
-                break;
-            }
-        }
+        int reachable = reachableAfterGc(first);
         assertEquals(0, reachable, order + ": callbacks of the first batch still reachable after "
                 + (BATCHES - 1) + " more batches (the stack keeps " + RetainedCallbacks.of(p) + " nodes)");
         p.complete(1); // the live ones still run
         live.forEach(Registration::dispose);
+    }
+
+    /** Registers {@link #BATCH} callbacks on {@code p}; if {@code watched} is given, adds a weak reference to each. */
+    private static List<Registration> registerBatch(Promise<Integer> p, List<WeakReference<Consumer<Outcome<Integer>>>> watched) {
+        List<Registration> batch = new ArrayList<>(BATCH);
+        for (int i = 0; i < BATCH; i++) {
+            Consumer<Outcome<Integer>> callback = new Callback();
+            if (watched != null) {
+                watched.add(new WeakReference<>(callback));
+            }
+            batch.add(p.onComplete(callback));
+        }
+        return batch;
+    }
+
+    /** How many of {@code refs} are still reachable after collecting (a few tries). */
+    private static int reachableAfterGc(List<? extends WeakReference<?>> refs) throws InterruptedException {
+        int reachable = 0;
+        for (int attempt = 0; attempt < 10; attempt++) {
+            System.gc();
+            Thread.sleep(20);
+            reachable = (int) refs.stream().filter(w -> w.get() != null).count();
+            if (reachable == 0) {
+                break;
+            }
+        }
+        return reachable;
     }
 
     /** A callback with some weight, as a waiter's is. */
