@@ -141,8 +141,8 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
         this.clock = clock;
         this.sampleMask = config.latencySampleEvery() == 0 ? -1 : config.latencySampleEvery() - 1;
         this.dispatcher = new PumpDispatcher(this, false);
-        this.scope = PumpCoroutines.newPumpScope(dispatcher, name);
         PumpTaskRunner runner = new PumpTaskRunner(name, clock, counters, config.uncaughtExceptionHandler());
+        this.scope = PumpCoroutines.newPumpScope(dispatcher, name, runner::reportFailure);
         this.lifecycle = new PumpLifecycle(this, new PumpLeftovers(this, runner));
         this.loop = new PumpLoop(this, lifecycle, runner, realTime);
         this.nested = new NestedLoop(this, loop);
@@ -303,7 +303,8 @@ public class MessagePump implements ExecutionContext, AutoCloseable {
     /**
      * A scope whose coroutines run on the pump and are tracked: shutdown cancels them while the
      * loop still runs and waits for them to finish. A {@code SupervisorJob}: one failing child does
-     * not cancel its siblings.
+     * not cancel its siblings; its failure goes to {@link PumpConfig#uncaughtExceptionHandler()}
+     * (unless it has a {@code CoroutineExceptionHandler} of its own), on the thread it failed on.
      */
     public CoroutineScope getScope() {
         return scope;

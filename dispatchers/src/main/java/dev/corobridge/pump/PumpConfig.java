@@ -34,7 +34,8 @@ import kotlinx.coroutines.ExecutorsKt;
  *   <tr><td>stallListener</td><td>log a warning</td><td>receives every {@link StallReport}</td></tr>
  *   <tr><td>idleHook</td><td>none</td><td>runs on the pump each time it runs out of work</td></tr>
  *   <tr><td>uncaughtExceptionHandler</td><td>log</td><td>receives what a posted task, timer or completion
- *       throws, on the pump thread; if the handler throws in turn, both exceptions are logged at
+ *       throws, on the pump thread, and what a coroutine of the pump's scope fails with (unless it
+ *       has a {@code CoroutineExceptionHandler} of its own), on the thread it failed on; if the handler throws in turn, both exceptions are logged at
  *       {@code ERROR} (logger {@code dev.corobridge.pump.MessagePump}, neither exception changed) and
  *       the loop goes on</td></tr>
  * </table>

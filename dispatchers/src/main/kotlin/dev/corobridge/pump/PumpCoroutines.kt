@@ -2,19 +2,25 @@
 
 package dev.corobridge.pump
 
+import kotlinx.coroutines.CoroutineExceptionHandler
 import kotlinx.coroutines.CoroutineName
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.SupervisorJob
 import kotlinx.coroutines.cancel
 import kotlinx.coroutines.job
 import java.util.concurrent.Executor
+import java.util.function.Consumer
 import kotlin.coroutines.Continuation
 
 // The coroutine side of MessagePump's lifecycle, kept in Kotlin so the Java class needs no
 // Kotlin-only types in its signatures.
 
-internal fun newPumpScope(dispatcher: PumpDispatcher, name: String): CoroutineScope =
-    CoroutineScope(SupervisorJob() + dispatcher + CoroutineName(name))
+/**
+ * The pump's scope: a supervisor on the pump whose children's failures go to [onFailure] (the
+ * pump's uncaught-exception handler), unless a child has a `CoroutineExceptionHandler` of its own.
+ */
+internal fun newPumpScope(dispatcher: PumpDispatcher, name: String, onFailure: Consumer<Throwable>): CoroutineScope =
+    CoroutineScope(SupervisorJob() + dispatcher + CoroutineName(name) + CoroutineExceptionHandler { _, e -> onFailure.accept(e) })
 
 /** Phase 1 of shutdown: cancel every child; [onDone] runs when the last one has finished. */
 internal fun cancelScope(scope: CoroutineScope, cause: PumpShutdownException, onDone: Runnable) {

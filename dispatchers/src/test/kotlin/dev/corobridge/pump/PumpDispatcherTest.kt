@@ -64,6 +64,38 @@ class PumpDispatcherTest {
         assertSame(caller, Thread.currentThread())
     }
 
+    /**
+     * A coroutine of the pump's scope that fails goes to the pump's uncaught-exception handler, as
+     * a posted task that throws does (it went to the thread's default handler: stderr); one with
+     * a CoroutineExceptionHandler of its own goes there only, and a cancellation is no failure.
+     */
+    @Test
+    fun `a failing coroutine of the pump's scope reaches the pump's uncaught-exception handler`() {
+        val seen = Collections.synchronizedList(mutableListOf<Pair<String, Throwable>>())
+        val p = MessagePump.start(PumpConfig.builder("pd-failing")
+            .uncaughtExceptionHandler { t, e -> seen += t.name to e }
+            .build())
+        try {
+            val boom = IllegalStateException("boom")
+            val own = CompletableFuture<Throwable>()
+            val ownBoom = IllegalStateException("own")
+            val failed = p.scope.launch { throw boom }
+            val handled = p.scope.launch(kotlinx.coroutines.CoroutineExceptionHandler { _, e -> own.complete(e) }) { throw ownBoom }
+            val cancelled = p.scope.launch { awaitCancellation() }
+            kotlinx.coroutines.runBlocking {
+                cancelled.cancelAndJoin()
+                joinAll(failed, handled)
+            }
+            assertSame(ownBoom, own.get(30, TimeUnit.SECONDS))
+            val after = CompletableFuture<Unit>()
+            p.execute { after.complete(Unit) } // runs after the failures' completions on the pump
+            after.get(30, TimeUnit.SECONDS)
+            assertEquals(listOf("pd-failing" to boom as Throwable), seen.toList().map { it.first.substringBefore(" @") to it.second })
+        } finally {
+            p.shutdownAndWait()
+        }
+    }
+
     /** A deliberately deep stack of ordinary frames, so a recursive (inline) run would be visible. */
     private fun <T> nestedFrames(depth: Int, action: () -> T): T =
         if (depth == 0) action() else nestedFrames(depth - 1, action)
