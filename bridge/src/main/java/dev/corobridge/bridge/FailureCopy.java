@@ -13,7 +13,8 @@ import kotlinx.coroutines.CopyableThrowable;
  * trace recovery, which also rethrows a copy rather than change the original.
  *
  * <p><b>Faithful</b> means a catch clause or a reader cannot tell the copy from the original: the
- * same class, the same message, the original's stack trace, and the original as its cause. A copy
+ * same class, the same message, the original's stack trace and suppressed exceptions, and the
+ * original as its cause. A copy
  * is made only when that can be guaranteed:
  * <ol>
  *   <li>an exception that implements kotlinx's {@link CopyableThrowable} makes its own copy
@@ -69,6 +70,9 @@ final class FailureCopy {
             return null;
         }
         copy.setStackTrace(original.getStackTrace());
+        for (Throwable suppressed : original.getSuppressed()) {
+            copy.addSuppressed(suppressed); // what the original carries, the copy carries: the reader cannot tell them apart
+        }
         return copy;
     }
 

@@ -110,10 +110,12 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
     /** The settle-once outcome in this task's own two fields below: a task is one object. */
     private static final OutcomeFields OUTCOME = OutcomeFields.in(java.lang.invoke.MethodHandles.lookup());
     private static final java.lang.invoke.VarHandle OBSERVED;
+    private static final java.lang.invoke.VarHandle DETACHED;
 
     static {
         try {
             OBSERVED = java.lang.invoke.MethodHandles.lookup().findVarHandle(Task.class, "observed", StepObserver.Step.class);
+            DETACHED = java.lang.invoke.MethodHandles.lookup().findVarHandle(Task.class, "detached", boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -183,7 +185,7 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
         Objects.requireNonNull(body, "body");
         String ctx = ContextNames.contextName(executor);
         Task<T> t = new Task<>(ctx);
-        t.submit(executor, ctx, new Start<>(t, ctx, ContextNames.noteOf(executor, ctx), body)); // one object for the stage and its runnable
+        t.submit(executor, ctx, new Start<>(t, ctx, ContextNames.noteOf(executor, ctx), body), true); // one object for the stage and its runnable
         return t;
     }
 
@@ -247,7 +249,13 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
             }
         });
         if (stage instanceof Future<?> f) {
-            t.setCanceller(cause -> f.cancel(false)); // a Future takes no cause
+            t.setCanceller(cause -> {
+                try {
+                    f.cancel(false); // a Future takes no cause
+                } catch (UnsupportedOperationException e) {
+                    // A stage that cannot be cancelled (a minimal stage): the task is, on its own.
+                }
+            });
         }
         return t;
     }
@@ -359,7 +367,9 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
     /**
      * This task limited to {@code limit}: when the limit passes first, the result <b>fails</b> with a
      * {@link TaskTimeoutException} and this task — the work — is cancelled (the limit owns the
-     * work; its cancellation's cause is the timeout). Cancelling the result cancels this task too.
+     * work; its cancellation's cause is the timeout; the result does not wait for the work's own
+     * cleanup after that cancellation). Cancelling the result cancels this task too, and the result
+     * is then cancelled (also when the limit passes in that instant).
      * For a task {@linkplain #from(Awaitable) of an awaitable} the awaitable decides: if it can no
      * longer be withdrawn, the result completes with its value instead.
      *
@@ -520,8 +530,7 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
      * it. Returns this task.
      */
     public Task<T> detach() {
-        if (!detached) {
-            detached = true;
+        if (!detached && DETACHED.compareAndSet(this, false, true)) { // once, also when two threads detach at once
             onComplete(o -> {
                 if (o instanceof Outcome.Failure<T> f) {
                     Tasks.report(this, f.error());
@@ -545,9 +554,12 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
         CompletableFuture<T> f = new CompletableFuture<>() {
             @Override
             public boolean cancel(boolean mayInterruptIfRunning) {
-                boolean r = super.cancel(mayInterruptIfRunning);
-                Task.this.cancel();
-                return r;
+                // The task decides: a view cancelled beside a task that kept its value would lie.
+                boolean cancelled = Task.this.cancel();
+                if (cancelled) {
+                    super.cancel(mayInterruptIfRunning); // now, not only once the task's callback runs
+                }
+                return cancelled || isCancelled();
             }
         };
         onComplete(o -> {
@@ -666,12 +678,29 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
 
     /** The next stage of a chain: shares this task's trace and carries its context. */
     private <R> Task<R> derived(String ctx) {
-        return new Task<>(name + " → " + ctx, trace != null ? trace : newTrace(), context);
+        return new Task<>(stageName(name, ctx), trace != null ? trace : newTrace(), context);
+    }
+
+    /** The longest name a stage takes from its chain; longer chains keep their first and last hop. */
+    private static final int MAX_STAGE_NAME = 160;
+    private static final String HOP = " → ";
+
+    /**
+     * A stage's name: its chain's ({@code parent}) and the context it runs on; once that grows past
+     * {@link #MAX_STAGE_NAME}, the chain's first name, an ellipsis and the context (a chain of
+     * thousands of stages would otherwise carry names, and cancellation messages, of its length).
+     */
+    static String stageName(String parent, String ctx) {
+        if (parent.length() + HOP.length() + ctx.length() <= MAX_STAGE_NAME) {
+            return parent + HOP + ctx;
+        }
+        int first = parent.indexOf(HOP);
+        return (first < 0 ? parent : parent.substring(0, first)) + HOP + "…" + HOP + ctx;
     }
 
     /** Runs a stage on {@code executor}, settling this task with its outcome or what it throws. */
     private void runOn(Executor executor, String ctx, String note, Callable<Outcome<T>> stage) {
-        submit(executor, ctx, new Stage<>(this, ctx, note, stage));
+        submit(executor, ctx, new Stage<>(this, ctx, note, stage), false);
     }
 
     /**
@@ -780,12 +809,21 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
         }
     }
 
-    /** Hands {@code run} to {@code executor}; a rejection cancels this task as shut down. */
-    private void submit(Executor executor, String ctx, Runnable run) {
+    /**
+     * Hands {@code run} to {@code executor}; a rejection cancels this task as shut down. Anything
+     * else the executor throws fails this task with it (a stage would otherwise wait for good) and,
+     * if {@code rethrow} (a start: its caller is there), is thrown on to the caller as well.
+     */
+    private void submit(Executor executor, String ctx, Runnable run, boolean rethrow) {
         try {
             executor.execute(run);
         } catch (RejectedExecutionException e) {
             decide(new Outcome.Cancelled<>(new ContextShutdownException(ctx + " rejected the task (it has shut down): " + e.getMessage())));
+        } catch (RuntimeException | Error e) {
+            decide(new Outcome.Failure<>(e));
+            if (rethrow) {
+                throw e;
+            }
         }
     }
 

@@ -31,7 +31,7 @@ import kotlinx.coroutines.Job;
  *       cancelled.</li>
  *   <li>Kotlin code started in {@link #getScope()} joins the same tree, so Kotlin children and
  *       Java forks are cancelled together.</li>
- *   <li>Cancelling the scope (or a parent Kotlin job you attach it to) cancels all forks.</li>
+ *   <li>Cancelling the scope ({@link #cancel()}, or its {@link #getJob() job}) cancels all forks.</li>
  *   <li>Each fork's task has a hop trace of its own: its start and every resume of its coroutine on
  *       another context or thread (see {@link Task#getTrace()}).</li>
  * </ul>
@@ -137,7 +137,8 @@ public final class TaskScope implements AutoCloseable {
     }
 
     /**
-     * Cancels what is still running and waits for it to finish. On a thread that must never block
+     * Cancels what is still running and waits for it to finish, also when the calling thread is
+     * interrupted (its interrupt status is kept). On a thread that must never block
      * (a pump's) it cancels and then, if anything is still running, throws
      * {@link IllegalStateException}: wait there with {@link #joinAllAsync()} instead.
      */
@@ -149,9 +150,18 @@ public final class TaskScope implements AutoCloseable {
             BlockingGuard.checkMayBlock("TaskScope.close() (it cancelled the children and would wait for them; "
                     + "use cancel() and joinAllAsync() there)");
         }
-        try {
-            done.join();
-        } catch (InterruptedException e) {
+        // An interrupt does not end the wait (the children are not done because the closer was
+        // interrupted): it is kept and restored afterwards, as StructuredTaskScope.close() does.
+        boolean interrupted = false;
+        while (true) {
+            try {
+                done.join();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
             Thread.currentThread().interrupt();
         }
     }

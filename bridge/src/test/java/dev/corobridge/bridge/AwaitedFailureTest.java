@@ -177,6 +177,20 @@ public class AwaitedFailureTest {
         assertEquals(0, original.getSuppressed().length, "the task's exception must not be changed");
     }
 
+    /** The copy carries what the original had suppressed (a close that failed after the error), before its own trace. */
+    @Test
+    void anAwaitersCopyCarriesTheOriginalsSuppressedExceptions() throws Exception {
+        IllegalArgumentException original = new IllegalArgumentException("bad note");
+        IllegalStateException closeFailed = new IllegalStateException("close failed");
+        original.addSuppressed(closeFailed);
+        Task<Object> t = failedOnIo(original);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> awaitAsFirst(t));
+        assertNotSame(original, e);
+        assertSame(closeFailed, e.getSuppressed()[0], Arrays.toString(e.getSuppressed()));
+        assertEquals(1, traces(e).size(), Arrays.toString(e.getSuppressed()));
+        assertEquals(1, original.getSuppressed().length, "the task's exception must not be changed");
+    }
+
     @Test
     void anExceptionWithoutACopyableConstructorIsRethrownUnchanged() throws Exception {
         CodedFailure original = new CodedFailure(42);

@@ -23,6 +23,51 @@ class TaskScopeTest {
         pool.shutdownNow();
     }
 
+    /**
+     * close() waits for the children also when the thread is interrupted, before or during the
+     * wait (as StructuredTaskScope.close does), and keeps the interrupt status for the caller.
+     */
+    @Test
+    void closeWaitsForTheChildrenEvenWhenInterruptedAndKeepsTheInterrupt() throws Exception {
+        for (boolean before : new boolean[] {true, false}) {
+            CountDownLatch started = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            AtomicBoolean finished = new AtomicBoolean();
+            TaskScope scope = TaskScope.open("interrupted-close");
+            scope.fork(pool, () -> {
+                started.countDown();
+                // Not interruptible, as much work is not: cancellation cannot stop it.
+                while (!release.await(10, TimeUnit.MILLISECONDS)) {
+                    Thread.onSpinWait();
+                }
+                finished.set(true);
+                return 1;
+            });
+            assertTrue(started.await(30, TimeUnit.SECONDS));
+            Thread closer = Thread.currentThread();
+            Thread interrupter = Thread.ofPlatform().start(() -> {
+                try {
+                    Thread.sleep(100);
+                    if (!before) {
+                        closer.interrupt();
+                    }
+                    Thread.sleep(100);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                release.countDown();
+            });
+            if (before) {
+                Thread.currentThread().interrupt();
+            }
+            scope.close();
+            boolean interrupted = Thread.interrupted();
+            interrupter.join();
+            assertTrue(finished.get(), "close() returned before its child finished (interrupted " + (before ? "before" : "during") + " the wait)");
+            assertTrue(interrupted, "the interrupt status is kept");
+        }
+    }
+
     @Test
     void forkAndJoinAll() throws Exception {
         try (TaskScope scope = TaskScope.open("ok")) {

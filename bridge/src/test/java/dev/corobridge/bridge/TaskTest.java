@@ -40,6 +40,172 @@ class TaskTest {
         Tasks.resetUncaughtFailureHandler();
     }
 
+    /** An executor that throws something else than a rejection: the stage fails with it, instead of staying pending. */
+    @Test
+    void aStageWhoseExecutorThrowsFailsWithWhatItThrew() throws Exception {
+        IllegalStateException closed = new IllegalStateException("closed");
+        java.util.concurrent.Executor broken = r -> {
+            throw closed;
+        };
+        Promise<Integer> later = new Promise<>();
+        List<Task<Integer>> stages = List.of(Task.completed(1).thenOn(broken, v -> v), Task.from(later).thenOn(broken, v -> v));
+        later.complete(1);
+        for (Task<Integer> stage : stages) {
+            Outcome<Integer> o = awaitOutcome(stage);
+            assertTrue(o instanceof Outcome.Failure<Integer> f && f.error() == closed, String.valueOf(o));
+        }
+        IllegalStateException thrown = assertThrows(IllegalStateException.class, () -> Task.start(broken, () -> 1));
+        assertSame(closed, thrown, "Task.start still throws it to its caller");
+    }
+
+    private static <T> Outcome<T> awaitOutcome(Task<T> t) throws InterruptedException {
+        CountDownLatch done = new CountDownLatch(1);
+        t.onComplete(o -> done.countDown());
+        if (!done.await(10, TimeUnit.SECONDS)) {
+            fail("still pending after 10 s: " + t);
+        }
+        return t.outcomeOrNull();
+    }
+
+    /** A long chain's names stay short: each stage's name was its parent's plus one hop (quadratic memory). */
+    @Test
+    void aLongChainsStageNamesStayBounded() {
+        Task<Integer> t = Task.completed(0);
+        for (int i = 0; i < 1_000; i++) {
+            t = t.thenOn(Runnable::run, v -> v + 1);
+        }
+        String name = t.toString();
+        assertTrue(name.length() < 400, () -> name.length() + " characters: " + name.substring(0, 200));
+    }
+
+    /** Cancelling a task of a stage that is no Future's (a minimal stage) cancels the task and reports nothing. */
+    @Test
+    void cancellingATaskOfAMinimalCompletionStageReportsNoError() throws Exception {
+        List<Throwable> reported = new java.util.concurrent.CopyOnWriteArrayList<>();
+        var previous = Tasks.uncaughtFailureHandler();
+        Tasks.setUncaughtFailureHandler((task, e) -> reported.add(e));
+        try {
+            CompletableFuture<Integer> f = new CompletableFuture<>();
+            Task<Integer> t = Task.from(f.minimalCompletionStage());
+            assertTrue(t.cancel());
+            assertTrue(t.outcomeOrNull() instanceof Outcome.Cancelled<Integer>, String.valueOf(t));
+            assertEquals(List.of(), reported);
+        } finally {
+            Tasks.setUncaughtFailureHandler(previous);
+        }
+    }
+
+    /**
+     * The CompletableFuture view's cancel() tells the truth when it races the task's completion:
+     * true only if the task was cancelled, never a cancelled view beside a task that kept its value.
+     */
+    @Test
+    void theFutureViewsCancelAgreesWithTheTaskInARace() throws Exception {
+        ExecutorService racer = Executors.newSingleThreadExecutor();
+        try {
+            for (int round = 0; round < 20_000; round++) {
+                Promise<Integer> p = new Promise<>();
+                Task<Integer> t = Task.from(p);
+                CompletableFuture<Integer> view = t.toCompletableFuture();
+                CountDownLatch go = new CountDownLatch(1);
+                var completing = racer.submit(() -> {
+                    go.await();
+                    return p.complete(1);
+                });
+                go.countDown();
+                boolean cancelled = view.cancel(true);
+                completing.get();
+                awaitOutcome(t);
+                assertEquals(cancelled, t.outcomeOrNull() instanceof Outcome.Cancelled<Integer>, "round " + round + ": view.cancel() " + cancelled + ", task " + t);
+                assertEquals(cancelled, view.isCancelled(), "round " + round);
+            }
+        } finally {
+            racer.shutdownNow();
+        }
+    }
+
+    /**
+     * A limited task's cancel() that wins against its own timer (the limit passes while the cancel
+     * is deciding): cancel() returned true, so the result is cancelled, not the timeout failure.
+     * The source here lets the timer's cancellation arrive while the caller's is deciding, then
+     * lets the caller's win: the interleaving a race hits now and then.
+     */
+    @Test
+    void aLimitedTaskWhoseCancelWinsAgainstItsTimerIsCancelled() throws Exception {
+        Promise<Integer> inner = new Promise<>();
+        CountDownLatch timerCancels = new CountDownLatch(1);
+        CountDownLatch callerDecided = new CountDownLatch(1);
+        final class Gated implements Awaitable<Integer>, dev.corobridge.bridge.internal.CauseCancellable {
+            @Override
+            public boolean isDone() {
+                return inner.isDone();
+            }
+
+            @Override
+            public Outcome<Integer> outcomeOrNull() {
+                return inner.outcomeOrNull();
+            }
+
+            @Override
+            public Registration onComplete(java.util.function.Consumer<? super Outcome<Integer>> callback) {
+                return inner.onComplete(callback);
+            }
+
+            @Override
+            public boolean cancel() {
+                return cancel(new CancellationException("cancelled"));
+            }
+
+            @Override
+            public boolean cancel(CancellationException cause) {
+                try {
+                    if (cause.getCause() instanceof TaskTimeoutException) { // the timer's
+                        timerCancels.countDown();
+                        callerDecided.await(10, TimeUnit.SECONDS);
+                        return inner.cancel(cause);
+                    }
+                    timerCancels.await(10, TimeUnit.SECONDS); // the caller's: decides once the timer is in
+                    boolean r = inner.cancel(cause);
+                    callerDecided.countDown();
+                    return r;
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+        }
+        Task<Integer> limited = Task.from(new Gated()).withTimeout(Duration.ofMillis(50));
+        CancellationException mine = new CancellationException("mine");
+        assertTrue(limited.cancel(mine));
+        Outcome<Integer> o = awaitOutcome(limited);
+        assertTrue(o instanceof Outcome.Cancelled<Integer> c && c.cause() == mine, "cancel() returned true, the outcome is " + o);
+    }
+
+    /** Two threads detaching one task at once: a failure is reported once. */
+    @Test
+    void aTaskDetachedTwiceAtOnceReportsItsFailureOnce() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger reports = new java.util.concurrent.atomic.AtomicInteger();
+        var previous = Tasks.uncaughtFailureHandler();
+        Tasks.setUncaughtFailureHandler((task, e) -> reports.incrementAndGet());
+        ExecutorService two = Executors.newFixedThreadPool(2);
+        try {
+            int rounds = 20_000;
+            for (int round = 0; round < rounds; round++) {
+                Promise<Integer> p = new Promise<>();
+                Task<Integer> t = Task.from(p);
+                java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(2);
+                var a = two.submit(() -> start.await() >= 0 && t.detach() == t);
+                var b = two.submit(() -> start.await() >= 0 && t.detach() == t);
+                a.get();
+                b.get();
+                p.fail(new IllegalStateException("round " + round));
+            }
+            assertEquals(rounds, reports.get());
+        } finally {
+            two.shutdownNow();
+            Tasks.setUncaughtFailureHandler(previous);
+        }
+    }
+
     @Test
     void eachStageRunsOnTheContextItNames() throws Exception {
         List<String> threads = new ArrayList<>();
