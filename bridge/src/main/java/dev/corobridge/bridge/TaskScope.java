@@ -36,8 +36,9 @@ import kotlinx.coroutines.Job;
  *       another context or thread (see {@link Task#getTrace()}).</li>
  * </ul>
  *
- * <p><b>Thread-safety.</b> Safe from any thread; {@link #joinAll()} and {@link #close()} block until
- * the children have finished, and therefore refuse to wait on a thread that must never block (use
+ * <p><b>Thread-safety.</b> Safe from any thread but a fork's own ({@link #joinAll()} and
+ * {@link #close()} there throw {@link IllegalStateException}: they would wait for themselves);
+ * they block until the children have finished, and therefore refuse to wait on a thread that must never block (use
  * {@link #joinAllAsync()} there); like {@link Awaitable#join()}, they return there without refusing
  * when every child has already finished.
  */
@@ -97,6 +98,7 @@ public final class TaskScope implements AutoCloseable {
      *     never block
      */
     public void joinAll() throws InterruptedException {
+        refuseInOwnFork("joinAll()");
         Throwable failure = joinAllAsync().join();
         if (failure instanceof RuntimeException re) {
             throw re;
@@ -144,6 +146,7 @@ public final class TaskScope implements AutoCloseable {
      */
     @Override
     public void close() {
+        refuseInOwnFork("close()");
         cancel();
         Awaitable<Throwable> done = joinAllAsync();
         if (!done.isDone()) {
@@ -163,6 +166,14 @@ public final class TaskScope implements AutoCloseable {
         }
         if (interrupted) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /** A fork's body that waits for its own scope would wait for itself (as StructuredTaskScope, refuse it). */
+    private void refuseInOwnFork(String call) {
+        if (TaskScopes.isInForkOf(job)) {
+            throw new IllegalStateException("TaskScope " + name + ": " + call + " called from one of its own forks, "
+                    + "which would wait for itself; close or join the scope from the code that opened it");
         }
     }
 

@@ -11,6 +11,7 @@ import kotlinx.coroutines.DelicateCoroutinesApi
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.GlobalScope
 import kotlinx.coroutines.Job
+import kotlinx.coroutines.job
 import kotlinx.coroutines.joinAll
 import kotlinx.coroutines.launch
 import java.util.concurrent.Callable
@@ -21,8 +22,24 @@ internal fun newScopeJob(): CompletableJob = Job()
 
 internal fun newScope(job: Job, name: String): CoroutineScope = CoroutineScope(job + CoroutineName(name))
 
-internal fun <T> fork(scope: CoroutineScope, dispatcher: CoroutineDispatcher, body: Callable<out T>): Task<T> =
-    scope.tracedTask(dispatcher, CoroutineStart.DEFAULT, dispatcher.toString()) { body.call() }
+internal fun <T> fork(scope: CoroutineScope, dispatcher: CoroutineDispatcher, body: Callable<out T>): Task<T> {
+    val job = scope.coroutineContext.job
+    return scope.tracedTask(dispatcher, CoroutineStart.DEFAULT, dispatcher.toString()) {
+        val outer = runningForkOf.get()
+        runningForkOf.set(job)
+        try {
+            body.call()
+        } finally {
+            if (outer == null) runningForkOf.remove() else runningForkOf.set(outer)
+        }
+    }
+}
+
+/** The scope job whose Java fork body the current thread runs (a body runs on one thread, start to end). */
+private val runningForkOf = ThreadLocal<Job?>()
+
+/** Whether the current thread runs a fork body of the scope with [job]: a wait for the scope there would wait for itself. */
+internal fun isInForkOf(job: Job): Boolean = runningForkOf.get() === job
 
 internal fun <T> forkSuspend(scope: CoroutineScope, dispatcher: CoroutineDispatcher, call: SuspendCall<T>): Task<T> =
     scope.tracedTask(dispatcher, CoroutineStart.DEFAULT, dispatcher.toString()) { call.call() }

@@ -68,6 +68,29 @@ class TaskScopeTest {
         }
     }
 
+    /** A fork that closes or joins its own scope would wait for itself: refused, as StructuredTaskScope refuses it. */
+    @Test
+    void aForkThatClosesOrJoinsItsOwnScopeIsRefused() throws Exception {
+        for (String call : new String[] {"close", "joinAll"}) {
+            TaskScope scope = TaskScope.open("self-" + call);
+            Task<Integer> fork = scope.fork(pool, () -> {
+                if (call.equals("close")) {
+                    scope.close();
+                } else {
+                    scope.joinAll();
+                }
+                return 1;
+            });
+            CountDownLatch done = new CountDownLatch(1);
+            fork.onComplete(o -> done.countDown());
+            assertTrue(done.await(10, TimeUnit.SECONDS), call + " from the scope's own fork: still waiting for itself after 10 s");
+            Outcome<Integer> o = fork.outcomeOrNull();
+            assertTrue(o instanceof Outcome.Failure<Integer> f && f.error() instanceof IllegalStateException
+                    && f.error().getMessage().contains("its own"), String.valueOf(o));
+            scope.close();
+        }
+    }
+
     @Test
     void forkAndJoinAll() throws Exception {
         try (TaskScope scope = TaskScope.open("ok")) {
