@@ -307,11 +307,13 @@ final class ExchangeHandler extends ChannelDuplexHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        if (streamEnded) { // the stream's next events, after its last chunk: its subscription is cancelled by the failure
+        if (streamEnded) {
+            // The stream's next events, after its last chunk: dropped, and reported written. A failure
+            // would reach Spring and Reactor Netty as an error after the answer began, logged as the
+            // service's fault; the stream ends with its connection, which closes once the last
+            // chunk is out (the event-stream answers end when their connection closes).
             ReferenceCountUtil.release(msg);
-            if (!promise.isVoid()) {
-                promise.tryFailure(new java.nio.channels.ClosedChannelException());
-            }
+            promise.trySuccess();
             return;
         }
         Object out = msg;
@@ -748,7 +750,8 @@ final class ExchangeHandler extends ChannelDuplexHandler {
      * Ends the event stream under way, whose client ended its side (it would never end otherwise),
      * as a whole message, and closes: its last chunk when it is chunked (the client reads on, and a
      * message without it is cut short), then the close once that is written. The application's
-     * later writes to it are dropped and failed, which cancels its subscription.
+     * later writes to it are dropped (reported written: a failure would be logged as an error of
+     * the service's); the close ends its stream.
      */
     private void endStreamAndClose(ChannelHandlerContext ctx) {
         closing = true;
