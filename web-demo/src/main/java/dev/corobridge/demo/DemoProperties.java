@@ -212,7 +212,7 @@ public record DemoProperties(@DefaultValue("./data") Path dataDir,
         if (maxBody.toBytes() < 1024 || maxBody.toBytes() > 16L * 1024 * 1024) {
             throw new IllegalArgumentException("demo.max-body must be within 1KB..16MB, was " + maxBody);
         }
-        if (longPollTimeout.isNegative() || longPollTimeout.isZero() || longPollTimeout.toMinutes() > 10) {
+        if (longPollTimeout.isNegative() || longPollTimeout.isZero() || longPollTimeout.compareTo(Duration.ofMinutes(10)) > 0) {
             throw new IllegalArgumentException("demo.long-poll-timeout must be within (0, 10m], was " + longPollTimeout);
         }
         if (eventBuffer < 16 || eventBuffer > 1 << 20) {
