@@ -8,9 +8,6 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -55,7 +52,6 @@ class SlowEventSubscriberTest {
     @LocalServerPort
     int port;
 
-    private final HttpClient http = HttpClient.newHttpClient();
 
     @Test
     void aSubscriberThatFallsBehindIsDisconnectedOnEveryStream(CapturedOutput output) throws Exception {
@@ -146,14 +142,14 @@ class SlowEventSubscriberTest {
     }
 
     private int subscribers() throws Exception {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/api/live")).build(),
-                HttpResponse.BodyHandlers.ofString());
-        return JSON.readTree(r.body()).path("pump").path("subscribers").asInt();
+        return service().subscribers();
     }
 
     private HttpResponse<String> post(String path, String body) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
-                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
-                HttpResponse.BodyHandlers.ofString());
+        return service().post(path, body);
+    }
+
+    private ServiceHttp service() {
+        return new ServiceHttp(port);
     }
 }
