@@ -2,11 +2,15 @@ package dev.corobridge.bridge;
 
 import dev.corobridge.bridge.internal.BlockingGuard;
 
+import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
 import kotlinx.coroutines.CompletableJob;
 import kotlinx.coroutines.CoroutineDispatcher;
 import kotlinx.coroutines.CoroutineScope;
@@ -47,6 +51,12 @@ public final class TaskScope implements AutoCloseable {
     private final String name;
     private final CompletableJob job;
     private final CoroutineScope scope;
+    /**
+     * The forks' tasks not decided yet. A child's job is complete a moment before its task is
+     * settled (the job's completion handler settles it), so waiting for the jobs alone could end
+     * before the tasks are decided; {@link #joinAllAsync()} waits for these too.
+     */
+    private final Set<Task<?>> undecidedForks = ConcurrentHashMap.newKeySet();
 
     private TaskScope(String name) {
         this.name = name;
@@ -66,7 +76,7 @@ public final class TaskScope implements AutoCloseable {
 
     /** Runs {@code body} as a child on {@code dispatcher}. */
     public <T> Task<T> fork(CoroutineDispatcher dispatcher, Callable<? extends T> body) {
-        return TaskScopes.fork(scope, Objects.requireNonNull(dispatcher, "dispatcher"), Objects.requireNonNull(body, "body"));
+        return tracked(TaskScopes.fork(scope, Objects.requireNonNull(dispatcher, "dispatcher"), Objects.requireNonNull(body, "body")));
     }
 
     /** Runs {@code body} as a child on {@code executor} (a pump, a ring, any executor). */
@@ -79,7 +89,7 @@ public final class TaskScope implements AutoCloseable {
      * {@code scope.forkSuspend(dispatcher, users::current)} (see {@link Task#startSuspend}).
      */
     public <T> Task<T> forkSuspend(CoroutineDispatcher dispatcher, SuspendCall<T> call) {
-        return TaskScopes.forkSuspend(scope, Objects.requireNonNull(dispatcher, "dispatcher"), Objects.requireNonNull(call, "call"));
+        return tracked(TaskScopes.forkSuspend(scope, Objects.requireNonNull(dispatcher, "dispatcher"), Objects.requireNonNull(call, "call")));
     }
 
     /**
@@ -112,11 +122,37 @@ public final class TaskScope implements AutoCloseable {
     }
 
     /**
-     * Completes when every child forked so far has finished, with the first failure or {@code null}:
-     * the non-blocking {@link #joinAll()}.
+     * Completes when every child forked so far has finished, and every fork's task is decided, with
+     * the first failure or {@code null}: the non-blocking {@link #joinAll()}.
      */
     public Awaitable<Throwable> joinAllAsync() {
-        return TaskScopes.whenChildrenDone(job);
+        Promise<Throwable> joined = new Promise<>();
+        TaskScopes.whenChildrenDone(job).onComplete(children -> {
+            Throwable failure = children instanceof Outcome.Success<Throwable> s ? s.value() : null;
+            List<Task<?>> left = List.copyOf(undecidedForks); // being settled on their threads now
+            if (left.isEmpty()) {
+                joined.complete(failure);
+                return;
+            }
+            AtomicInteger remaining = new AtomicInteger(left.size());
+            for (Task<?> fork : left) {
+                fork.onComplete(o -> {
+                    if (remaining.decrementAndGet() == 0) {
+                        joined.complete(failure);
+                    }
+                });
+            }
+        });
+        return joined;
+    }
+
+    /** {@code fork}, tracked until its task is decided (see {@link #undecidedForks}). */
+    private <T> Task<T> tracked(Task<T> fork) {
+        if (!fork.isDone()) {
+            undecidedForks.add(fork);
+            fork.onComplete(o -> undecidedForks.remove(fork));
+        }
+        return fork;
     }
 
     /**
