@@ -358,6 +358,7 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
                 next.chainObservation = chainObservation;
                 next.runOn(executor, ctx, ContextNames.noteOf(executor, next.name), work);
             } else {
+                next.chainObservation = chainObservation; // a stage after the skipped one stays in the chain's trace
                 next.decide(castFailure(o));
             }
         });

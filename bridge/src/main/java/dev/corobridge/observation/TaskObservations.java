@@ -17,7 +17,10 @@ import java.util.Objects;
  *       runs ({@code thenOn}, {@code thenComposeOn}, {@code recoverOn}; a stage skipped by a failure
  *       is not observed), and every coroutine-backed task ({@code Task.startSuspend},
  *       {@code scope.task {}}, {@code TaskScope.fork}); not the tasks of values, futures, Deferreds
- *       or combinators, which run nothing of their own;</li>
+ *       or combinators, which run nothing of their own. A coroutine-backed task's observation
+ *       begins where the task is created, so that every resume of its coroutine has it current:
+ *       for one started {@code CoroutineStart.LAZY} that is before its work begins, and it ends
+ *       with the task (cancelled, if it never starts and its scope is cancelled);</li>
  *   <li><b>name</b> {@value #NAME}, contextual name the step's label (its {@code HopNote}, else the
  *       task's name); low-cardinality key values {@value #CONTEXT_KEY} (the context it began on: a
  *       pump's or ring's name, {@code Dispatchers.Default} ...) and {@value #OUTCOME_KEY}
@@ -150,8 +153,19 @@ public final class TaskObservations {
             }
             o.contextualName(note)
                     .lowCardinalityKeyValue(CONTEXT_KEY, context)
-                    .highCardinalityKeyValue("corobridge.task.name", task)
-                    .start();
+                    .highCardinalityKeyValue("corobridge.task.name", task);
+            try {
+                o.start();
+            } catch (RuntimeException | Error e) {
+                // The handlers before the one that threw saw it start (a long-task timer's sample,
+                // a span): they see it stop now, and the work runs unobserved.
+                try {
+                    o.stop();
+                } catch (RuntimeException | Error stopping) {
+                    e.addSuppressed(stopping);
+                }
+                throw e;
+            }
             return new ObservedStep(o, registry, this);
         }
     }
@@ -203,10 +217,13 @@ public final class TaskObservations {
         public void end(Throwable error, boolean cancelled) {
             String outcome = cancelled ? "cancelled" : error != null ? "failure" : "success";
             observation.lowCardinalityKeyValue(KeyValue.of(OUTCOME_KEY, outcome));
-            if (error != null && !cancelled) {
-                observation.error(error);
+            try {
+                if (error != null && !cancelled) {
+                    observation.error(error);
+                }
+            } finally {
+                observation.stop(); // also when a handler's onError threw: the observation ends with the task
             }
-            observation.stop();
         }
     }
 }

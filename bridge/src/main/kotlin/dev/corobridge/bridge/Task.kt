@@ -2,10 +2,13 @@
 
 package dev.corobridge.bridge
 
+import dev.corobridge.bridge.internal.ContextNames
+
 import kotlinx.coroutines.CancellableContinuation
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.CoroutineName
 import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.ExecutorCoroutineDispatcher
 import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.Deferred
 import kotlinx.coroutines.suspendCancellableCoroutine
@@ -126,8 +129,17 @@ public fun <T> CoroutineScope.task(
 /** A task's name from its coroutine's context: its [CoroutineName], else its dispatcher, else "task". */
 internal fun taskName(context: CoroutineContext): String =
     context[CoroutineName]?.name
-        ?: context[ContinuationInterceptor]?.toString()
+        ?: context[ContinuationInterceptor]?.let(::dispatcherName)
         ?: "task"
+
+/**
+ * A dispatcher's name for the tasks that run on it: its `toString()` (`MessagePump[ui]`,
+ * `Dispatchers.Default`), but the executor's stable name for one made of an executor, whose
+ * `toString()` is the executor's (a `ThreadPoolExecutor`'s carries its identity and live counters:
+ * a new name per task in traces, and in the span names of observed tasks).
+ */
+internal fun dispatcherName(dispatcher: CoroutineContext.Element): String =
+    if (dispatcher is ExecutorCoroutineDispatcher) ContextNames.contextName(dispatcher) else dispatcher.toString()
 
 /** This Deferred as a [Task]; cancellation flows both ways. */
 public fun <T> Deferred<T>.asTask(): Task<T> = taskOf(this, "Deferred")

@@ -26,7 +26,7 @@ import kotlin.coroutines.CoroutineContext
 @OptIn(DelicateCoroutinesApi::class)
 internal fun <T> startSuspend(dispatcher: CoroutineDispatcher, call: SuspendCall<T>): Task<T> =
     // Kotlin sees the Java method `call(Continuation<T>)` as the suspend function it stands for.
-    GlobalScope.tracedTask(dispatcher, CoroutineStart.DEFAULT, dispatcher.toString()) { call.call() }
+    GlobalScope.tracedTask(dispatcher, CoroutineStart.DEFAULT, dispatcherName(dispatcher)) { call.call() }
 
 /**
  * Starts [block] with `async` in this scope as a [Task] named [name] whose hops are recorded and

@@ -24,7 +24,7 @@ internal fun newScope(job: Job, name: String): CoroutineScope = CoroutineScope(j
 
 internal fun <T> fork(scope: CoroutineScope, dispatcher: CoroutineDispatcher, body: Callable<out T>): Task<T> {
     val job = scope.coroutineContext.job
-    return scope.tracedTask(dispatcher, CoroutineStart.DEFAULT, dispatcher.toString()) {
+    return scope.tracedTask(dispatcher, CoroutineStart.DEFAULT, dispatcherName(dispatcher)) {
         val outer = runningForkOf.get()
         runningForkOf.set(job)
         try {
@@ -42,7 +42,7 @@ private val runningForkOf = ThreadLocal<Job?>()
 internal fun isInForkOf(job: Job): Boolean = runningForkOf.get() === job
 
 internal fun <T> forkSuspend(scope: CoroutineScope, dispatcher: CoroutineDispatcher, call: SuspendCall<T>): Task<T> =
-    scope.tracedTask(dispatcher, CoroutineStart.DEFAULT, dispatcher.toString()) { call.call() }
+    scope.tracedTask(dispatcher, CoroutineStart.DEFAULT, dispatcherName(dispatcher)) { call.call() }
 
 /**
  * Completes when every child forked so far has finished: with `null` if none failed, else with the

@@ -53,7 +53,18 @@ class TaskObservationsTest {
 
     /** Records what the handlers see, per observation context. */
     static final class Recorder implements ObservationHandler<Observation.Context> {
+        final List<Observation.Context> started = new CopyOnWriteArrayList<>();
         final List<Observation.Context> stopped = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void onStart(Observation.Context context) {
+            started.add(context);
+        }
+
+        /** The task observations started and not stopped. */
+        List<Observation.Context> openTasks() {
+            return started.stream().filter(c -> TaskObservations.NAME.equals(c.getName()) && !stopped.contains(c)).toList();
+        }
         final Map<Observation.Context, List<String>> events = new ConcurrentHashMap<>();
 
         @Override
@@ -189,6 +200,22 @@ class TaskObservationsTest {
     /** A handler that throws from the callbacks a test names, as a broken tracing bridge might. */
     static final class Throwing implements ObservationHandler<Observation.Context> {
         volatile boolean onEvent;
+        volatile boolean onStart;
+        volatile boolean onError;
+
+        @Override
+        public void onStart(Observation.Context context) {
+            if (onStart && TaskObservations.NAME.equals(context.getName())) {
+                throw new IllegalStateException("onStart refused");
+            }
+        }
+
+        @Override
+        public void onError(Observation.Context context) {
+            if (onError) {
+                throw new IllegalStateException("onError refused");
+            }
+        }
         /** How many more scope openings throw. */
         final java.util.concurrent.atomic.AtomicInteger scopeOpenings = new java.util.concurrent.atomic.AtomicInteger();
 
@@ -230,6 +257,64 @@ class TaskObservationsTest {
         assertEquals(7, Task.start(HopNote.on(pump, "hop throws"), () -> 7).join(WAIT));
         Observation.Context ended = recorder.task("hop throws");
         assertEquals("success", key(ended, TaskObservations.OUTCOME_KEY));
+    }
+
+    @Test
+    void aFailedStepWhoseErrorHandlerThrowsStillStopsItsObservation() throws Exception {
+        Throwing throwing = new Throwing();
+        registry.observationConfig().observationHandler(throwing);
+        throwing.onError = true;
+        Task<Object> failing = Task.start(HopNote.on(pump, "error throws"), () -> { throw new IllegalStateException("work failed"); });
+        assertThrows(IllegalStateException.class, () -> failing.join(WAIT));
+        Observation.Context ended = recorder.task("error throws"); // stopped before the awaiter resumed
+        assertEquals("failure", key(ended, TaskObservations.OUTCOME_KEY));
+        assertEquals("work failed", ended.getError().getMessage());
+        assertEquals(List.of(), recorder.openTasks());
+    }
+
+    @Test
+    void aStepWhoseObservationCannotStartLeavesNoObservationOpenForTheHandlersThatSawItStart() throws Exception {
+        Throwing throwing = new Throwing();
+        registry.observationConfig().observationHandler(throwing); // after the recorder: the recorder sees onStart
+        throwing.onStart = true;
+        assertNull(Task.start(HopNote.on(pump, "start throws"), registry::getCurrentObservation).join(WAIT),
+                "the work runs unobserved");
+        assertEquals(1, recorder.started.stream().filter(c -> TaskObservations.NAME.equals(c.getName())).count());
+        assertEquals(List.of(), recorder.openTasks(), "a handler saw the observation start and never stop");
+        throwing.onStart = false;
+        assertEquals(1, Task.start(HopNote.on(pump, "after"), () -> 1).join(WAIT));
+        assertEquals("success", key(recorder.task("after"), TaskObservations.OUTCOME_KEY));
+    }
+
+    @Test
+    void aStageAfterOneSkippedByAFailureStaysInTheChainsTrace() throws Exception {
+        assertNull(registry.getCurrentObservation());
+        Task<Integer> chain = Task.<Integer>start(HopNote.on(pump, "fails first"), () -> { throw new IllegalStateException("x"); })
+                .thenOn(HopNote.on(pump, "skipped"), v -> v + 1)
+                .recoverOn(HopNote.on(pump, "recovers"), e -> 42);
+        assertEquals(42, chain.join(WAIT));
+        Observation.Context first = recorder.task("fails first");
+        Observation.Context recovers = recorder.task("recovers");
+        assertNull(first.getParentObservation());
+        assertSame(first, root(recovers), "the recovering stage began a trace of its own");
+    }
+
+    @Test
+    void forksOnAPlainExecutorAreNamedAfterItsClassNotItsChangingToString() throws Exception {
+        // A ThreadPoolExecutor's toString() carries its identity hash and live counters: as the
+        // observation's contextual name (a span's name) it would be a new name per task.
+        java.util.concurrent.ThreadPoolExecutor pool = new java.util.concurrent.ThreadPoolExecutor(
+                1, 1, 0, TimeUnit.SECONDS, new java.util.concurrent.LinkedBlockingQueue<>());
+        try (dev.corobridge.bridge.TaskScope scope = dev.corobridge.bridge.TaskScope.open("forks")) {
+            for (int i = 0; i < 3; i++) {
+                assertEquals(1, scope.fork(pool, () -> 1).join(WAIT));
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        List<String> names = recorder.stopped.stream().filter(c -> TaskObservations.NAME.equals(c.getName()))
+                .map(Observation.Context::getContextualName).toList();
+        assertEquals(List.of("ThreadPoolExecutor", "ThreadPoolExecutor", "ThreadPoolExecutor"), names);
     }
 
     @Test
