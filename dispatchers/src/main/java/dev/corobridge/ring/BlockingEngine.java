@@ -250,6 +250,7 @@ final class BlockingEngine implements RingEngine {
                 return;
             }
             op.countOut();
+            metrics.completed(); // ended without a file thread: completed all the same (any outcome)
             callEnded(file);
             if (shutdownReason != null || files instanceof java.util.concurrent.ExecutorService es && es.isShutdown()) {
                 op.shutDown(shutdownReason != null ? shutdownReason : "the fallback's file threads have stopped");

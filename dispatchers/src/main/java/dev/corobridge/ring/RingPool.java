@@ -273,9 +273,14 @@ public final class RingPool implements AutoCloseable {
         return config.name();
     }
 
-    /** Counts a failure decided before an operation reached its ring's engine (among {@code errors()}). */
+    /**
+     * Counts an operation failed before it reached its ring's engine: asked for and ended at once,
+     * so among {@code operations()}, {@code errors()} and {@code completions()} alike.
+     */
     void recordFailure(String kind, int errno) {
+        metrics.submitted(kind);
         metrics.failed(kind, errno);
+        metrics.completed();
     }
 
     /** A snapshot of the counters. */

@@ -508,9 +508,10 @@ final class UringEngine implements RingEngine, IoUringIoHandle {
         }
     }
 
-    /** An operation that ends without a kernel completion: counted out, its buffer released. */
+    /** An operation that ends without a kernel completion: counted out and as completed, its buffer released. */
     private void finish(Submission s) {
         s.op.countOut(); // a no-op if cancel() withdrew it, which counted it out then
+        metrics.completed(); // completions count every outcome, not only the kernel's
         release(s.pinned);
     }
 
