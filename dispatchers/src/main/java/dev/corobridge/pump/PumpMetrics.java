@@ -20,7 +20,8 @@ package dev.corobridge.pump;
  * @param queueLatencyP99Nanos  99th percentile of sampled enqueue-to-run latency
  * @param latencySamples        how many posts were sampled for latency
  * @param stalls                tasks reported by the stall watchdog
- * @param taskFailures          posted tasks that threw
+ * @param taskFailures          tasks, timers and delivered completions that threw (each reported to
+ *                              {@code PumpConfig.uncaughtExceptionHandler})
  * @param interrupts            times the idle pump found its thread interrupted and cleared the
  *                              status (a pump is stopped by {@code shutdown()}, not by an interrupt;
  *                              the first one is also logged as a warning)

@@ -28,7 +28,8 @@ public final class PumpMeterBinder implements MeterBinder {
         m.counter("parks", "times the pump thread went to sleep", PumpMetrics::parks);
         m.counter("spin.hits", "idle periods ended by work found while spinning", PumpMetrics::spinHits);
         m.counter("stalls", "tasks reported by the stall watchdog", PumpMetrics::stalls);
-        m.counter("task.failures", "posted tasks that threw", PumpMetrics::taskFailures);
+        m.counter("task.failures", "tasks, timers and completions that threw", PumpMetrics::taskFailures);
+        m.counter("interrupts", "interrupts of the idle pump thread, cleared", PumpMetrics::interrupts);
         m.gauge("queue.depth", "tasks and completions waiting", PumpMetrics::queueDepth);
         m.gauge("pending.timers", "timers scheduled, not fired or cancelled", PumpMetrics::pendingTimers);
         m.gauge("live.coroutines", "live coroutines in the pump's scope", PumpMetrics::liveChildren);

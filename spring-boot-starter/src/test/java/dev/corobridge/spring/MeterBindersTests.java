@@ -48,7 +48,8 @@ class MeterBindersTests {
                 "COUNTER corobridge.pump.parks" + tag + "times the pump thread went to sleep",
                 "COUNTER corobridge.pump.spin.hits" + tag + "idle periods ended by work found while spinning",
                 "COUNTER corobridge.pump.stalls" + tag + "tasks reported by the stall watchdog",
-                "COUNTER corobridge.pump.task.failures" + tag + "posted tasks that threw",
+                "COUNTER corobridge.pump.task.failures" + tag + "tasks, timers and completions that threw",
+                "COUNTER corobridge.pump.interrupts" + tag + "interrupts of the idle pump thread, cleared",
                 "GAUGE corobridge.pump.queue.depth" + tag + "tasks and completions waiting",
                 "GAUGE corobridge.pump.pending.timers" + tag + "timers scheduled, not fired or cancelled",
                 "GAUGE corobridge.pump.live.coroutines" + tag + "live coroutines in the pump's scope",
@@ -146,7 +147,7 @@ class MeterBindersTests {
             pumpMeters.bindTo(r);
             ringMeters.bindTo(r);
         }
-        assertThat(describe(second)).containsExactlyInAnyOrderElementsOf(describe(first)).hasSize(15 + RingMeterBinder.KINDS.size() + 6);
+        assertThat(describe(second)).containsExactlyInAnyOrderElementsOf(describe(first)).hasSize(16 + RingMeterBinder.KINDS.size() + 6);
         assertThat(second.get("corobridge.ring.rings").gauge().value()).isEqualTo(1);
     }
 
