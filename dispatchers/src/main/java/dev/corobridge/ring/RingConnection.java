@@ -84,6 +84,8 @@ public final class RingConnection implements AutoCloseable {
     private int failureErrno;          // 0: none; else the first failure (a reset: ECONNRESET), sticky
     private Throwable failureCause;
     private boolean outputShut;
+    /** The last write handed to the transport (ring thread): a half-close waits for it. */
+    private ChannelFuture lastWrite;
     private RingOp<Integer> pendingRead;
     private ByteBuffer pendingBuf;
 
@@ -219,6 +221,7 @@ public final class RingConnection implements AutoCloseable {
                 op.failErrno(Errno.EBADF);
             } else {
                 io.netty.channel.ChannelFuture sending = channel.writeAndFlush(out);
+                lastWrite = sending;
                 // In the transport's hands: cancel() aborts the connection if the bytes are not all
                 // sent yet (the stream is cut mid-write: nothing sensible can follow on it).
                 op.armCancel(() -> {
@@ -246,7 +249,11 @@ public final class RingConnection implements AutoCloseable {
         return op;
     }
 
-    /** Half-close: no more writes from this side (they fail with {@code EPIPE}); the peer's reads then see the end. */
+    /**
+     * Half-close: no more writes from this side (those called later fail with {@code EPIPE}); the
+     * peer reads the bytes of the writes called before it, then the end. It takes effect once those
+     * writes are sent (a transport's own half-close fails the writes it still holds).
+     */
     public RingOp<Void> shutdownOutputAsync() {
         RingOp<Void> op = new RingOp<>("shutdown", name);
         if (settledAtCallTime(op)) {
@@ -261,15 +268,29 @@ public final class RingConnection implements AutoCloseable {
                 return;
             }
             outputShut = true; // writes called after this fail with EPIPE, whatever the channel says
-            d.shutdownOutput().addListener(done -> {
-                if (done.isSuccess() || failureErrno != 0) {
-                    op.succeed(null); // after a reset there is nothing left to shut
-                } else {
-                    op.fail(translate("shutdown", done.cause()));
-                }
-            });
+            ChannelFuture before = lastWrite;
+            if (before == null || before.isDone()) {
+                shutDownOutput(d, op);
+            } else {
+                // Netty's half-close fails the writes its outbound buffer still holds (on io_uring,
+                // a write is in the kernel when the call returns): it waits for the last write
+                // called before it. Listeners run on the ring's thread, in order.
+                before.addListener(sent -> shutDownOutput(d, op));
+            }
         }, op);
         return op;
+    }
+
+    /** Ring thread: the half-close itself, once the writes called before it are sent (or failed). */
+    private void shutDownOutput(DuplexChannel d, RingOp<Void> op) {
+        lastWrite = null;
+        d.shutdownOutput().addListener(done -> {
+            if (done.isSuccess() || failureErrno != 0) {
+                op.succeed(null); // after a reset there is nothing left to shut
+            } else {
+                op.fail(translate("shutdown", done.cause()));
+            }
+        });
     }
 
     /** Closes the connection (a clean FIN). Idempotent; a read or write still waiting fails with {@code EBADF}. */

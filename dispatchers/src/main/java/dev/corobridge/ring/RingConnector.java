@@ -15,7 +15,9 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.channel.uring.IoUringServerSocketChannel;
 import io.netty.channel.uring.IoUringSocketChannel;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.util.Objects;
 
 /**
@@ -23,7 +25,10 @@ import java.util.Objects;
  * {@linkplain #connect connect}, the server bootstrap that {@link RingServer} binds with, and the
  * translation of a failed connect or bind into a {@link RingIoException}.
  *
- * <p><b>Algorithm (connect).</b> The connection is made from the ring {@link RingPlacement#next()}
+ * <p><b>Algorithm (connect).</b> An unresolved address (a host name) is resolved first, on a virtual
+ * thread of its own: the JDK's resolution blocks, and on a ring's thread it would hold up every
+ * operation of the ring; a name that cannot be resolved fails the connect with {@code EIO}, its
+ * message saying so. The connection is made from the ring {@link RingPlacement#next()}
  * picks and stays on it. The {@link RingOp} is withdrawable until the channel is connected: its
  * {@code cancel()} decides at once and closes the channel, which aborts the kernel's connect (or
  * closes what it made). When the connect completes, on the ring's thread, exactly one of these
@@ -69,13 +74,47 @@ final class RingConnector {
             op.shutDown(pool.shutDownReason());
             return op;
         }
+        op.startWithdrawable(); // until connected, cancel() decides at once
+        if (address.isUnresolved()) {
+            // The JDK's name resolution blocks: never on a ring's thread (Netty's default resolver
+            // would run it there, and every operation of that ring would wait for the answer).
+            Thread.ofVirtual().name("corobridge-resolve-" + address.getHostString()).start(() -> resolveAndConnect(op, address));
+        } else {
+            connect(op, address);
+        }
+        return op;
+    }
+
+    /** A resolving thread: the host's address, then the connect; a cancel() meanwhile has decided already. */
+    private void resolveAndConnect(RingOp<RingConnection> op, InetSocketAddress address) {
+        InetSocketAddress resolved;
+        try {
+            resolved = new InetSocketAddress(InetAddress.getByName(address.getHostString()), address.getPort());
+        } catch (UnknownHostException | SecurityException e) {
+            RingIoException failure = new RingIoException("connect", address.toString(), Errno.EIO,
+                    "the host name could not be resolved (" + e.getMessage() + ")");
+            failure.initCause(e);
+            op.fail(failure); // settles nothing if cancel() withdrew it meanwhile
+            return;
+        }
+        if (op.isDone()) {
+            return; // withdrawn while the name was resolved
+        }
+        if (pool.isShutdown()) {
+            op.shutDown(pool.shutDownReason());
+            return;
+        }
+        connect(op, resolved);
+    }
+
+    /** Connects {@code op}, withdrawable already, to a resolved {@code address}. */
+    private void connect(RingOp<RingConnection> op, InetSocketAddress address) {
         Ring ring = placement.next();
         Bootstrap b = new Bootstrap()
                 .group(ring.eventLoop())
                 .channel(socketType)
                 .option(ChannelOption.AUTO_READ, false)
                 .handler(new ChannelInboundHandlerAdapter());
-        op.startWithdrawable(); // until connected, cancel() decides at once
         ChannelFuture connecting = b.connect(address);
         op.armCancel(() -> {
             connecting.channel().close(); // aborts the connect in the kernel (or closes what it made)
@@ -97,7 +136,6 @@ final class RingConnector {
                 op.fail(socketFailure("connect", address, NativeErrors.errnoOf(f.cause()), f.cause()));
             }
         });
-        return op;
     }
 
     /**

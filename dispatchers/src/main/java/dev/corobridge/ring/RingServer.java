@@ -17,7 +17,9 @@ import java.util.function.Consumer;
  * them over the pool's loops) and is handed to {@code onAccept} on that ring's thread as a
  * {@link RingConnection}. Keep {@code onAccept} short: start the session on a virtual thread
  * ({@code Thread.ofVirtual().start(...)}) or, from Kotlin, use {@code pool.serve(...)} which runs a
- * suspending session as a coroutine on the connection's ring.
+ * suspending session as a coroutine on the connection's ring. An {@code onAccept} that throws leaves
+ * nobody owning its connection: the connection is closed and the failure goes to
+ * {@code Tasks.uncaughtFailureHandler()}.
  *
  * <p><b>Binding departs at call time and never blocks:</b> {@link RingPool#bindAsync} returns a
  * {@link RingOp} of the server, like every ring operation, so it may be called on the pump or on a
@@ -108,7 +110,14 @@ public final class RingServer implements AutoCloseable {
         // (a ring coroutine) would read from a channel not yet registered.
         ch.eventLoop().execute(() -> {
             if (c.isOpen()) {
-                onAccept.accept(c);
+                try {
+                    onAccept.accept(c);
+                } catch (Throwable e) {
+                    // Nobody owns the connection now: close it (the peer sees the end) rather than
+                    // leave it open until the server closes, and report the failure.
+                    c.closeAsync();
+                    dev.corobridge.bridge.internal.UncaughtFailures.report(null, e);
+                }
             }
         });
     }

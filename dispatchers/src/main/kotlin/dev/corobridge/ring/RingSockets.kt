@@ -2,11 +2,15 @@
 
 package dev.corobridge.ring
 
+import dev.corobridge.bridge.internal.UncaughtFailures
+import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.CoroutineExceptionHandler
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Job
 import kotlinx.coroutines.launch
 import java.net.InetSocketAddress
 import java.nio.ByteBuffer
+import kotlin.coroutines.CoroutineContext
 
 // The Kotlin face of ring sockets: session code reads
 //     while (true) { val n = conn.read(buf.clear()); if (n <= 0) break; conn.write(buf, n) }
@@ -42,6 +46,11 @@ public suspend fun RingPool.bind(address: InetSocketAddress, onAccept: (RingConn
  * The server lives as long as the scope: once the scope's job completes or is cancelled, it is closed
  * (no connection is accepted for a scope that cannot run it). Suspends until the address is bound
  * (never blocking a thread: it may be called on the pump).
+ *
+ * A session that fails (a peer's reset, a bug) ends its own connection only, as one connection's
+ * failure does in a Netty server: it does not cancel [scope], so the server and the other sessions
+ * go on. The failure goes to the scope's `CoroutineExceptionHandler` if it has one, else to
+ * `Tasks.uncaughtFailureHandler()` (logged by default). A session's cancellation is not a failure.
  */
 public suspend fun RingPool.serve(
     address: InetSocketAddress,
@@ -49,9 +58,31 @@ public suspend fun RingPool.serve(
     session: suspend (RingConnection) -> Unit,
 ): RingServer {
     val server = bind(address) { conn ->
-        scope.launch(conn.ring.dispatcher) { session(conn) }
-            .invokeOnCompletion { conn.closeAsync() } // runs even if the session never started
+        scope.launch(conn.ring.dispatcher) {
+            try {
+                session(conn)
+            } catch (e: CancellationException) {
+                throw e
+            } catch (e: Throwable) {
+                reportSessionFailure(coroutineContext, e)
+            }
+        }.invokeOnCompletion { conn.closeAsync() } // runs even if the session never started
     }
     scope.coroutineContext[Job]?.invokeOnCompletion { server.closeNow() }
     return server
+}
+
+/** A failed session's failure, to the scope's handler if it has one, else to the uncaught failure handler. */
+private fun reportSessionFailure(context: CoroutineContext, failure: Throwable) {
+    val handler = context[CoroutineExceptionHandler]
+    if (handler == null) {
+        UncaughtFailures.report(null, failure)
+        return
+    }
+    try {
+        handler.handleException(context, failure)
+    } catch (handlerFailure: Throwable) {
+        if (handlerFailure !== failure) failure.addSuppressed(handlerFailure)
+        UncaughtFailures.report(null, failure)
+    }
 }
