@@ -134,6 +134,14 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
     private volatile Consumer<CancellationException> canceller;
     /** Starts the lazily started coroutine behind this task at its first callback; null when there is none. */
     private volatile Runnable lazyStart;
+    /**
+     * For the task of a coroutine: settles it from the coroutine if that has completed, for a
+     * look at the task made before the coroutine's completion handler ran ({@link #isDone()},
+     * {@link #outcomeOrNull()}). A coroutine's job is complete a moment before its handlers run,
+     * and its parent may complete in that moment: a task looked at after its scope returned is
+     * decided, as the coroutine's {@code Deferred} is.
+     */
+    private volatile Runnable settleIfCompleted;
     /** The observation of this task's work, until it ends ({@link #observeHere}). */
     private volatile StepObserver.Step observed;
     /**
@@ -486,11 +494,26 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
 
     @Override
     public final boolean isDone() {
-        return OUTCOME.isDone(this);
+        if (OUTCOME.isDone(this)) {
+            return true;
+        }
+        Runnable settle = settleIfCompleted;
+        if (settle != null) {
+            settle.run();
+        }
+        return OUTCOME.isDone(this); // again also without one: the handler clears it once it has decided
     }
 
     @Override
     public final Outcome<T> outcomeOrNull() {
+        Outcome<T> o = OUTCOME.outcomeOrNull(this);
+        if (o != null) {
+            return o;
+        }
+        Runnable settle = settleIfCompleted;
+        if (settle != null) {
+            settle.run();
+        }
         return OUTCOME.outcomeOrNull(this);
     }
 
@@ -656,6 +679,11 @@ public final class Task<T> implements Awaitable<T>, AutoCloseable {
      */
     boolean settle(Outcome<T> outcome, Supplier<? extends AutoCloseable> clear) {
         return decide(outcome, Objects.requireNonNull(clear, "clear"));
+    }
+
+    /** See {@link #settleIfCompleted}: {@code settle} decides this task if its coroutine has completed. */
+    void settleWhenLookedAt(Runnable settle) {
+        settleIfCompleted = settle;
     }
 
     /** Has the first {@link #onComplete} run {@code start} (a lazily started coroutine's start). */

@@ -116,6 +116,20 @@ private fun clearedInStepOf(captured: CapturedContext): ClearedContext? {
     }
 }
 
+/** Settles [task] with the outcome of [deferred], which has completed ([cause]: its failure or cancellation). */
+private fun <T> settleFrom(deferred: Deferred<T>, task: Task<T>, cause: Throwable?, captured: CapturedContext?) {
+    @Suppress("OPT_IN_USAGE")
+    val outcome: Outcome<T> = if (cause == null) Outcome.Success(deferred.getCompleted()) else Outcome.ofError(cause)
+    if (captured == null) {
+        task.settle(outcome)
+    } else {
+        // Cleared only while callbacks run: a task nobody awaits settles in place (the pump's
+        // kept context stays one restore then). Closing the clear puts the task's values back,
+        // which the coroutine's resume then puts away.
+        task.settle(outcome) { clearedInStepOf(captured) }
+    }
+}
+
 /**
  * The task of a Deferred started elsewhere: it carries the current thread's context for its
  * stages, and its trace (when tracing is on) records where the Deferred completed, since nothing
@@ -133,21 +147,21 @@ internal fun <T> taskOf(deferred: Deferred<T>, name: String): Task<T> =
  * is put back before it is decided.
  */
 private fun <T> link(deferred: Deferred<T>, task: Task<T>, recordsHops: Boolean, captured: CapturedContext? = null): Task<T> {
+    if (recordsHops) {
+        // A look at the task between the coroutine's completion and its handler (its scope may
+        // have returned in that moment) settles it from the coroutine. Not for a Deferred started
+        // elsewhere: its handler records where it completed first, on the completing thread.
+        task.settleWhenLookedAt {
+            if (deferred.isCompleted) settleFrom(deferred, task, deferred.getCompletionExceptionOrNull(), captured)
+        }
+    }
     deferred.invokeOnCompletion { cause ->
         if (!recordsHops) { // before settling, so awaiters see the step
             val dispatcher = (deferred as? CoroutineScope)?.coroutineContext?.get(ContinuationInterceptor)
             task.hop(ContextNames.contextName(dispatcher), "completed")
         }
-        @Suppress("OPT_IN_USAGE")
-        val outcome: Outcome<T> = if (cause == null) Outcome.Success(deferred.getCompleted()) else Outcome.ofError(cause)
-        if (captured == null) {
-            task.settle(outcome)
-        } else {
-            // Cleared only while callbacks run: a task nobody awaits settles in place (the pump's
-            // kept context stays one restore then). Closing the clear puts the task's values back,
-            // which the coroutine's resume then puts away.
-            task.settle(outcome) { clearedInStepOf(captured) }
-        }
+        settleFrom(deferred, task, cause, captured)
+        task.settleWhenLookedAt(null)
     }
     task.setCanceller { cause -> deferred.cancel(cause) } // the coroutine sees the task's cancellation
     if (!deferred.isActive && !deferred.isCompleted) {

@@ -2,6 +2,7 @@
 
 package dev.corobridge.bridge
 
+import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.CompletableJob
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.CoroutineName
@@ -18,7 +19,14 @@ import java.util.concurrent.Callable
 
 // Coroutine plumbing behind TaskScope (Java).
 
-internal fun newScopeJob(): CompletableJob = Job()
+/**
+ * A scope's job: a plain `Job` (a failing child cancels it and its other children), under a parent
+ * of its own that takes charge of its failures, as `coroutineScope`'s coroutine does for its
+ * children. A root `Job()` does not: a Kotlin child failing in it (`scope.launch { throw … }`)
+ * would also go to a `CoroutineExceptionHandler` or the thread's uncaught exception handler,
+ * besides `joinAll()`, which rethrows it to the scope's owner.
+ */
+internal fun newScopeJob(): CompletableJob = Job(CompletableDeferred<Unit>())
 
 internal fun newScope(job: Job, name: String): CoroutineScope = CoroutineScope(job + CoroutineName(name))
 
