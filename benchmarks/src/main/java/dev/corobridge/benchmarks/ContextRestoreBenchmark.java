@@ -42,7 +42,13 @@ import org.slf4j.MDC;
  *       automatic propagation uses too): the MDC as {@code MDCContext} sets it (a copy of the
  *       thread's map kept, {@code MDC.setContextMap}, then {@code setContextMap}/{@code clear}
  *       back), and a Micrometer {@link ContextSnapshot} captured with {@code clearMissing}, put in
- *       place with {@code setThreadLocals()} and its scope closed.</li>
+ *       place with {@code setThreadLocals()} and its scope closed;</li>
+ *   <li>{@code floor}: the least any mechanism has to do for the same values, with nothing of its
+ *       own around it: the two MDC entries put and removed ({@code MDC.put}, {@code MDC.remove}),
+ *       and the captured {@link Observation}'s own {@code openScope()} and its scope's
+ *       {@code close()} (what Micrometer's accessor calls, and what lets a tracing handler put its
+ *       span in scope). What a restore costs over this row is the mechanism's; this row is the
+ *       observation's and the MDC's own, which no propagation can skip.</li>
  * </ul>
  * The context is captured on another thread, once per trial; each operation checks on the
  * benchmark thread that what was restored arrived (the MDC value and the span in scope, per
@@ -61,7 +67,7 @@ public class ContextRestoreBenchmark {
     @Param({"mdc", "observation", "both"})
     public String carries;
 
-    @Param({"corobridge", "peer"})
+    @Param({"corobridge", "peer", "floor"})
     public String impl;
 
     /**
@@ -92,6 +98,8 @@ public class ContextRestoreBenchmark {
     private ContextSnapshot snapshot;
     private Map<String, String> mdcCopy;
     private long spanId;
+    /** The observation in scope where the context was captured (null for {@code carries=mdc}). */
+    private Observation capturedObservation;
 
     @Setup(Level.Trial)
     public void setUp(Shared shared) throws Exception {
@@ -100,8 +108,8 @@ public class ContextRestoreBenchmark {
         if (!mdc && !observation) {
             throw new IllegalArgumentException("carries is one of mdc, observation, both: " + carries);
         }
-        if (!impl.equals("corobridge") && !impl.equals("peer")) {
-            throw new IllegalArgumentException("impl is one of corobridge, peer: " + impl);
+        if (!impl.equals("corobridge") && !impl.equals("peer") && !impl.equals("floor")) {
+            throw new IllegalArgumentException("impl is one of corobridge, peer, floor: " + impl);
         }
         Capture c = switch (sharing) {
             case "own" -> Capture.of(mdc, observation);
@@ -112,13 +120,15 @@ public class ContextRestoreBenchmark {
         snapshot = c.snapshot;
         mdcCopy = c.mdcCopy;
         spanId = c.spanId;
+        capturedObservation = c.observation;
         if (MDC.get(RequestContext.REQUEST_KEY) != null || SpanScopeHandler.currentSpanId() != 0) {
             throw new IllegalStateException("the benchmark thread must start without a context");
         }
     }
 
     /** A request context captured on a thread of its own, both ways (corobridge's and the peers'). */
-    record Capture(CapturedContext captured, ContextSnapshot snapshot, Map<String, String> mdcCopy, long spanId) {
+    record Capture(CapturedContext captured, ContextSnapshot snapshot, Map<String, String> mdcCopy, long spanId,
+                   Observation observation) {
 
         static Capture of(boolean mdc, boolean observation) throws InterruptedException {
             ContextPropagation.setEnabled(true);
@@ -126,6 +136,7 @@ public class ContextRestoreBenchmark {
             AtomicReference<Object> result = new AtomicReference<>();
             Thread capturing = new Thread(() -> {
                 Observation.Scope scope = null;
+                Observation started = null;
                 try {
                     if (mdc) {
                         MDC.put(RequestContext.REQUEST_KEY, RequestContext.REQUEST_ID);
@@ -133,11 +144,12 @@ public class ContextRestoreBenchmark {
                     }
                     long span = 0;
                     if (observation) {
-                        scope = Observation.start("corobridge.bench.restore", RequestContext.REGISTRY).openScope();
+                        started = Observation.start("corobridge.bench.restore", RequestContext.REGISTRY);
+                        scope = started.openScope();
                         span = SpanScopeHandler.currentSpanId();
                     }
                     result.set(new Capture(ContextPropagation.capture(), factory.captureAll(),
-                            MDC.getCopyOfContextMap(), span));
+                            MDC.getCopyOfContextMap(), span, started));
                 } catch (Throwable e) {
                     result.set(e);
                 } finally {
@@ -168,6 +180,8 @@ public class ContextRestoreBenchmark {
             try (RestoredContext r = captured.restore()) {
                 seen = seen();
             }
+        } else if (impl.equals("floor")) {
+            seen = floor();
         } else {
             Map<String, String> before = MDC.getCopyOfContextMap();
             setMdc(mdcCopy);
@@ -181,6 +195,30 @@ public class ContextRestoreBenchmark {
             throw new IllegalStateException(impl + " left the restored context on the thread");
         }
         return seen;
+    }
+
+    /**
+     * {@code impl=floor}: the values made visible and removed again by the MDC's and the
+     * observation's own calls, nothing else (the thread had none of them before).
+     */
+    private long floor() {
+        if (mdc) {
+            MDC.put(RequestContext.REQUEST_KEY, RequestContext.REQUEST_ID);
+            MDC.put(RequestContext.USER_KEY, RequestContext.USER_ID);
+        }
+        try {
+            if (!observation) {
+                return seen();
+            }
+            try (Observation.Scope s = capturedObservation.openScope()) {
+                return seen();
+            }
+        } finally {
+            if (mdc) {
+                MDC.remove(RequestContext.USER_KEY);
+                MDC.remove(RequestContext.REQUEST_KEY);
+            }
+        }
     }
 
     /** The span in scope (or 1 for the MDC alone), after checking both against {@code carries}. */
