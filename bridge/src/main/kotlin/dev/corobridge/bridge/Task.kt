@@ -22,7 +22,9 @@ import java.util.function.Consumer
  * Suspends until this awaitable completes and returns its value, or throws its failure or its
  * cancellation. A failure is rethrown as this awaiter's own copy of the original exception (same
  * class, message and stack; the original as its cause) with the hop trace as a suppressed
- * [HopTraceException]; the original is never changed, so every awaiter sees only its own trace. An
+ * [HopTraceException]; the original is never changed, so every awaiter sees only its own trace.
+ * With kotlinx's stack-trace recovery on (`-ea` or its debug mode) kotlinx rethrows a copy of that
+ * copy, recovered with the awaiter's frames, whose cause is the copy with the trace. An
  * exception that cannot be copied faithfully (state of its own, no usable public constructor) is
  * rethrown as it is, without the trace. A failure that is Java's `CompletionException` wrapper (a
  * body that joined another task) is rethrown as its cause, as kotlinx's `CompletableFuture.await()`

@@ -31,7 +31,7 @@ public final class TaskReactiveAdapters implements BeanPostProcessor {
      * Reactor context key of the {@link Executor} through which a handler's {@code Task} hands its
      * outcome to WebFlux (see the class comment). The executor may run it in place.
      */
-    static final String ANSWER_EXECUTOR = "dev.corobridge.spring.TaskReactiveAdapters.answerExecutor";
+    public static final String ANSWER_EXECUTOR = "dev.corobridge.spring.TaskReactiveAdapters.answerExecutor";
 
     /**
      * Registers {@link Task} on {@code registry} as a single optional value (an empty publisher
