@@ -29,6 +29,9 @@
     streamGen: 0,         // bumped on every (re)connect; stale callbacks compare against it
     retryDelay: 0,
     retryTimer: 0,
+    adding: false,        // a note's POST is on its way: Enter again adds nothing
+    creating: false,      // the same for a board's
+    deleting: new Set(),  // ids of the notes this page is deleting (their removal is no surprise)
   };
 
   const base = () => (state.face === 'kt' ? '/api/kt' : '/api');
@@ -79,7 +82,7 @@
   function updateNoteForm() {
     const can = !!state.boardId && el.status.dataset.state === 'live';
     el.noteText.disabled = !can;
-    el.addNote.disabled = !can;
+    el.addNote.disabled = !can || state.adding;
   }
 
   function clearError() {
@@ -225,6 +228,8 @@
 
   el.boardForm.addEventListener('submit', async (ev) => {
     ev.preventDefault();
+    if (state.creating) return; // Enter twice: one board
+    state.creating = true;
     try {
       const board = await api('POST', base() + '/boards', { name: el.boardName.value });
       clearError();
@@ -238,6 +243,8 @@
       }
     } catch (e) {
       showError(e);
+    } finally {
+      state.creating = false;
     }
   });
 
@@ -248,7 +255,13 @@
 
   // ---------- open board + SSE ----------
 
+  // `id`: a board id, null for none, or {invalid: raw} for a hash that is no valid escape.
   function openBoard(id) {
+    let invalid = null;
+    if (id && typeof id === 'object') {
+      invalid = id.invalid;
+      id = null;
+    }
     clearError();
     closeStream();
     state.boardId = id || null;
@@ -263,6 +276,7 @@
     renderBoards();
     if (!enabled) {
       setStatus('offline');
+      if (invalid !== null) showError(new ApiError(400, 'Bad Request', "'" + invalid + "' is not a board id"));
       return;
     }
     connect();
@@ -314,7 +328,7 @@
           await api('GET', boardPath(state.boardId));
         } catch (e) {
           if (myGen !== state.streamGen) return;
-          if (e.status === 404) {
+          if (e.status === 404 || e.status === 400) { // no such board, or no board id at all: asking again will not help
             setStatus('offline');
             showError(e);
             return;
@@ -339,8 +353,21 @@
     const note = data.note;
     const kind = data.type || type;
     if (note && note.id) {
-      if (kind === 'note-deleted') removeNote(note.id);
-      else upsertNote(note, true);
+      if (kind === 'note-deleted') {
+        const entry = state.notes.get(note.id);
+        if (entry && entry.editor && !state.deleting.has(note.id)) {
+          // Deleted elsewhere while edited here: say so, with the draft, rather than let it vanish.
+          const draft = entry.editor.input.value;
+          const hadFocus = entry.li.contains(document.activeElement);
+          showError(new ApiError(409, 'Conflict', 'the note was deleted by someone else; your text was: “' + draft + '”'));
+          removeNote(note.id);
+          if (hadFocus) el.noteText.focus();
+        } else {
+          removeNote(note.id);
+        }
+      } else {
+        upsertNote(note, true);
+      }
     }
     state.revision = rev;
     updateMeta();
@@ -441,8 +468,10 @@
     const inputId = 'edit-' + id;
     const label = make('label', 'sr-only', 'Edit note text');
     label.htmlFor = inputId;
-    const input = make('input', 'note-input');
-    input.type = 'text';
+    // A textarea: a note may hold line breaks, which a text input would drop. Enter saves,
+    // Shift+Enter starts a new line.
+    const input = make('textarea', 'note-input');
+    input.rows = Math.min(6, Math.max(1, entry.note.text.split('\n').length));
     input.id = inputId;
     input.maxLength = 2000;
     input.value = entry.note.text;
@@ -457,7 +486,13 @@
     input.select();
     form.addEventListener('submit', (ev) => { ev.preventDefault(); saveEdit(id); });
     cancel.addEventListener('click', () => stopEdit(id));
-    input.addEventListener('keydown', (ev) => { if (ev.key === 'Escape') stopEdit(id); });
+    input.addEventListener('keydown', (ev) => {
+      if (ev.key === 'Escape') stopEdit(id);
+      else if (ev.key === 'Enter' && !ev.shiftKey && !ev.isComposing) {
+        ev.preventDefault();
+        saveEdit(id);
+      }
+    });
   }
 
   function stopEdit(id) {
@@ -512,7 +547,7 @@
     }
     if (!entry) return;
     if (fresh.version >= entry.note.version) upsertNote(fresh, false);
-    if (entry.editor === ed) {
+    if (ed && entry.editor === ed) {
       ed.baseVersion = entry.note.version;
       setHint(entry, 'Conflict: this note now reads “' + entry.note.text + '” (v' + entry.note.version +
         '). Save again to overwrite it with your text, or Cancel.');
@@ -524,27 +559,41 @@
 
   async function deleteNote(id) {
     const entry = state.notes.get(id);
-    if (!entry) return;
+    if (!entry || state.deleting.has(id)) return;
     const boardId = state.boardId;
+    state.deleting.add(id);
     try {
       await api('DELETE', boardPath(boardId) + '/notes/' + encodeURIComponent(id) +
         '?expectedVersion=' + encodeURIComponent(entry.note.version));
       clearError();
+      // Keep the keyboard where it was: on the next note (or the one before), else the note box.
+      if (entry.li.contains(document.activeElement) || document.activeElement === document.body) {
+        const near = entry.li.nextElementSibling || entry.li.previousElementSibling;
+        const target = near && near !== entry.li ? near.querySelector('.note-delete') : null;
+        (target || el.noteText).focus();
+      }
     } catch (e) {
       showError(e);
       if (e.status === 409) reloadNote(boardId, id, null);
+    } finally {
+      state.deleting.delete(id);
     }
   }
 
   el.noteForm.addEventListener('submit', async (ev) => {
     ev.preventDefault();
-    if (!state.boardId) return;
+    if (!state.boardId || state.adding) return; // Enter twice while the first is on its way: one note
+    state.adding = true;
+    updateNoteForm();
     try {
       await api('POST', boardPath(state.boardId) + '/notes', { text: el.noteText.value });
       clearError();
       el.noteText.value = '';
     } catch (e) {
       showError(e);
+    } finally {
+      state.adding = false;
+      updateNoteForm();
     }
     el.noteText.focus();
   });
@@ -618,9 +667,33 @@
 
   // ---------- start ----------
 
-  const boardFromHash = () => decodeURIComponent(location.hash.replace(/^#/, '')) || null;
+  // The board in the URL's hash: null for none, {invalid: raw} for a malformed escape (`#%`).
+  function boardFromHash() {
+    const raw = location.hash.replace(/^#/, '');
+    if (!raw) return null;
+    try {
+      return decodeURIComponent(raw);
+    } catch (e) {
+      return { invalid: raw };
+    }
+  }
 
   window.addEventListener('hashchange', () => openBoard(boardFromHash()));
+
+  // A page left for another one may stay in the browser's back-forward cache with its event
+  // streams open: two connections each, of the six a browser opens to one host. Give them back,
+  // and take the streams up again (a fresh snapshot first) if the page is shown again.
+  window.addEventListener('pagehide', () => {
+    closeStream();
+    const list = state.listStream;
+    state.listStream = null;
+    if (list) list.close();
+  });
+  window.addEventListener('pageshow', (ev) => {
+    if (!ev.persisted) return;
+    connectList();
+    if (state.boardId) connect();
+  });
 
   let stored = null;
   try { stored = localStorage.getItem('corobridge.face'); } catch (e) { /* ignore */ }

@@ -227,6 +227,106 @@ class BrowserIT {
         }
     }
 
+    /**
+     * The page against what users and other browsers do to it: a hash that is no board id (or no
+     * valid escape) is shown as an error and the rest of the page works; a page left for another
+     * one gives its event streams back (a browser keeps it in its back-forward cache, and with two
+     * streams per page three such pages used all six connections a browser opens to one host); a
+     * note's line breaks survive an edit; an edit whose note another browser deleted says so; a
+     * delete that loses a version race explains it; Enter twice adds one note.
+     */
+    @Test
+    void theHashEditsDeletesAndPagesLeftBehindAreHandled() throws IOException {
+        Path artifacts = Path.of(System.getProperty("it.artifacts", "target/browser"));
+        Files.createDirectories(artifacts);
+        Scenarios api = new Scenarios(demo.http());
+        String board = api.createBoard("/api", "Edges").path("id").asText();
+        ChromeDriver driver = chrome();
+        try {
+            WebDriverWait wait = new WebDriverWait(driver, Duration.ofSeconds(30));
+
+            // A malformed escape: the board list still loads, the hash is reported.
+            driver.get(demo.baseUrl() + "/#%E0%A4%A");
+            wait.until(d -> boardCount(d, board) != null);
+            wait.until(d -> d.findElement(By.id("error")).isDisplayed()
+                    && d.findElement(By.id("error")).getText().contains("not a board id"));
+            // No board id: the service's 400 is shown, and the page stops asking.
+            driver.get(demo.baseUrl() + "/");
+            driver.get(demo.baseUrl() + "/#foo");
+            wait.until(d -> d.findElement(By.id("error")).isDisplayed()
+                    && d.findElement(By.id("error")).getText().contains("'foo' is not a board id"));
+            wait.until(d -> statusIs(d, "offline"));
+
+            // A page left behind gives its two streams back (the board's and the list's).
+            driver.get(demo.baseUrl() + "/api/ping");
+            driver.get(demo.baseUrl() + "/#" + board);
+            wait.until(d -> statusIs(d, "live"));
+            wait.until(d -> subscribers() >= 2);
+            int open = subscribers();
+            driver.get(demo.baseUrl() + "/api/ping");
+            wait.until(d -> subscribers() == open - 2);
+            driver.navigate().back();
+            wait.until(d -> statusIs(d, "live"));
+            wait.until(d -> subscribers() == open);
+
+            // Line breaks survive an edit.
+            String multi = api.addNote("/api", board, "Shopping:\n- milk\n- eggs").path("id").asText();
+            wait.until(d -> d.findElements(By.cssSelector("[data-note-id='" + multi + "'] .note-edit")).size() == 1);
+            driver.findElement(By.cssSelector("[data-note-id='" + multi + "'] .note-edit")).click();
+            WebElement editor = wait.until(d -> d.findElement(By.cssSelector("[data-note-id='" + multi + "'] .note-input")));
+            assertThat(editor.getAttribute("value")).isEqualTo("Shopping:\n- milk\n- eggs");
+            driver.findElement(By.cssSelector("[data-note-id='" + multi + "'] .note-save")).click();
+            wait.until(d -> d.findElements(By.cssSelector("[data-note-id='" + multi + "'] .note-input")).isEmpty());
+            assertThat(demo.http().get("/api/boards/" + board + "/notes/" + multi).expect(200).path("text").asText())
+                    .isEqualTo("Shopping:\n- milk\n- eggs");
+
+            // An open edit whose note another browser deletes says so.
+            String gone = api.addNote("/api", board, "to be deleted elsewhere").path("id").asText();
+            wait.until(d -> d.findElements(By.cssSelector("[data-note-id='" + gone + "'] .note-edit")).size() == 1);
+            driver.findElement(By.cssSelector("[data-note-id='" + gone + "'] .note-edit")).click();
+            wait.until(d -> d.findElement(By.cssSelector("[data-note-id='" + gone + "'] .note-input")));
+            demo.http().delete("/api/boards/" + board + "/notes/" + gone).expect(204);
+            wait.until(d -> d.findElement(By.id("error")).isDisplayed()
+                    && d.findElement(By.id("error")).getText().contains("deleted by someone else"));
+
+            // A delete that loses a version race: the conflict is explained, no script error.
+            String raced = api.addNote("/api", board, "raced").path("id").asText();
+            wait.until(d -> d.findElements(By.cssSelector("[data-note-id='" + raced + "'] .note-delete")).size() == 1);
+            driver.executeScript("window.__errors = []; window.addEventListener('unhandledrejection', e => window.__errors.push(String(e.reason)));"
+                    + "window.addEventListener('error', e => window.__errors.push(e.message));"
+                    + "const f = window.fetch; window.__delays = {DELETE: 800, POST: 800};"
+                    + "window.fetch = async (u, o) => { const d = o && window.__delays[o.method]; if (d) await new Promise(r => setTimeout(r, d)); return f(u, o); };");
+            driver.findElement(By.cssSelector("[data-note-id='" + raced + "'] .note-delete")).click();
+            demo.http().putJson("/api/boards/" + board + "/notes/" + raced, Http.obj("text", "changed meanwhile", "expectedVersion", 1)).expect(200);
+            wait.until(d -> d.findElements(By.cssSelector("[data-note-id='" + raced + "'] .note-hint")).stream()
+                    .anyMatch(h -> h.getText().contains("Conflict: the note was reloaded (v2)")));
+            assertThat(String.valueOf(driver.executeScript("return window.__errors.join(' | ')"))).isEmpty();
+
+            // Enter twice while the first add is on its way: one note.
+            driver.findElement(By.id("note-text")).sendKeys("once\n");
+            driver.findElement(By.id("note-text")).sendKeys("\n");
+            wait.until(d -> noteTexts(d).contains("once"));
+            pause();
+            pause();
+            assertThat(demo.http().get("/api/boards/" + board).expect(200).path("notes").findValuesAsText("text"))
+                    .filteredOn("once"::equals).hasSize(1);
+            shot(driver, artifacts.resolve("edges.png"));
+        } catch (RuntimeException | AssertionError e) {
+            try {
+                shot(driver, artifacts.resolve("failure-hash-edits.png"));
+            } catch (RuntimeException ignored) {
+                // the failure is what matters
+            }
+            throw e;
+        } finally {
+            driver.quit();
+        }
+    }
+
+    private static int subscribers() {
+        return demo.http().get("/api/live").expect(200).path("pump").path("subscribers").asInt();
+    }
+
     /** Edits the note in the page after someone else changed it: 409, shown as an error. */
     private static void conflict(WebDriver driver, WebDriverWait wait, Http http, String board, String noteId,
                                  long version) {
