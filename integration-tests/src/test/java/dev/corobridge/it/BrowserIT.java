@@ -79,8 +79,7 @@ class BrowserIT {
 
     @Test
     void aNoteAddedInOneTabAppearsLiveInTheOther() throws IOException {
-        Path artifacts = Path.of(System.getProperty("it.artifacts", "target/browser"));
-        Files.createDirectories(artifacts);
+        Path artifacts = artifacts();
         ChromeDriver driver = chrome();
         try {
             WebDriverWait wait = new WebDriverWait(driver, Duration.ofSeconds(20));
@@ -136,11 +135,7 @@ class BrowserIT {
             assertThat(snap.path("name").asText()).isEqualTo(boardName);
             assertThat(snap.path("notes").findValuesAsText("text")).contains(text);
         } catch (RuntimeException | AssertionError e) {
-            try {
-                shot(driver, artifacts.resolve("failure.png"));
-            } catch (RuntimeException ignored) {
-                // the failure is what matters
-            }
+            shotOnFailure(driver, artifacts.resolve("failure.png"), e);
             throw e;
         } finally {
             driver.quit();
@@ -166,8 +161,7 @@ class BrowserIT {
      */
     @Test
     void countsErrorsAndTheOfflineStateAreRight() throws IOException {
-        Path artifacts = Path.of(System.getProperty("it.artifacts", "target/browser"));
-        Files.createDirectories(artifacts);
+        Path artifacts = artifacts();
         Scenarios api = new Scenarios(demo.http());
         String full = api.createBoard("/api", "Three notes").path("id").asText();
         for (int i = 0; i < 2; i++) {
@@ -216,11 +210,7 @@ class BrowserIT {
             shot(driver, artifacts.resolve("after-restart.png"));
             System.out.printf("[browser] counts pushed, errors cleared, offline shown; journal total %d after a restart%n", total);
         } catch (RuntimeException | AssertionError e) {
-            try {
-                shot(driver, artifacts.resolve("failure-edges.png"));
-            } catch (RuntimeException ignored) {
-                // the failure is what matters
-            }
+            shotOnFailure(driver, artifacts.resolve("failure-edges.png"), e);
             throw e;
         } finally {
             driver.quit();
@@ -237,8 +227,7 @@ class BrowserIT {
      */
     @Test
     void theHashEditsDeletesAndPagesLeftBehindAreHandled() throws IOException {
-        Path artifacts = Path.of(System.getProperty("it.artifacts", "target/browser"));
-        Files.createDirectories(artifacts);
+        Path artifacts = artifacts();
         Scenarios api = new Scenarios(demo.http());
         String board = api.createBoard("/api", "Edges").path("id").asText();
         ChromeDriver driver = chrome();
@@ -312,11 +301,7 @@ class BrowserIT {
                     .filteredOn("once"::equals).hasSize(1);
             shot(driver, artifacts.resolve("edges.png"));
         } catch (RuntimeException | AssertionError e) {
-            try {
-                shot(driver, artifacts.resolve("failure-hash-edits.png"));
-            } catch (RuntimeException ignored) {
-                // the failure is what matters
-            }
+            shotOnFailure(driver, artifacts.resolve("failure-hash-edits.png"), e);
             throw e;
         } finally {
             driver.quit();
@@ -379,6 +364,20 @@ class BrowserIT {
             return d.findElements(By.cssSelector("#notes [data-note-id] .note-text")).stream().map(WebElement::getText).toList();
         } catch (StaleElementReferenceException rerendered) {
             return List.of();
+        }
+    }
+
+    /** Where screenshots go ({@code target/browser/}), made if need be. */
+    private static Path artifacts() throws IOException {
+        return Files.createDirectories(Path.of(System.getProperty("it.artifacts", "target/browser")));
+    }
+
+    /** A failed check leaves a screenshot of where the page was; the failure is what matters. */
+    private static void shotOnFailure(WebDriver driver, Path to, Throwable failure) {
+        try {
+            shot(driver, to);
+        } catch (IOException | RuntimeException e) {
+            failure.addSuppressed(e);
         }
     }
 
