@@ -283,8 +283,9 @@ class BrowserIT {
             wait.until(d -> d.findElements(By.cssSelector("[data-note-id='" + raced + "'] .note-delete")).size() == 1);
             driver.executeScript("window.__errors = []; window.addEventListener('unhandledrejection', e => window.__errors.push(String(e.reason)));"
                     + "window.addEventListener('error', e => window.__errors.push(e.message));"
-                    + "const f = window.fetch; window.__delays = {DELETE: 800, POST: 800};"
-                    + "window.fetch = async (u, o) => { const d = o && window.__delays[o.method]; if (d) await new Promise(r => setTimeout(r, d)); return f(u, o); };");
+                    + "const f = window.fetch; window.__delays = {DELETE: 800, POST: 800}; window.__posts = 0;"
+                    + "window.fetch = async (u, o) => { if (o && o.method === 'POST') window.__posts++;"
+                    + " const d = o && window.__delays[o.method]; if (d) await new Promise(r => setTimeout(r, d)); return f(u, o); };");
             driver.findElement(By.cssSelector("[data-note-id='" + raced + "'] .note-delete")).click();
             demo.http().putJson("/api/boards/" + board + "/notes/" + raced, Http.obj("text", "changed meanwhile", "expectedVersion", 1)).expect(200);
             wait.until(d -> d.findElements(By.cssSelector("[data-note-id='" + raced + "'] .note-hint")).stream()
@@ -295,8 +296,8 @@ class BrowserIT {
             driver.findElement(By.id("note-text")).sendKeys("once\n");
             driver.findElement(By.id("note-text")).sendKeys("\n");
             wait.until(d -> noteTexts(d).contains("once"));
-            pause();
-            pause();
+            // A submit calls fetch at once: by the time the first note shows, a second would have been sent.
+            assertThat(((Number) driver.executeScript("return window.__posts")).intValue()).as("POSTs sent").isEqualTo(1);
             assertThat(demo.http().get("/api/boards/" + board).expect(200).path("notes").findValuesAsText("text"))
                     .filteredOn("once"::equals).hasSize(1);
             shot(driver, artifacts.resolve("edges.png"));
